@@ -1,0 +1,106 @@
+//! Agents: the applications and transport drivers that live on hosts.
+//!
+//! An agent is driven by the world through three inputs — `start` (once, at time zero),
+//! `on_timer` (a timer it set fired) and `on_packet` (a packet addressed to it arrived) — and
+//! acts through its [`Ctx`]: read the clock, send packets, set timers, update flow counters,
+//! emit trace events. Timers cannot be cancelled; an agent ignores tokens it no longer expects
+//! (a spurious timer is harmless). At the end of the run the world asks each agent for its
+//! scalars, and at every sampling instant for its time-series samples.
+
+use std::net::Ipv4Addr;
+
+use crate::kernel::{ScheduleInPast, Scheduler};
+use crate::network::{Network, NodeId};
+use crate::recorder::{FlowStats, Scalars, TimeSeries, TraceEvent};
+use crate::time::{Duration, Instant};
+use crate::wire::{Ipv4Fields, Packet, PacketMeta, DEFAULT_TTL};
+use crate::world::Event;
+
+/// Index of an agent in the world.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct AgentId(pub u32);
+
+/// An application or transport driver on a host.
+pub trait Agent: Send {
+    /// Called once at time zero, in the order agents were added.
+    fn start(&mut self, ctx: &mut Ctx<'_>) {
+        let _ = ctx;
+    }
+    /// A timer set with `token` fired.
+    fn on_timer(&mut self, ctx: &mut Ctx<'_>, token: u64) {
+        let _ = (ctx, token);
+    }
+    /// A packet for this agent arrived (IPv4 header included).
+    fn on_packet(&mut self, ctx: &mut Ctx<'_>, pkt: Packet) {
+        let _ = (ctx, pkt);
+    }
+    /// Append end-of-run scalars.
+    fn report(&self, now: Instant, out: &mut Scalars) {
+        let _ = (now, out);
+    }
+    /// Append time-series samples at a sampling instant.
+    fn sample(&self, now: Instant, out: &mut TimeSeries) {
+        let _ = (now, out);
+    }
+}
+
+/// What an agent may do while handling an input.
+pub struct Ctx<'a> {
+    pub(crate) now: Instant,
+    pub(crate) node: NodeId,
+    pub(crate) me: AgentId,
+    pub(crate) net: &'a mut Network,
+    pub(crate) sched: &'a mut Scheduler<Event>,
+}
+
+impl Ctx<'_> {
+    /// Current simulation time.
+    #[inline]
+    pub fn now(&self) -> Instant {
+        self.now
+    }
+
+    /// The node this agent runs on.
+    pub fn node(&self) -> NodeId {
+        self.node
+    }
+
+    /// Build an IPv4 packet originated by this node around a transport segment.
+    pub fn packet(&mut self, src: Ipv4Addr, dst: Ipv4Addr, protocol: u8, transport: &[u8], flow: u32) -> Packet {
+        let ident = self.net.next_ip_ident(self.node);
+        let uid = self.net.next_uid();
+        Packet::ipv4(Ipv4Fields { src, dst, protocol, ident, ttl: DEFAULT_TTL }, transport, PacketMeta { flow, uid })
+    }
+
+    /// Send a packet from this node.
+    pub fn send(&mut self, pkt: Packet) {
+        self.net.send_from(self.node, pkt, self.now, self.sched);
+    }
+
+    /// Fire `on_timer(token)` at `at`.
+    pub fn timer_at(&mut self, at: Instant, token: u64) -> Result<(), ScheduleInPast> {
+        self.sched.schedule_at(at, Event::Timer { agent: self.me, token })
+    }
+
+    /// Fire `on_timer(token)` after `delay`.
+    pub fn timer_in(&mut self, delay: Duration, token: u64) {
+        self.sched.schedule_in(delay, Event::Timer { agent: self.me, token });
+    }
+
+    /// Counters of a registered flow.
+    pub fn flow_mut(&mut self, flow: u32) -> Option<&mut FlowStats> {
+        self.net.flows.get_mut(flow as usize)
+    }
+
+    /// True if a trace sink is attached (check before formatting an event's detail).
+    pub fn tracing(&self) -> bool {
+        self.net.tracer.enabled()
+    }
+
+    /// Emit an agent event (`kind` is what `record.events` selects on).
+    pub fn trace(&mut self, kind: &str, entity: &str, detail: &str) {
+        if self.net.tracer.enabled() {
+            self.net.tracer.emit(self.now, &TraceEvent::Agent { kind, entity, detail }, &self.net.names);
+        }
+    }
+}

@@ -1,0 +1,214 @@
+//! The discrete-event kernel: a future-event list ordered by (time, insertion sequence).
+//!
+//! Ties at the same instant are served first-in first-out, so the order in which a model
+//! schedules simultaneous events is the order in which they happen — the property that makes a
+//! run reproducible without relying on any container's iteration order. Scheduling an event in
+//! the past is an error, not a silent reordering. A `Scheduler` is an ordinary value: any number
+//! of simulations can live in one process.
+
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
+
+use crate::time::{Duration, Instant};
+
+/// An attempt to schedule an event before the current simulation time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("event scheduled in the past: at {at}, but the clock is already at {now}")]
+pub struct ScheduleInPast {
+    /// When the event was asked to happen.
+    pub at: Instant,
+    /// The clock when it was asked.
+    pub now: Instant,
+}
+
+struct Entry<E> {
+    at: Instant,
+    seq: u64,
+    event: E,
+}
+
+impl<E> PartialEq for Entry<E> {
+    fn eq(&self, other: &Self) -> bool {
+        self.at == other.at && self.seq == other.seq
+    }
+}
+impl<E> Eq for Entry<E> {}
+impl<E> PartialOrd for Entry<E> {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl<E> Ord for Entry<E> {
+    // BinaryHeap is a max-heap: reverse so the earliest (time, seq) is on top.
+    fn cmp(&self, other: &Self) -> Ordering {
+        (other.at, other.seq).cmp(&(self.at, self.seq))
+    }
+}
+
+/// The future-event list and the simulation clock.
+///
+/// `E` is the model's event type; keep it small and `Copy` (ids, not payloads) so the heap
+/// moves little memory.
+pub struct Scheduler<E> {
+    heap: BinaryHeap<Entry<E>>,
+    seq: u64,
+    now: Instant,
+    processed: u64,
+}
+
+impl<E> Default for Scheduler<E> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<E> Scheduler<E> {
+    /// An empty event list with the clock at zero.
+    pub fn new() -> Self {
+        Scheduler { heap: BinaryHeap::new(), seq: 0, now: Instant::ZERO, processed: 0 }
+    }
+
+    /// The current simulation time (the time of the event being handled).
+    #[inline]
+    pub fn now(&self) -> Instant {
+        self.now
+    }
+
+    /// Number of events handed out by [`Scheduler::next_before`] so far.
+    pub fn processed(&self) -> u64 {
+        self.processed
+    }
+
+    /// Number of events waiting.
+    pub fn pending(&self) -> usize {
+        self.heap.len()
+    }
+
+    /// Schedule `event` at absolute time `at` (which may equal `now`).
+    #[inline]
+    pub fn schedule_at(&mut self, at: Instant, event: E) -> Result<(), ScheduleInPast> {
+        if at < self.now {
+            return Err(ScheduleInPast { at, now: self.now });
+        }
+        self.heap.push(Entry { at, seq: self.seq, event });
+        self.seq += 1;
+        Ok(())
+    }
+
+    /// Schedule `event` after `delay` from now; never in the past, so it cannot fail.
+    /// Saturates at `Instant::MAX` (an event that never comes).
+    #[inline]
+    pub fn schedule_in(&mut self, delay: Duration, event: E) {
+        let at = self.now.saturating_add(delay);
+        self.heap.push(Entry { at, seq: self.seq, event });
+        self.seq += 1;
+    }
+
+    /// Time of the earliest pending event.
+    pub fn peek_time(&self) -> Option<Instant> {
+        self.heap.peek().map(|e| e.at)
+    }
+
+    /// Remove the earliest event if it is due at or before `stop`, advancing the clock to it.
+    /// Returns `None` (clock unchanged) when no event is left before `stop`.
+    #[inline]
+    pub fn next_before(&mut self, stop: Instant) -> Option<(Instant, E)> {
+        if self.heap.peek()?.at > stop {
+            return None;
+        }
+        let entry = self.heap.pop()?;
+        self.now = entry.at;
+        self.processed += 1;
+        Some((entry.at, entry.event))
+    }
+
+    /// Move the clock forward to `t` without an event (used when a run stops at its end time
+    /// with events still pending, so that final statistics integrate up to the stop time).
+    pub fn advance_to(&mut self, t: Instant) {
+        if t > self.now {
+            self.now = t;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn drain(s: &mut Scheduler<u32>) -> Vec<(u64, u32)> {
+        std::iter::from_fn(|| s.next_before(Instant::MAX)).map(|(t, e)| (t.0, e)).collect()
+    }
+
+    #[test]
+    fn orders_by_time_then_fifo() {
+        let mut s = Scheduler::new();
+        s.schedule_at(Instant(5), 1).unwrap();
+        s.schedule_at(Instant(3), 2).unwrap();
+        s.schedule_at(Instant(5), 3).unwrap();
+        s.schedule_at(Instant(3), 4).unwrap();
+        s.schedule_at(Instant(0), 5).unwrap();
+        assert_eq!(drain(&mut s), vec![(0, 5), (3, 2), (3, 4), (5, 1), (5, 3)]);
+    }
+
+    #[test]
+    fn fifo_ties_hold_for_many_simultaneous_events() {
+        let mut s = Scheduler::new();
+        for i in 0..1000 {
+            s.schedule_at(Instant(7), i).unwrap();
+        }
+        let order: Vec<u32> = drain(&mut s).into_iter().map(|(_, e)| e).collect();
+        assert_eq!(order, (0..1000).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn scheduling_in_the_past_is_an_error() {
+        let mut s = Scheduler::new();
+        s.schedule_at(Instant(10), 1).unwrap();
+        assert_eq!(s.next_before(Instant::MAX), Some((Instant(10), 1)));
+        let err = s.schedule_at(Instant(9), 2).unwrap_err();
+        assert_eq!(err, ScheduleInPast { at: Instant(9), now: Instant(10) });
+        // Scheduling at "now" is allowed and runs after what is already due now.
+        s.schedule_at(Instant(10), 3).unwrap();
+        assert_eq!(s.next_before(Instant::MAX), Some((Instant(10), 3)));
+    }
+
+    #[test]
+    fn stops_at_stop_time_and_keeps_later_events() {
+        let mut s = Scheduler::new();
+        s.schedule_at(Instant(1), 1).unwrap();
+        s.schedule_at(Instant(10), 2).unwrap();
+        assert!(s.next_before(Instant(5)).is_some());
+        assert!(s.next_before(Instant(5)).is_none());
+        assert_eq!(s.now(), Instant(1));
+        assert_eq!(s.pending(), 1);
+        assert_eq!(s.next_before(Instant(10)), Some((Instant(10), 2)));
+    }
+
+    #[test]
+    fn events_scheduled_while_handling_are_ordered_correctly() {
+        // A handler at t=2 schedules for t=2 (runs after already-queued t=2 events) and t=3.
+        let mut s = Scheduler::new();
+        s.schedule_at(Instant(2), 0).unwrap();
+        s.schedule_at(Instant(2), 1).unwrap();
+        let mut seen = vec![];
+        while let Some((t, e)) = s.next_before(Instant::MAX) {
+            seen.push((t.0, e));
+            if e == 0 {
+                s.schedule_in(Duration(0), 10);
+                s.schedule_in(Duration(1), 11);
+            }
+        }
+        assert_eq!(seen, vec![(2, 0), (2, 1), (2, 10), (3, 11)]);
+    }
+
+    #[test]
+    fn independent_simulations_coexist() {
+        let mut a = Scheduler::new();
+        let mut b = Scheduler::new();
+        a.schedule_at(Instant(1), 1).unwrap();
+        b.schedule_at(Instant(2), 2).unwrap();
+        assert_eq!(a.next_before(Instant::MAX), Some((Instant(1), 1)));
+        assert_eq!(b.next_before(Instant::MAX), Some((Instant(2), 2)));
+        assert_eq!((a.now(), b.now()), (Instant(1), Instant(2)));
+    }
+}

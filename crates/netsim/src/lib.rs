@@ -1,0 +1,27 @@
+//! `netsim`: the deterministic discrete-event network simulator under sctpsim.
+//!
+//! Layers, bottom up: [`time`] and [`kernel`] (clock and future-event list), [`rng`]
+//! (per-component random streams), [`wire`] (real IPv4/UDP bytes), [`queue`] and [`loss`]
+//! (per-direction link behaviour), [`network`] (nodes, interfaces, links, routing, forwarding),
+//! [`agent`] (applications and transport drivers living on hosts), [`apps`] (traffic sources
+//! and sinks), [`fault`] (scheduled link/interface failures), [`recorder`] (statistics, time
+//! series, events, trace sinks, pcap) and [`world`] (the event loop tying them together).
+#![deny(unsafe_code)]
+
+pub mod agent;
+pub mod apps;
+pub mod fault;
+pub mod kernel;
+pub mod loss;
+pub mod network;
+pub mod pcap;
+pub mod queue;
+pub mod recorder;
+pub mod rng;
+pub mod routing;
+pub mod stats;
+pub mod time;
+pub mod wire;
+pub mod world;
+
+pub use time::{Duration, Instant};

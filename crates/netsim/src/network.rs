@@ -1,0 +1,543 @@
+//! The wired network: nodes (hosts and routers), interfaces with IPv4 addresses, full-duplex
+//! point-to-point links, and the forwarding path a packet takes through them.
+//!
+//! A link has one [`Channel`] per direction. A channel is the transmitter of the interface at
+//! its sending end: an output queue, a serialiser (rate), a propagation delay, an MTU and a loss
+//! model. A packet leaves the queue, occupies the transmitter for `len * 8 / rate` (rounded up to
+//! the nanosecond), then travels `delay` and arrives whole at the far interface. Because delay is
+//! constant per direction, packets in flight arrive in the order sent; they wait in a FIFO and
+//! each arrival event carries only ids, never the packet.
+//!
+//! Failures: when a link goes down, everything queued, being transmitted or in flight on it is
+//! dropped (reason `link_down`), as is anything offered while it is down. When an interface goes
+//! down, its queue and the packet it is transmitting are dropped, packets it would send or
+//! receive while down are dropped (`iface_down`); packets already on the wire keep travelling.
+
+use std::collections::VecDeque;
+use std::net::Ipv4Addr;
+
+use rustc_hash::FxHashMap;
+
+use crate::agent::AgentId;
+use crate::kernel::Scheduler;
+use crate::loss::{LossConfig, LossModel};
+use crate::queue::{QueueConfig, QueueDisc, QueueDrop};
+use crate::recorder::{DropCounts, DropReason, FlowStats, Location, Names, TraceEvent, Tracer};
+use crate::rng::SimRng;
+use crate::routing::RoutingTable;
+use crate::stats::TimeAverage;
+use crate::time::{Duration, Instant};
+use crate::wire::{Packet, UdpView, PROTO_TCP, PROTO_UDP};
+use crate::world::Event;
+
+macro_rules! id_type {
+    ($(#[$doc:meta] $name:ident),*) => {$(
+        #[$doc]
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub struct $name(pub u32);
+        impl $name {
+            /// Position in the owning table.
+            #[inline]
+            pub fn index(self) -> usize {
+                self.0 as usize
+            }
+        }
+    )*};
+}
+
+id_type!(
+    /// Index of a node in the network.
+    NodeId,
+    /// Index of an interface in the network.
+    IfaceId,
+    /// Index of a link in the network.
+    LinkId
+);
+
+/// Hosts originate and consume traffic; routers forward it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NodeKind {
+    /// An end system: runs agents, never forwards.
+    Host,
+    /// Forwards packets by its routing table, decrementing the TTL.
+    Router,
+}
+
+/// A host or router.
+#[derive(Debug)]
+pub struct Node {
+    /// Host or router.
+    pub kind: NodeKind,
+    /// Its interfaces, in declaration order.
+    pub ifaces: Vec<IfaceId>,
+    /// Forwarding table.
+    pub routes: RoutingTable,
+    /// Drops that happened in this node (routing, delivery).
+    pub drops: DropCounts,
+    /// Agents bound to (protocol, port).
+    ports: FxHashMap<(u8, u16), AgentId>,
+    /// Agents that take every packet of a protocol (a transport driver).
+    protocols: FxHashMap<u8, AgentId>,
+    ip_ident: u16,
+}
+
+/// A network interface: one IPv4 address, attached to one link end.
+#[derive(Debug)]
+pub struct Iface {
+    /// Owning node.
+    pub node: NodeId,
+    /// Its address.
+    pub addr: Ipv4Addr,
+    /// Administrative state.
+    pub up: bool,
+    /// The link and the end of it (0 or 1) this interface is attached to.
+    pub link: Option<(LinkId, usize)>,
+    /// Packets received.
+    pub rx_packets: u64,
+    /// Bytes received (IP datagrams).
+    pub rx_bytes: u64,
+}
+
+/// Parameters of one link direction.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ChannelConfig {
+    /// Data rate in bit/s.
+    pub rate_bps: u64,
+    /// One-way propagation delay.
+    pub delay: Duration,
+    /// Largest IP datagram accepted, in bytes.
+    pub mtu: usize,
+    /// Output queue discipline.
+    pub queue: QueueConfig,
+    /// Random loss process.
+    pub loss: LossConfig,
+}
+
+/// Counters of one link direction (and of the output queue of its sending interface).
+#[derive(Clone, Debug, Default)]
+pub struct ChannelStats {
+    /// Packets whose transmission started.
+    pub tx_packets: u64,
+    /// Bytes whose transmission started.
+    pub tx_bytes: u64,
+    /// Time the transmitter was busy.
+    pub busy: Duration,
+    /// Packets accepted by the queue.
+    pub enqueued: u64,
+    /// Drops in the queue, the transmitter or on the wire, by reason.
+    pub drops: DropCounts,
+    /// Queue length in packets over time.
+    pub backlog_packets: TimeAverage,
+    /// Queue length in bytes over time.
+    pub backlog_bytes: TimeAverage,
+}
+
+/// One direction of a link.
+pub struct Channel {
+    /// Its parameters.
+    pub config: ChannelConfig,
+    /// Its counters.
+    pub stats: ChannelStats,
+    queue: Box<dyn QueueDisc>,
+    queue_rng: SimRng,
+    loss: LossModel,
+    loss_rng: SimRng,
+    sending: Option<Packet>,
+    in_flight: VecDeque<Packet>,
+    /// Bumped when the packet being sent is discarded: stale `TxDone` events are ignored.
+    tx_gen: u32,
+    /// Bumped when the packets on the wire are discarded: stale `Arrive` events are ignored.
+    wire_gen: u32,
+}
+
+impl Channel {
+    /// A channel in its initial state; `rngs` are the queue's and the loss model's streams.
+    pub fn new(config: ChannelConfig, queue_rng: SimRng, loss_rng: SimRng) -> Self {
+        Channel {
+            queue: config.queue.build(),
+            loss: LossModel::new(config.loss),
+            config,
+            stats: ChannelStats::default(),
+            queue_rng,
+            loss_rng,
+            sending: None,
+            in_flight: VecDeque::new(),
+            tx_gen: 0,
+            wire_gen: 0,
+        }
+    }
+
+    /// Packets waiting in the output queue.
+    pub fn backlog_packets(&self) -> usize {
+        self.queue.len_packets()
+    }
+
+    /// Bytes waiting in the output queue.
+    pub fn backlog_bytes(&self) -> usize {
+        self.queue.len_bytes()
+    }
+
+    fn note_backlog(&mut self, now: Instant) {
+        self.stats.backlog_packets.set(now, self.queue.len_packets() as u64);
+        self.stats.backlog_bytes.set(now, self.queue.len_bytes() as u64);
+    }
+}
+
+/// A full-duplex point-to-point link between two interfaces.
+pub struct Link {
+    /// The two interfaces; `dirs[i]` carries packets from `ends[i]` to `ends[1 - i]`.
+    pub ends: [IfaceId; 2],
+    /// The two directions.
+    pub dirs: [Channel; 2],
+    /// Whether the link is up.
+    pub up: bool,
+    /// Routing cost.
+    pub cost: u64,
+}
+
+/// The whole network and its counters.
+pub struct Network {
+    /// Nodes by id.
+    pub nodes: Vec<Node>,
+    /// Interfaces by id.
+    pub ifaces: Vec<Iface>,
+    /// Links by id.
+    pub links: Vec<Link>,
+    /// Flow counters by flow id.
+    pub flows: Vec<FlowStats>,
+    /// Entity names.
+    pub names: Names,
+    /// Trace sinks.
+    pub tracer: Tracer,
+    next_uid: u64,
+}
+
+impl Network {
+    /// An empty network.
+    pub fn new() -> Self {
+        Network {
+            nodes: Vec::new(),
+            ifaces: Vec::new(),
+            links: Vec::new(),
+            flows: Vec::new(),
+            names: Names::default(),
+            tracer: Tracer::default(),
+            next_uid: 0,
+        }
+    }
+
+    /// Add a node.
+    pub fn add_node(&mut self, name: &str, kind: NodeKind) -> NodeId {
+        self.nodes.push(Node {
+            kind,
+            ifaces: Vec::new(),
+            routes: RoutingTable::default(),
+            drops: DropCounts::default(),
+            ports: FxHashMap::default(),
+            protocols: FxHashMap::default(),
+            ip_ident: 0,
+        });
+        self.names.nodes.push(name.to_string());
+        NodeId(self.nodes.len() as u32 - 1)
+    }
+
+    /// Add an interface called `name` (shown as `node/name`) with address `addr` to `node`.
+    pub fn add_iface(&mut self, node: NodeId, name: &str, addr: Ipv4Addr) -> IfaceId {
+        let id = IfaceId(self.ifaces.len() as u32);
+        self.ifaces.push(Iface { node, addr, up: true, link: None, rx_packets: 0, rx_bytes: 0 });
+        self.nodes[node.index()].ifaces.push(id);
+        self.names.ifaces.push(format!("{}/{}", self.names.nodes[node.index()], name));
+        id
+    }
+
+    /// Connect two interfaces with a link; `dirs[0]` carries `a -> b`.
+    pub fn add_link(&mut self, name: &str, a: IfaceId, b: IfaceId, dirs: [Channel; 2], cost: u64) -> LinkId {
+        let id = LinkId(self.links.len() as u32);
+        self.ifaces[a.index()].link = Some((id, 0));
+        self.ifaces[b.index()].link = Some((id, 1));
+        self.links.push(Link { ends: [a, b], dirs, up: true, cost });
+        self.names.links.push(name.to_string());
+        id
+    }
+
+    /// Register a flow for per-flow accounting; its id goes into the packets' metadata.
+    pub fn add_flow(&mut self, name: &str) -> u32 {
+        self.flows.push(FlowStats::default());
+        self.names.flows.push(name.to_string());
+        self.flows.len() as u32 - 1
+    }
+
+    /// Bind `agent` to (protocol, port) on `node`. Returns false if already taken.
+    pub fn bind_port(&mut self, node: NodeId, protocol: u8, port: u16, agent: AgentId) -> bool {
+        let ports = &mut self.nodes[node.index()].ports;
+        if ports.contains_key(&(protocol, port)) {
+            return false;
+        }
+        ports.insert((protocol, port), agent);
+        true
+    }
+
+    /// Give every packet of `protocol` arriving at `node` to `agent` (a transport driver that
+    /// does its own demultiplexing). Returns false if already taken.
+    pub fn bind_protocol(&mut self, node: NodeId, protocol: u8, agent: AgentId) -> bool {
+        let protocols = &mut self.nodes[node.index()].protocols;
+        if protocols.contains_key(&protocol) {
+            return false;
+        }
+        protocols.insert(protocol, agent);
+        true
+    }
+
+    /// The interface of `node` that owns `addr`, if any.
+    pub fn iface_with_addr(&self, node: NodeId, addr: Ipv4Addr) -> Option<IfaceId> {
+        self.nodes[node.index()].ifaces.iter().copied().find(|i| self.ifaces[i.index()].addr == addr)
+    }
+
+    /// Next IPv4 identification value of `node`.
+    pub fn next_ip_ident(&mut self, node: NodeId) -> u16 {
+        let n = &mut self.nodes[node.index()];
+        n.ip_ident = n.ip_ident.wrapping_add(1);
+        n.ip_ident
+    }
+
+    /// Next packet uid.
+    pub fn next_uid(&mut self) -> u64 {
+        self.next_uid += 1;
+        self.next_uid
+    }
+
+    /// A host originates `pkt`: pick the outgoing interface (the one owning the source address
+    /// when it reaches the destination, otherwise the best route) and transmit.
+    pub fn send_from(&mut self, node: NodeId, pkt: Packet, now: Instant, sched: &mut Scheduler<Event>) {
+        let Some(ip) = pkt.ip() else {
+            return self.drop(pkt, DropReason::Malformed, Location::Node(node), now);
+        };
+        let (src, dst) = (ip.src(), ip.dst());
+        let preferred = self.iface_with_addr(node, src);
+        match self.nodes[node.index()].routes.lookup(dst, preferred) {
+            Some(out) => self.transmit(out, pkt, now, sched),
+            None => self.drop(pkt, DropReason::NoRoute, Location::Node(node), now),
+        }
+    }
+
+    /// Hand `pkt` to interface `out` for transmission: into its queue, or straight onto the
+    /// wire if the transmitter is idle.
+    pub fn transmit(&mut self, out: IfaceId, pkt: Packet, now: Instant, sched: &mut Scheduler<Event>) {
+        let iface = &self.ifaces[out.index()];
+        if !iface.up {
+            return self.drop(pkt, DropReason::IfaceDown, Location::Iface(out), now);
+        }
+        let Some((link_id, side)) = iface.link else {
+            return self.drop(pkt, DropReason::LinkDown, Location::Iface(out), now);
+        };
+        let link = &mut self.links[link_id.index()];
+        if !link.up {
+            return self.drop(pkt, DropReason::LinkDown, Location::Link(link_id, out), now);
+        }
+        let ch = &mut link.dirs[side];
+        if pkt.len() > ch.config.mtu {
+            return self.drop(pkt, DropReason::MtuExceeded, Location::Iface(out), now);
+        }
+        if ch.sending.is_none() && ch.queue.len_packets() == 0 {
+            return self.start_tx(link_id, side, pkt, now, sched);
+        }
+        // Only a traced run pays for the copy the Enqueue event shows after the queue took it.
+        let traced = self.tracer.enabled().then(|| pkt.clone());
+        match ch.queue.enqueue(pkt, now, &mut ch.queue_rng) {
+            Ok(()) => {
+                ch.stats.enqueued += 1;
+                ch.note_backlog(now);
+                if let Some(pkt) = traced {
+                    let backlog = ch.queue.len_packets();
+                    self.tracer.emit(now, &TraceEvent::Enqueue { iface: out, pkt: &pkt, backlog }, &self.names);
+                }
+            }
+            Err((pkt, why)) => {
+                let reason = match why {
+                    QueueDrop::Full => DropReason::QueueFull,
+                    QueueDrop::Early => DropReason::QueueEarly,
+                };
+                self.drop(pkt, reason, Location::Iface(out), now)
+            }
+        }
+    }
+
+    fn start_tx(&mut self, link_id: LinkId, side: usize, pkt: Packet, now: Instant, sched: &mut Scheduler<Event>) {
+        let link = &mut self.links[link_id.index()];
+        let from = link.ends[side];
+        let ch = &mut link.dirs[side];
+        let tx_time = Duration::transmission(pkt.len(), ch.config.rate_bps);
+        ch.stats.tx_packets += 1;
+        ch.stats.tx_bytes += pkt.len() as u64;
+        ch.stats.busy = ch.stats.busy + tx_time;
+        sched.schedule_in(tx_time, Event::TxDone { link: link_id, side: side as u8, gen: ch.tx_gen });
+        if self.tracer.enabled() {
+            self.tracer.emit(now, &TraceEvent::Tx { iface: from, pkt: &pkt }, &self.names);
+        }
+        ch.sending = Some(pkt);
+    }
+
+    /// The transmitter of (`link`, `side`) finished serialising its packet: put it on the wire
+    /// and start the next one.
+    pub fn on_tx_done(&mut self, link_id: LinkId, side: usize, gen: u32, now: Instant, sched: &mut Scheduler<Event>) {
+        let link = &mut self.links[link_id.index()];
+        let from = link.ends[side];
+        let ch = &mut link.dirs[side];
+        if gen != ch.tx_gen {
+            return; // the packet was discarded by a failure meanwhile
+        }
+        let Some(pkt) = ch.sending.take() else { return };
+        ch.in_flight.push_back(pkt);
+        sched.schedule_in(ch.config.delay, Event::Arrive { link: link_id, side: side as u8, gen: ch.wire_gen });
+        let Some(next) = ch.queue.dequeue(now) else { return };
+        ch.note_backlog(now);
+        if self.tracer.enabled() {
+            self.tracer.emit(now, &TraceEvent::Dequeue { iface: from, pkt: &next }, &self.names);
+        }
+        self.start_tx(link_id, side, next, now, sched);
+    }
+
+    /// The oldest packet on the wire of (`link`, `side`) arrives at the far interface.
+    /// Returns the agent to deliver it to, if it reached its destination host.
+    pub fn on_arrive(&mut self, link_id: LinkId, side: usize, gen: u32, now: Instant, sched: &mut Scheduler<Event>) -> Option<(AgentId, Packet)> {
+        let link = &mut self.links[link_id.index()];
+        let (from, to) = (link.ends[side], link.ends[1 - side]);
+        let ch = &mut link.dirs[side];
+        if gen != ch.wire_gen {
+            return None;
+        }
+        let pkt = ch.in_flight.pop_front()?;
+        if !ch.loss.is_none() && ch.loss.lose(&mut ch.loss_rng) {
+            self.drop(pkt, DropReason::LinkLoss, Location::Link(link_id, from), now);
+            return None;
+        }
+        let iface = &mut self.ifaces[to.index()];
+        if !iface.up {
+            self.drop(pkt, DropReason::IfaceDown, Location::Iface(to), now);
+            return None;
+        }
+        iface.rx_packets += 1;
+        iface.rx_bytes += pkt.len() as u64;
+        let node = iface.node;
+        if self.tracer.enabled() {
+            self.tracer.emit(now, &TraceEvent::Rx { iface: to, pkt: &pkt }, &self.names);
+        }
+        self.receive(node, pkt, now, sched)
+    }
+
+    /// A packet arrived at `node`: forward it (router) or find its agent (host).
+    fn receive(&mut self, node_id: NodeId, mut pkt: Packet, now: Instant, sched: &mut Scheduler<Event>) -> Option<(AgentId, Packet)> {
+        let Some(ip) = pkt.ip() else {
+            self.drop(pkt, DropReason::Malformed, Location::Node(node_id), now);
+            return None;
+        };
+        let dst = ip.dst();
+        let protocol = ip.protocol();
+        let local = self.iface_with_addr(node_id, dst).is_some();
+        let node = &self.nodes[node_id.index()];
+        if local {
+            let agent = node.protocols.get(&protocol).copied().or_else(|| match protocol {
+                PROTO_UDP | PROTO_TCP => {
+                    let port = UdpView::new(ip.payload())?.dst_port(); // same offset in TCP
+                    node.ports.get(&(protocol, port)).copied()
+                }
+                _ => None,
+            });
+            match agent {
+                Some(a) => return Some((a, pkt)),
+                None => {
+                    self.drop(pkt, DropReason::PortUnreachable, Location::Node(node_id), now);
+                    return None;
+                }
+            }
+        }
+        if node.kind == NodeKind::Host {
+            self.drop(pkt, DropReason::NotForThisHost, Location::Node(node_id), now);
+            return None;
+        }
+        // RFC 1812 §5.3.1: a router discards a datagram whose TTL would reach zero.
+        if ip.ttl() <= 1 {
+            self.drop(pkt, DropReason::TtlExpired, Location::Node(node_id), now);
+            return None;
+        }
+        match node.routes.lookup(dst, None) {
+            Some(out) => {
+                pkt.decrement_ttl();
+                self.transmit(out, pkt, now, sched);
+            }
+            None => self.drop(pkt, DropReason::NoRoute, Location::Node(node_id), now),
+        }
+        None
+    }
+
+    /// Account for a dropped packet: per location, per flow, and to the trace.
+    pub fn drop(&mut self, pkt: Packet, reason: DropReason, at: Location, now: Instant) {
+        match at {
+            Location::Node(n) => self.nodes[n.index()].drops.add(reason),
+            Location::Iface(i) | Location::Link(_, i) => match self.ifaces[i.index()].link {
+                Some((l, side)) => self.links[l.index()].dirs[side].stats.drops.add(reason),
+                None => self.nodes[self.ifaces[i.index()].node.index()].drops.add(reason),
+            },
+        }
+        if let Some(flow) = self.flows.get_mut(pkt.meta.flow as usize) {
+            flow.drops.add(reason);
+        }
+        if self.tracer.enabled() {
+            self.tracer.emit(now, &TraceEvent::Drop { reason, at, pkt: &pkt }, &self.names);
+        }
+    }
+
+    /// Take a link down: everything queued, being sent or on the wire is lost.
+    pub fn link_down(&mut self, link_id: LinkId, now: Instant) {
+        let link = &mut self.links[link_id.index()];
+        link.up = false;
+        let mut lost = Vec::new();
+        for side in 0..2 {
+            let from = link.ends[side];
+            let ch = &mut link.dirs[side];
+            ch.tx_gen += 1;
+            ch.wire_gen += 1;
+            lost.extend(ch.sending.take().into_iter().chain(ch.in_flight.drain(..)).chain(ch.queue.flush()).map(|p| (from, p)));
+            ch.note_backlog(now);
+        }
+        for (from, pkt) in lost {
+            self.drop(pkt, DropReason::LinkDown, Location::Link(link_id, from), now);
+        }
+    }
+
+    /// Bring a link back up (idle, empty).
+    pub fn link_up(&mut self, link_id: LinkId) {
+        self.links[link_id.index()].up = true;
+    }
+
+    /// Take an interface down: its queue and the packet it is sending are lost.
+    pub fn iface_down(&mut self, iface_id: IfaceId, now: Instant) {
+        let iface = &mut self.ifaces[iface_id.index()];
+        iface.up = false;
+        let Some((link_id, side)) = iface.link else { return };
+        let ch = &mut self.links[link_id.index()].dirs[side];
+        ch.tx_gen += 1;
+        let lost: Vec<Packet> = ch.sending.take().into_iter().chain(ch.queue.flush()).collect();
+        ch.note_backlog(now);
+        for pkt in lost {
+            self.drop(pkt, DropReason::IfaceDown, Location::Iface(iface_id), now);
+        }
+    }
+
+    /// Bring an interface back up.
+    pub fn iface_up(&mut self, iface_id: IfaceId) {
+        self.ifaces[iface_id.index()].up = true;
+    }
+
+    /// The channel whose transmitter is `iface`, if it is attached to a link.
+    pub fn tx_channel(&self, iface: IfaceId) -> Option<&Channel> {
+        let (l, side) = self.ifaces[iface.index()].link?;
+        Some(&self.links[l.index()].dirs[side])
+    }
+}
+
+impl Default for Network {
+    fn default() -> Self {
+        Self::new()
+    }
+}

@@ -1,0 +1,135 @@
+//! Streaming statistics: exact mean/variance (Welford) and percentiles (HDR histogram),
+//! and time-weighted averages for occupancy-like quantities.
+
+use hdrhistogram::Histogram;
+
+use crate::time::{Duration, Instant};
+
+/// Count, mean, variance, min and max of a stream of samples, plus percentiles with three
+/// significant digits (HDR histogram over nanoseconds, up to one hour).
+#[derive(Clone, Debug)]
+pub struct DelayStats {
+    n: u64,
+    mean: f64,
+    m2: f64,
+    min: u64,
+    max: u64,
+    hist: Option<Histogram<u64>>,
+}
+
+impl Default for DelayStats {
+    fn default() -> Self {
+        DelayStats { n: 0, mean: 0.0, m2: 0.0, min: u64::MAX, max: 0, hist: None }
+    }
+}
+
+impl DelayStats {
+    /// Add one delay sample.
+    pub fn record(&mut self, d: Duration) {
+        let x = d.as_nanos();
+        self.n += 1;
+        let delta = x as f64 - self.mean;
+        self.mean += delta / self.n as f64;
+        self.m2 += delta * (x as f64 - self.mean);
+        self.min = self.min.min(x);
+        self.max = self.max.max(x);
+        let hist = self.hist.get_or_insert_with(|| {
+            Histogram::new_with_bounds(1, 3_600_000_000_000, 3).expect("static histogram bounds are valid")
+        });
+        hist.saturating_record(x.max(1));
+    }
+    /// Number of samples.
+    pub fn count(&self) -> u64 {
+        self.n
+    }
+    /// Mean in seconds (NaN when empty).
+    pub fn mean_s(&self) -> f64 {
+        if self.n == 0 { f64::NAN } else { self.mean * 1e-9 }
+    }
+    /// Sample standard deviation in seconds (NaN with fewer than two samples).
+    pub fn stdev_s(&self) -> f64 {
+        if self.n < 2 { f64::NAN } else { (self.m2 / (self.n - 1) as f64).sqrt() * 1e-9 }
+    }
+    /// Smallest sample in seconds (NaN when empty).
+    pub fn min_s(&self) -> f64 {
+        if self.n == 0 { f64::NAN } else { self.min as f64 * 1e-9 }
+    }
+    /// Largest sample in seconds (NaN when empty).
+    pub fn max_s(&self) -> f64 {
+        if self.n == 0 { f64::NAN } else { self.max as f64 * 1e-9 }
+    }
+    /// The `q`-quantile (0..=1) in seconds (NaN when empty).
+    pub fn quantile_s(&self, q: f64) -> f64 {
+        match &self.hist {
+            Some(h) if self.n > 0 => h.value_at_quantile(q) as f64 * 1e-9,
+            _ => f64::NAN,
+        }
+    }
+}
+
+/// Time-weighted average and maximum of a piecewise-constant quantity (a queue length).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct TimeAverage {
+    value: u64,
+    since: Instant,
+    area: u128,
+    max: u64,
+}
+
+impl TimeAverage {
+    /// The quantity changes to `value` at `now`.
+    #[inline]
+    pub fn set(&mut self, now: Instant, value: u64) {
+        self.area += self.value as u128 * now.saturating_since(self.since).as_nanos() as u128;
+        self.since = now;
+        self.value = value;
+        self.max = self.max.max(value);
+    }
+    /// Average over [0, now].
+    pub fn mean(&self, now: Instant) -> f64 {
+        if now.as_nanos() == 0 {
+            return self.value as f64;
+        }
+        let area = self.area + self.value as u128 * now.saturating_since(self.since).as_nanos() as u128;
+        area as f64 / now.as_nanos() as f64
+    }
+    /// Largest value seen.
+    pub fn max(&self) -> u64 {
+        self.max
+    }
+    /// Current value.
+    pub fn current(&self) -> u64 {
+        self.value
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn delay_stats_match_direct_computation() {
+        let mut s = DelayStats::default();
+        let samples = [10u64, 20, 30, 40, 1000];
+        for x in samples {
+            s.record(Duration::from_millis(x));
+        }
+        let mean = samples.iter().sum::<u64>() as f64 / 5.0;
+        let var = samples.iter().map(|&x| (x as f64 - mean).powi(2)).sum::<f64>() / 4.0;
+        assert!((s.mean_s() - mean / 1e3).abs() < 1e-12);
+        assert!((s.stdev_s() - var.sqrt() / 1e3).abs() < 1e-9);
+        assert_eq!((s.min_s(), s.max_s()), (0.010, 1.0));
+        assert!((s.quantile_s(0.5) - 0.030).abs() < 0.030 * 1e-3);
+        assert!(DelayStats::default().mean_s().is_nan());
+    }
+
+    #[test]
+    fn time_average_integrates_exactly() {
+        let mut q = TimeAverage::default();
+        q.set(Instant(0), 2); // 2 for 10 ns
+        q.set(Instant(10), 6); // 6 for 30 ns
+        q.set(Instant(40), 0); // 0 for 60 ns
+        assert_eq!(q.mean(Instant(100)), (2.0 * 10.0 + 6.0 * 30.0) / 100.0);
+        assert_eq!(q.max(), 6);
+    }
+}

@@ -1,0 +1,416 @@
+//! The world: network, agents, faults and recorder driven by one event loop.
+//!
+//! Build one with [`WorldBuilder`] (nodes, interfaces, links, routes, flows, agents, faults,
+//! recording), then [`World::run`] it to the stop time. Events are small ids (`Copy`); the
+//! state they refer to lives in the network's tables. A run ends at the stop time, or earlier
+//! when no event is left.
+
+use std::net::Ipv4Addr;
+
+use crate::agent::{Agent, AgentId, Ctx};
+use crate::fault::{Fault, FaultAction};
+use crate::kernel::{ScheduleInPast, Scheduler};
+use crate::network::{Channel, ChannelConfig, IfaceId, LinkId, Network, NodeId, NodeKind};
+use crate::recorder::{DropCounts, DropReason, EventTable, Scalars, TimeSeries, TraceEvent, TraceSink};
+use crate::rng::RngTree;
+use crate::routing::{Graph, StaticRoute};
+use crate::time::{Duration, Instant};
+
+/// Everything that can happen. Ids only: a future-event list of small `Copy` values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Event {
+    /// The transmitter of a link direction finished a packet.
+    TxDone {
+        /// Link.
+        link: LinkId,
+        /// Direction (index of the sending end).
+        side: u8,
+        /// Transmitter generation when scheduled.
+        gen: u32,
+    },
+    /// The oldest packet on a link direction reaches the far end.
+    Arrive {
+        /// Link.
+        link: LinkId,
+        /// Direction (index of the sending end).
+        side: u8,
+        /// Wire generation when scheduled.
+        gen: u32,
+    },
+    /// An agent's timer.
+    Timer {
+        /// Whose.
+        agent: AgentId,
+        /// Agent-defined token.
+        token: u64,
+    },
+    /// A scheduled fault (index into the fault list).
+    Fault(u32),
+    /// Time-series sampling instant.
+    Sample,
+}
+
+/// Errors a run can end with.
+#[derive(Debug, thiserror::Error)]
+pub enum SimError {
+    /// A component scheduled an event in the past (a model bug).
+    #[error(transparent)]
+    Schedule(#[from] ScheduleInPast),
+    /// A trace sink could not write its output.
+    #[error("writing results: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// What a run produced.
+#[derive(Debug)]
+pub struct RunResult {
+    /// End-of-run scalars.
+    pub scalars: Scalars,
+    /// Sampled time series.
+    pub timeseries: TimeSeries,
+    /// Logged events.
+    pub events: EventTable,
+    /// Simulated time at the end.
+    pub end: Instant,
+    /// Number of events processed.
+    pub events_processed: u64,
+}
+
+struct AgentSlot {
+    node: NodeId,
+    agent: Box<dyn Agent>,
+}
+
+/// Assembles a world.
+pub struct WorldBuilder {
+    net: Network,
+    rng: RngTree,
+    agents: Vec<AgentSlot>,
+    faults: Vec<Fault>,
+    statics: Vec<(NodeId, StaticRoute)>,
+    stop: Instant,
+    sample_interval: Option<Duration>,
+}
+
+impl WorldBuilder {
+    /// A builder for a run with master seed `seed` that stops at `stop`.
+    pub fn new(seed: u64, stop: Instant) -> Self {
+        WorldBuilder {
+            net: Network::new(),
+            rng: RngTree::new(seed),
+            agents: Vec::new(),
+            faults: Vec::new(),
+            statics: Vec::new(),
+            stop,
+            sample_interval: None,
+        }
+    }
+
+    /// The random-stream tree (agents derive their streams from it).
+    pub fn rng(&self) -> RngTree {
+        self.rng
+    }
+
+    /// The network being built (read-only).
+    pub fn network(&self) -> &Network {
+        &self.net
+    }
+
+    /// Add a node.
+    pub fn node(&mut self, name: &str, kind: NodeKind) -> NodeId {
+        self.net.add_node(name, kind)
+    }
+
+    /// Add an interface.
+    pub fn iface(&mut self, node: NodeId, name: &str, addr: Ipv4Addr) -> IfaceId {
+        self.net.add_iface(node, name, addr)
+    }
+
+    /// Connect `a` and `b`; `ab` configures a→b and `ba` b→a. Each direction's queue and loss
+    /// model draw from streams named after the link and the sending interface.
+    pub fn link(&mut self, name: &str, a: IfaceId, b: IfaceId, ab: ChannelConfig, ba: ChannelConfig, cost: u64) -> LinkId {
+        let stream = |iface: IfaceId, what: &str| self.rng.stream(&format!("link/{name}/{}/{what}", self.net.names.ifaces[iface.index()]));
+        let dirs = [Channel::new(ab, stream(a, "queue"), stream(a, "loss")), Channel::new(ba, stream(b, "queue"), stream(b, "loss"))];
+        self.net.add_link(name, a, b, dirs, cost)
+    }
+
+    /// Add an explicit route on `node`.
+    pub fn route(&mut self, node: NodeId, route: StaticRoute) {
+        self.statics.push((node, route));
+    }
+
+    /// Register a flow for accounting.
+    pub fn flow(&mut self, name: &str) -> u32 {
+        self.net.add_flow(name)
+    }
+
+    /// Add an agent on `node`.
+    pub fn agent(&mut self, node: NodeId, agent: Box<dyn Agent>) -> AgentId {
+        self.agents.push(AgentSlot { node, agent });
+        AgentId(self.agents.len() as u32 - 1)
+    }
+
+    /// Bind an agent to a (protocol, port) on its node; false if taken.
+    pub fn bind_port(&mut self, agent: AgentId, protocol: u8, port: u16) -> bool {
+        let node = self.agents[agent.0 as usize].node;
+        self.net.bind_port(node, protocol, port, agent)
+    }
+
+    /// Give all packets of `protocol` on the agent's node to it; false if taken.
+    pub fn bind_protocol(&mut self, agent: AgentId, protocol: u8) -> bool {
+        let node = self.agents[agent.0 as usize].node;
+        self.net.bind_protocol(node, protocol, agent)
+    }
+
+    /// Schedule a fault.
+    pub fn fault(&mut self, at: Instant, action: FaultAction) {
+        self.faults.push(Fault { at, action });
+    }
+
+    /// Sample time series every `interval` (from time zero).
+    pub fn sample_every(&mut self, interval: Duration) {
+        self.sample_interval = Some(interval);
+    }
+
+    /// Attach a trace sink.
+    pub fn trace(&mut self, sink: Box<dyn TraceSink>) {
+        self.net.tracer.attach(sink);
+    }
+
+    /// Compute routes and produce a world ready to run.
+    pub fn build(mut self) -> World {
+        let graph = Graph {
+            transit: self.net.nodes.iter().map(|n| n.kind == NodeKind::Router).collect(),
+            adjacency: self
+                .net
+                .nodes
+                .iter()
+                .map(|n| {
+                    n.ifaces
+                        .iter()
+                        .filter_map(|&i| {
+                            let (l, side) = self.net.ifaces[i.index()].link?;
+                            let link = &self.net.links[l.index()];
+                            Some((i, self.net.ifaces[link.ends[1 - side].index()].node.index(), link.cost))
+                        })
+                        .collect()
+                })
+                .collect(),
+            addresses: self.net.nodes.iter().map(|n| n.ifaces.iter().map(|i| self.net.ifaces[i.index()].addr).collect()).collect(),
+        };
+        for (node, table) in self.net.nodes.iter_mut().zip(graph.shortest_paths()) {
+            node.routes.set_auto(table);
+        }
+        for (node, route) in self.statics {
+            self.net.nodes[node.index()].routes.add_static(route);
+        }
+        let mut sched = Scheduler::new();
+        for (i, f) in self.faults.iter().enumerate() {
+            sched.schedule_in(Duration(f.at.as_nanos()), Event::Fault(i as u32));
+        }
+        if self.sample_interval.is_some() {
+            sched.schedule_in(Duration::ZERO, Event::Sample);
+        }
+        let n_ifaces = self.net.ifaces.len();
+        let n_flows = self.net.flows.len();
+        World {
+            sched,
+            net: self.net,
+            agents: self.agents,
+            faults: self.faults,
+            stop: self.stop,
+            sample_interval: self.sample_interval,
+            series: TimeSeries::default(),
+            last_tx_bytes: vec![0; n_ifaces],
+            last_flow_bytes: vec![(0, 0); n_flows],
+        }
+    }
+}
+
+/// A simulation ready to run (or finished).
+pub struct World {
+    sched: Scheduler<Event>,
+    net: Network,
+    agents: Vec<AgentSlot>,
+    faults: Vec<Fault>,
+    stop: Instant,
+    sample_interval: Option<Duration>,
+    series: TimeSeries,
+    last_tx_bytes: Vec<u64>,
+    last_flow_bytes: Vec<(u64, u64)>,
+}
+
+impl World {
+    /// The network (for inspection).
+    pub fn network(&self) -> &Network {
+        &self.net
+    }
+
+    /// Current simulation time.
+    pub fn now(&self) -> Instant {
+        self.sched.now()
+    }
+
+    /// Run until the stop time or until no event is left, and collect the results.
+    pub fn run(mut self) -> Result<RunResult, SimError> {
+        self.run_until(self.stop)?;
+        self.finish()
+    }
+
+    /// Process every event up to and including `until` (may be called repeatedly).
+    pub fn run_until(&mut self, until: Instant) -> Result<(), SimError> {
+        if self.sched.processed() == 0 && self.sched.now() == Instant::ZERO {
+            self.start_agents();
+        }
+        let until = until.min(self.stop);
+        while let Some((now, event)) = self.sched.next_before(until) {
+            self.dispatch(now, event)?;
+        }
+        self.sched.advance_to(until);
+        Ok(())
+    }
+
+    fn start_agents(&mut self) {
+        for i in 0..self.agents.len() {
+            let slot = &mut self.agents[i];
+            let mut ctx = Ctx { now: self.sched.now(), node: slot.node, me: AgentId(i as u32), net: &mut self.net, sched: &mut self.sched };
+            slot.agent.start(&mut ctx);
+        }
+    }
+
+    #[inline]
+    fn dispatch(&mut self, now: Instant, event: Event) -> Result<(), SimError> {
+        match event {
+            Event::TxDone { link, side, gen } => self.net.on_tx_done(link, side as usize, gen, now, &mut self.sched),
+            Event::Arrive { link, side, gen } => {
+                if let Some((agent, pkt)) = self.net.on_arrive(link, side as usize, gen, now, &mut self.sched) {
+                    let slot = &mut self.agents[agent.0 as usize];
+                    let mut ctx = Ctx { now, node: slot.node, me: agent, net: &mut self.net, sched: &mut self.sched };
+                    slot.agent.on_packet(&mut ctx, pkt);
+                }
+            }
+            Event::Timer { agent, token } => {
+                let slot = &mut self.agents[agent.0 as usize];
+                let mut ctx = Ctx { now, node: slot.node, me: agent, net: &mut self.net, sched: &mut self.sched };
+                slot.agent.on_timer(&mut ctx, token);
+            }
+            Event::Fault(i) => {
+                let action = self.faults[i as usize].action;
+                if self.net.tracer.enabled() {
+                    let entity = action.target_name(&self.net);
+                    self.net.tracer.emit(now, &TraceEvent::Fault { entity: &entity, action: action.name() }, &self.net.names);
+                }
+                action.apply(&mut self.net, now);
+            }
+            Event::Sample => {
+                self.sample(now);
+                if let Some(dt) = self.sample_interval {
+                    self.sched.schedule_at(now + dt, Event::Sample)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn sample(&mut self, now: Instant) {
+        let interval = self.sample_interval.unwrap_or(Duration::ZERO).as_secs_f64();
+        let rate = |bytes: u64| if interval > 0.0 { bytes as f64 * 8.0 / interval } else { f64::NAN };
+        let net = &self.net;
+        for (i, name) in net.names.ifaces.iter().enumerate() {
+            let Some(ch) = net.tx_channel(IfaceId(i as u32)) else { continue };
+            self.series.push(now, "iface", name, "queue_packets", "packets", ch.backlog_packets() as f64);
+            self.series.push(now, "iface", name, "queue_bytes", "bytes", ch.backlog_bytes() as f64);
+            let sent = ch.stats.tx_bytes - std::mem::replace(&mut self.last_tx_bytes[i], ch.stats.tx_bytes);
+            if now > Instant::ZERO {
+                self.series.push(now, "iface", name, "tx_rate", "bit/s", rate(sent));
+            }
+        }
+        for ((f, name), last) in net.flows.iter().zip(&net.names.flows).zip(&mut self.last_flow_bytes) {
+            let (tx, rx) = (f.tx_bytes - last.0, f.rx_bytes - last.1);
+            *last = (f.tx_bytes, f.rx_bytes);
+            if now > Instant::ZERO {
+                self.series.push(now, "flow", name, "tx_rate", "bit/s", rate(tx));
+                self.series.push(now, "flow", name, "rx_rate", "bit/s", rate(rx));
+            }
+        }
+        for slot in &self.agents {
+            slot.agent.sample(now, &mut self.series);
+        }
+    }
+
+    fn finish(mut self) -> Result<RunResult, SimError> {
+        let now = self.sched.now();
+        let mut out = Scalars::default();
+        out.push("run", "run", "sim_time", now.as_secs_f64(), "s");
+        out.push("run", "run", "events", self.sched.processed() as f64, "events");
+        self.report_flows(now, &mut out);
+        self.report_ifaces(now, &mut out);
+        for (node, name) in self.net.nodes.iter().zip(&self.net.names.nodes) {
+            push_drops(&mut out, "node", name, &node.drops);
+        }
+        for slot in &self.agents {
+            slot.agent.report(now, &mut out);
+        }
+        let (events, io) = self.net.tracer.finish();
+        io?;
+        Ok(RunResult { scalars: out, timeseries: self.series, events, end: now, events_processed: self.sched.processed() })
+    }
+
+    fn report_flows(&self, _now: Instant, out: &mut Scalars) {
+        for (f, name) in self.net.flows.iter().zip(&self.net.names.flows) {
+            let row = |out: &mut Scalars, metric: &str, v: f64, unit: &str| out.push("flow", name, metric, v, unit);
+            row(out, "tx_packets", f.tx_packets as f64, "packets");
+            row(out, "tx_bytes", f.tx_bytes as f64, "bytes");
+            row(out, "rx_packets", f.rx_packets as f64, "packets");
+            row(out, "rx_bytes", f.rx_bytes as f64, "bytes");
+            push_drops(out, "flow", name, &f.drops);
+            let loss = if f.tx_packets > 0 { f.drops.total() as f64 / f.tx_packets as f64 } else { f64::NAN };
+            row(out, "loss_rate", loss, "1");
+            // goodput: application bytes delivered / (last delivery - first send) (DESIGN.md).
+            let goodput = match (f.first_tx, f.last_rx) {
+                (Some(a), Some(b)) if b > a => f.rx_bytes as f64 * 8.0 / (b - a).as_secs_f64(),
+                _ => f64::NAN,
+            };
+            row(out, "goodput", goodput, "bit/s");
+            row(out, "delay_mean", f.delay.mean_s(), "s");
+            row(out, "delay_stdev", f.delay.stdev_s(), "s");
+            row(out, "delay_min", f.delay.min_s(), "s");
+            row(out, "delay_p50", f.delay.quantile_s(0.50), "s");
+            row(out, "delay_p95", f.delay.quantile_s(0.95), "s");
+            row(out, "delay_p99", f.delay.quantile_s(0.99), "s");
+            row(out, "delay_max", f.delay.max_s(), "s");
+        }
+    }
+
+    fn report_ifaces(&self, now: Instant, out: &mut Scalars) {
+        for (i, name) in self.net.names.ifaces.iter().enumerate() {
+            let iface = &self.net.ifaces[i];
+            let row = |out: &mut Scalars, metric: &str, v: f64, unit: &str| out.push("iface", name, metric, v, unit);
+            row(out, "rx_packets", iface.rx_packets as f64, "packets");
+            row(out, "rx_bytes", iface.rx_bytes as f64, "bytes");
+            let Some(ch) = self.net.tx_channel(IfaceId(i as u32)) else { continue };
+            let s = &ch.stats;
+            row(out, "tx_packets", s.tx_packets as f64, "packets");
+            row(out, "tx_bytes", s.tx_bytes as f64, "bytes");
+            let util = if now > Instant::ZERO { s.busy.as_secs_f64() / now.as_secs_f64() } else { 0.0 };
+            row(out, "utilization", util.min(1.0), "1");
+            row(out, "enqueued", s.enqueued as f64, "packets");
+            row(out, "queue_mean_packets", s.backlog_packets.mean(now), "packets");
+            row(out, "queue_max_packets", s.backlog_packets.max() as f64, "packets");
+            row(out, "queue_mean_bytes", s.backlog_bytes.mean(now), "bytes");
+            row(out, "queue_max_bytes", s.backlog_bytes.max() as f64, "bytes");
+            push_drops(out, "iface", name, &s.drops);
+        }
+    }
+}
+
+/// `drops` (total) always, and `drops_<reason>` for each reason that occurred.
+fn push_drops(out: &mut Scalars, kind: &str, entity: &str, drops: &DropCounts) {
+    out.push(kind, entity, "drops", drops.total() as f64, "packets");
+    for reason in DropReason::ALL {
+        let n = drops.get(reason);
+        if n > 0 {
+            out.push(kind, entity, &format!("drops_{}", reason.name()), n as f64, "packets");
+        }
+    }
+}
