@@ -1,0 +1,81 @@
+//! Building a runnable [`World`] from a validated [`Scenario`].
+
+use std::path::Path;
+
+use netsim::apps::udp::{UdpCbr, UdpSink};
+use netsim::pcap::PcapSink;
+use netsim::recorder::EventLog;
+use netsim::routing::StaticRoute;
+use netsim::wire::PROTO_UDP;
+use netsim::world::{World, WorldBuilder};
+use netsim::Instant;
+
+use crate::model::{AppSpec, Scenario};
+
+/// A world ready to run, and the names of the capture files it will write.
+pub struct Built {
+    /// The simulation.
+    pub world: World,
+    /// File names (within the capture directory) of the pcap files.
+    pub captures: Vec<String>,
+}
+
+impl Scenario {
+    /// Build the world for master seed `seed`. Capture files are created in `capture_dir`
+    /// (when the scenario asks for captures and a directory is given).
+    pub fn build(&self, seed: u64, capture_dir: Option<&Path>) -> std::io::Result<Built> {
+        let mut b = WorldBuilder::new(seed, Instant(self.duration.as_nanos()));
+        let mut ids = Vec::new();
+        for node in &self.nodes {
+            let n = b.node(&node.name, node.kind);
+            ids.push(node.ifaces.iter().map(|(name, addr)| b.iface(n, name, *addr)).collect::<Vec<_>>());
+        }
+        for link in &self.links {
+            let [a, z] = link.ends.map(|e| ids[e.node][e.iface]);
+            b.link(&link.name, a, z, link.dirs[0].clone(), link.dirs[1].clone(), link.cost);
+        }
+        for route in &self.routes {
+            let node = b.network().ifaces[ids[route.node][route.via].index()].node;
+            b.route(node, StaticRoute { prefix: route.prefix, len: route.len, iface: ids[route.node][route.via] });
+        }
+        for app in &self.apps {
+            match app {
+                AppSpec::UdpCbr { name, node, config } => {
+                    let flow = b.flow(name);
+                    let node = b.network().ifaces[ids[*node][0].index()].node;
+                    b.agent(node, Box::new(UdpCbr::new(config.clone(), flow)));
+                }
+                AppSpec::UdpSink { name, node, port } => {
+                    let node = b.network().ifaces[ids[*node][0].index()].node;
+                    let agent = b.agent(node, Box::new(UdpSink::new(name)));
+                    let bound = b.bind_port(agent, PROTO_UDP, *port);
+                    debug_assert!(bound, "validation guarantees free ports");
+                }
+            }
+        }
+        for (at, action) in &self.faults {
+            b.fault(*at, *action);
+        }
+        if let Some(interval) = self.record.interval {
+            b.sample_every(interval);
+        }
+        if !self.record.events.is_empty() {
+            b.trace(Box::new(EventLog::new(self.record.events.clone())));
+        }
+        let mut captures = Vec::new();
+        if let (Some(dir), false) = (capture_dir, self.record.capture.is_empty()) {
+            let targets: Vec<_> = self
+                .record
+                .capture
+                .iter()
+                .map(|r| {
+                    let file = format!("{}.pcap", self.iface_name(*r).replace('/', "-"));
+                    captures.push(file.clone());
+                    (ids[r.node][r.iface], dir.join(file))
+                })
+                .collect();
+            b.trace(Box::new(PcapSink::create(&targets, b.network().ifaces.len())?));
+        }
+        Ok(Built { world: b.build(), captures })
+    }
+}

@@ -1,0 +1,17 @@
+//! `scenario`: sctpsim's scenario files.
+//!
+//! Text in, world out: [`parse`] reads TOML (plus `--set` overrides), validates it against the
+//! [`schema`] with an exact key path in every error, and yields a [`Scenario`];
+//! [`Scenario::build`] turns it into a runnable `netsim` world. [`schema::reference`] lists every
+//! key for `sctpsim params` and the generated reference page.
+
+pub mod build;
+pub mod error;
+pub mod model;
+pub mod overrides;
+pub mod reader;
+pub mod schema;
+pub mod units;
+
+pub use error::ScenarioError;
+pub use model::{parse, Scenario};

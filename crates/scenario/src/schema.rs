@@ -1,0 +1,335 @@
+//! The scenario schema: every key, its type, default, unit and meaning, in one place.
+//!
+//! The validator ([`crate::reader`]) reads scenarios through these tables — a key that is not
+//! here is rejected — and `sctpsim params` / `docs/scenario-reference.md` are generated from
+//! them, so the documentation cannot drift from what is accepted.
+
+/// The type of a key's value.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Ty {
+    /// Free text.
+    Str,
+    /// A name: letters, digits, `-`, `_`, `.`; unique within its list.
+    Name,
+    /// A duration string such as `"30ms"`.
+    Duration,
+    /// A data-rate string such as `"100Mbps"`.
+    Rate,
+    /// A size: an integer number of bytes or a string such as `"64KiB"`.
+    Size,
+    /// An integer within bounds.
+    Int(i64, i64),
+    /// A probability: a number in [0, 1] or a percentage string such as `"1%"`.
+    Probability,
+    /// One of a fixed set of words.
+    Enum(&'static [&'static str]),
+    /// An IPv4 address such as `"10.0.1.1"`.
+    Addr,
+    /// An IPv4 prefix such as `"10.0.1.0/24"`.
+    Prefix,
+    /// An interface reference `"node/iface"`.
+    Endpoint,
+    /// A destination: an IPv4 address, a node name (its first address) or `"node/iface"`.
+    Destination,
+    /// A queue capacity: an integer (packets) or a size string (bytes).
+    QueueLimit,
+    /// A list of strings.
+    StrList,
+    /// A table of keys described by a nested section.
+    Table(&'static Section),
+    /// A list of tables described by a nested section.
+    TableList(&'static Section),
+}
+
+impl Ty {
+    /// How the type is named in documentation and error messages.
+    pub fn describe(&self) -> String {
+        match self {
+            Ty::Str => "string".into(),
+            Ty::Name => "name".into(),
+            Ty::Duration => "duration".into(),
+            Ty::Rate => "rate".into(),
+            Ty::Size => "size".into(),
+            Ty::Int(lo, hi) => format!("integer {lo}..{hi}"),
+            Ty::Probability => "probability".into(),
+            Ty::Enum(words) => words.iter().map(|w| format!("\"{w}\"")).collect::<Vec<_>>().join(" | "),
+            Ty::Addr => "IPv4 address".into(),
+            Ty::Prefix => "IPv4 prefix".into(),
+            Ty::Endpoint => "\"node/iface\"".into(),
+            Ty::Destination => "address, node or \"node/iface\"".into(),
+            Ty::QueueLimit => "packets (integer) or size".into(),
+            Ty::StrList => "list of strings".into(),
+            Ty::Table(_) => "table".into(),
+            Ty::TableList(_) => "list of tables".into(),
+        }
+    }
+
+    /// True for types whose values are written as TOML strings (defaults are given unquoted).
+    pub fn is_stringy(&self) -> bool {
+        matches!(self, Ty::Str | Ty::Name | Ty::Duration | Ty::Rate | Ty::Enum(_) | Ty::Addr | Ty::Prefix | Ty::Endpoint | Ty::Destination)
+    }
+}
+
+/// What happens when a key is absent.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Fallback {
+    /// The key must be given.
+    Required,
+    /// This value is used (written as in a scenario; strings unquoted).
+    Value(&'static str),
+    /// No value; the text says what happens instead.
+    Absent(&'static str),
+}
+
+/// One key.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Field {
+    /// Key name.
+    pub key: &'static str,
+    /// Value type.
+    pub ty: Ty,
+    /// Default.
+    pub default: Fallback,
+    /// Unit of the value once parsed (empty when unitless).
+    pub unit: &'static str,
+    /// Meaning, one or two sentences.
+    pub doc: &'static str,
+}
+
+/// A table of keys; `tag` names a key whose value selects extra `variants` keys.
+#[derive(Debug, PartialEq)]
+pub struct Section {
+    /// Path shown in the reference (`links[]`, `links[].queue`).
+    pub path: &'static str,
+    /// Keys valid in every variant.
+    pub fields: &'static [Field],
+    /// The key that selects a variant, if any (it is listed in `fields` as an `Enum`).
+    pub tag: Option<&'static str>,
+    /// Extra keys per tag value.
+    pub variants: &'static [(&'static str, &'static [Field])],
+}
+
+const fn f(key: &'static str, ty: Ty, default: Fallback, unit: &'static str, doc: &'static str) -> Field {
+    Field { key, ty, default, unit, doc }
+}
+
+use Fallback::{Absent, Required, Value};
+
+/// Words accepted by `record.events`.
+pub const EVENT_KINDS: &[&str] = &["fault", "drop", "enqueue", "dequeue", "tx", "rx"];
+
+/// The top level of a scenario file.
+pub static ROOT: Section = Section {
+    path: "",
+    fields: &[
+        f("name", Ty::Name, Value("scenario"), "", "Scenario name; names the default output directory."),
+        f("duration", Ty::Duration, Value("10s"), "s", "Simulated time at which the run stops."),
+        f("seed", Ty::Int(0, i64::MAX), Value("1"), "", "Master random seed; every component derives its own stream from it and its name."),
+        f("nodes", Ty::TableList(&NODE), Required, "", "Hosts and routers."),
+        f("links", Ty::TableList(&LINK), Value("[]"), "", "Full-duplex point-to-point links between interfaces."),
+        f("routes", Ty::TableList(&ROUTE), Value("[]"), "", "Explicit routes; they override the automatic shortest-path routes."),
+        f("apps", Ty::TableList(&APP), Value("[]"), "", "Traffic sources and sinks on hosts."),
+        f("faults", Ty::TableList(&FAULT), Value("[]"), "", "Scheduled link and interface failures and repairs."),
+        f("record", Ty::Table(&RECORD), Value("{}"), "", "What to record besides the scalars."),
+    ],
+    tag: None,
+    variants: &[],
+};
+
+/// `nodes[]`.
+pub static NODE: Section = Section {
+    path: "nodes[]",
+    fields: &[
+        f("name", Ty::Name, Required, "", "Unique node name."),
+        f("kind", Ty::Enum(&["host", "router"]), Value("host"), "", "Hosts run applications and never forward; routers forward by their routing table."),
+        f("interfaces", Ty::TableList(&IFACE), Required, "", "Network interfaces, each with one IPv4 address (several for a multihomed host)."),
+    ],
+    tag: None,
+    variants: &[],
+};
+
+/// `nodes[].interfaces[]`.
+pub static IFACE: Section = Section {
+    path: "nodes[].interfaces[]",
+    fields: &[
+        f("name", Ty::Name, Absent("\"eth<i>\" where i is the position in the list"), "", "Interface name, unique within the node; referenced as \"node/name\"."),
+        f("address", Ty::Addr, Required, "", "IPv4 address, unique in the network."),
+    ],
+    tag: None,
+    variants: &[],
+};
+
+/// `links[]`.
+pub static LINK: Section = Section {
+    path: "links[]",
+    fields: &[
+        f("name", Ty::Name, Absent("the two node names joined by \"-\""), "", "Unique link name (used by faults and in results)."),
+        f("ends", Ty::StrList, Required, "", "The two interfaces it connects, [\"node/iface\", \"node/iface\"]; the first is the \"forward\" sender."),
+        f("rate", Ty::Rate, Value("100Mbps"), "bit/s", "Data rate of each direction."),
+        f("delay", Ty::Duration, Value("1ms"), "s", "One-way propagation delay."),
+        f("mtu", Ty::Size, Value("1500"), "bytes", "Largest IP datagram carried; larger packets are dropped (no fragmentation)."),
+        f("cost", Ty::Int(1, 1_000_000), Value("1"), "", "Routing cost; automatic routes minimise the sum (1 everywhere = fewest hops)."),
+        f("queue", Ty::Table(&QUEUE), Value("{}"), "", "Output queue of each direction."),
+        f("loss", Ty::Table(&LOSS), Value("{}"), "", "Random loss of each direction."),
+        f("forward", Ty::Table(&DIRECTION), Value("{}"), "", "Overrides for the direction ends[0] -> ends[1]."),
+        f("reverse", Ty::Table(&DIRECTION), Value("{}"), "", "Overrides for the direction ends[1] -> ends[0]."),
+    ],
+    tag: None,
+    variants: &[],
+};
+
+/// `links[].forward` / `links[].reverse`.
+pub static DIRECTION: Section = Section {
+    path: "links[].forward|reverse",
+    fields: &[
+        f("rate", Ty::Rate, Absent("the link's rate"), "bit/s", "Data rate of this direction."),
+        f("delay", Ty::Duration, Absent("the link's delay"), "s", "Propagation delay of this direction."),
+        f("mtu", Ty::Size, Absent("the link's mtu"), "bytes", "MTU of this direction."),
+        f("queue", Ty::Table(&QUEUE), Absent("the link's queue"), "", "Output queue of this direction."),
+        f("loss", Ty::Table(&LOSS), Absent("the link's loss"), "", "Random loss of this direction."),
+    ],
+    tag: None,
+    variants: &[],
+};
+
+/// `links[].queue`.
+pub static QUEUE: Section = Section {
+    path: "links[].queue",
+    fields: &[f("kind", Ty::Enum(&["droptail"]), Value("droptail"), "", "Queue discipline.")],
+    tag: Some("kind"),
+    variants: &[("droptail", &[f("limit", Ty::QueueLimit, Value("100"), "packets|bytes", "Capacity: an integer is packets, a size string (\"64KiB\") is bytes; arrivals beyond it are dropped.")])],
+};
+
+/// `links[].loss`.
+pub static LOSS: Section = Section {
+    path: "links[].loss",
+    fields: &[f("model", Ty::Enum(&["none", "bernoulli", "gilbert-elliott"]), Value("none"), "", "Random loss process, applied to each packet that crosses the link.")],
+    tag: Some("model"),
+    variants: &[
+        ("none", &[]),
+        ("bernoulli", &[f("p", Ty::Probability, Required, "", "Loss probability of each packet, independently.")]),
+        (
+            "gilbert-elliott",
+            &[
+                f("p_good_bad", Ty::Probability, Required, "", "Probability of moving from Good to Bad after each packet."),
+                f("p_bad_good", Ty::Probability, Required, "", "Probability of moving from Bad to Good after each packet."),
+                f("loss_good", Ty::Probability, Value("0"), "", "Loss probability in Good."),
+                f("loss_bad", Ty::Probability, Value("1"), "", "Loss probability in Bad."),
+            ],
+        ),
+    ],
+};
+
+/// `routes[]`.
+pub static ROUTE: Section = Section {
+    path: "routes[]",
+    fields: &[
+        f("node", Ty::Name, Required, "", "Node whose table gets the route."),
+        f("dest", Ty::Prefix, Required, "", "Destination prefix, e.g. \"10.0.2.0/24\" (\"0.0.0.0/0\" is a default route)."),
+        f("via", Ty::Name, Required, "", "Name of the node's outgoing interface."),
+    ],
+    tag: None,
+    variants: &[],
+};
+
+/// `apps[]`.
+pub static APP: Section = Section {
+    path: "apps[]",
+    fields: &[
+        f("kind", Ty::Enum(&["udp-cbr", "udp-sink"]), Required, "", "Application type."),
+        f("name", Ty::Name, Absent("\"<kind>-<i>\" where i is the position in the list"), "", "Unique application name; a source's name is its flow's name in results."),
+        f("node", Ty::Name, Required, "", "Host it runs on."),
+    ],
+    tag: Some("kind"),
+    variants: &[
+        (
+            "udp-cbr",
+            &[
+                f("dst", Ty::Destination, Required, "", "Destination: an IPv4 address, a node name (its first interface) or \"node/iface\"."),
+                f("dst_port", Ty::Int(1, 65535), Value("9"), "", "Destination UDP port."),
+                f("src", Ty::Destination, Absent("the node's first interface"), "", "Source address (an address or \"node/iface\" of this node); selects the interface on a multihomed host."),
+                f("src_port", Ty::Int(1, 65535), Absent("49152 + position in the apps list"), "", "Source UDP port."),
+                f("rate", Ty::Rate, Required, "bit/s", "Application data rate (payload bits per second)."),
+                f("packet_size", Ty::Size, Value("1000"), "bytes", "Application payload per datagram (16..65507); the first 16 bytes carry a sequence number and the send time."),
+                f("start", Ty::Duration, Value("0s"), "s", "Time of the first datagram."),
+                f("stop", Ty::Duration, Absent("runs until the end"), "s", "No datagram is sent at or after this time."),
+            ],
+        ),
+        ("udp-sink", &[f("port", Ty::Int(1, 65535), Value("9"), "", "UDP port it listens on.")]),
+    ],
+};
+
+/// `faults[]`.
+pub static FAULT: Section = Section {
+    path: "faults[]",
+    fields: &[
+        f("at", Ty::Duration, Required, "s", "When it happens (a fault after the end of the run never happens)."),
+        f("action", Ty::Enum(&["link-down", "link-up", "iface-down", "iface-up"]), Required, "", "link-down loses everything queued or in flight on the link; iface-down loses the interface's queue and stops it sending and receiving."),
+        f("target", Ty::Str, Required, "", "A link name for link-*, \"node/iface\" for iface-*."),
+    ],
+    tag: None,
+    variants: &[],
+};
+
+/// `record`.
+pub static RECORD: Section = Section {
+    path: "record",
+    fields: &[
+        f("interval", Ty::Duration, Value("100ms"), "s", "Time-series sampling interval (queue lengths, rates); \"0s\" turns time series off."),
+        f("events", Ty::StrList, Value("[\"fault\"]"), "", "Event kinds to log: fault, drop, enqueue, dequeue, tx, rx."),
+        f("capture", Ty::StrList, Value("[]"), "", "Interfaces (\"node/iface\") to capture to pcap files, packets sent and received there."),
+    ],
+    tag: None,
+    variants: &[],
+};
+
+/// One row of the parameter reference.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ParamDoc {
+    /// Full key path, e.g. `links[].delay`.
+    pub key: String,
+    /// Type description.
+    pub ty: String,
+    /// Default rendered as in a scenario file, `None` when required.
+    pub default: Option<String>,
+    /// Unit.
+    pub unit: String,
+    /// Meaning.
+    pub doc: String,
+}
+
+/// Every key of the schema, depth-first in declaration order.
+pub fn reference() -> Vec<ParamDoc> {
+    let mut out = Vec::new();
+    walk(&ROOT, "", &mut out);
+    out
+}
+
+fn walk(section: &Section, prefix: &str, out: &mut Vec<ParamDoc>) {
+    let join = |key: &str| if prefix.is_empty() { key.to_string() } else { format!("{prefix}.{key}") };
+    let emit = |field: &Field, key: String, when: &str, out: &mut Vec<ParamDoc>| {
+        let default = match field.default {
+            Required => None,
+            Value(v) if field.ty.is_stringy() => Some(format!("\"{v}\"")),
+            Value(v) => Some(v.to_string()),
+            Absent(text) => Some(format!("({text})")),
+        };
+        let doc = format!("{when}{}", field.doc);
+        out.push(ParamDoc { key: key.clone(), ty: field.ty.describe(), default, unit: field.unit.into(), doc });
+        match field.ty {
+            Ty::Table(sub) => walk(sub, &key, out),
+            Ty::TableList(sub) => walk(sub, &format!("{key}[]"), out),
+            _ => {}
+        }
+    };
+    for field in section.fields {
+        emit(field, join(field.key), "", out);
+    }
+    if let Some(tag) = section.tag {
+        for (value, fields) in section.variants {
+            for field in *fields {
+                emit(field, join(field.key), &format!("(when {tag} = \"{value}\") "), out);
+            }
+        }
+    }
+}

@@ -1,0 +1,123 @@
+"""Type stubs for ``sctpsim._core``, the compiled Rust extension (crates/py).
+
+The extension is deliberately small: it validates scenario TOML text and runs the
+simulation, returning plain Python containers (lists, dicts and little-endian byte
+buffers). Everything friendlier — DataFrames, files on disk, the command line — lives
+in the pure-Python modules of :mod:`sctpsim`.
+
+The ``_``-prefixed ``TypedDict`` classes below exist only for type checkers; they
+describe the shape of the dictionary returned by :func:`run` and are not importable
+at run time.
+"""
+
+from typing import TypedDict
+
+__version__: str
+"""Version of the simulator core (also recorded in every resolved scenario)."""
+
+class ScenarioError(ValueError):
+    """The scenario (or an override) is invalid.
+
+    ``str(e)`` is a single line naming the key path, the bad value and what was
+    expected, for example::
+
+        links[2].delay: "30 sm" is not a duration (try "30ms")
+
+    or, for TOML syntax errors, ``line 3, column 7: <parser message>``.
+    """
+
+class SimulationError(RuntimeError):
+    """The engine or its I/O (for example writing a capture file) failed during a run."""
+
+class _Param(TypedDict):
+    key: str
+    """Key path, e.g. ``"links[].delay"`` (``[]`` marks an array of tables)."""
+    type: str
+    """Value type, e.g. ``"duration"``, ``"rate"``, ``"size"``, ``"string"``, ``"integer"``."""
+    default: str | None
+    """Default as written in TOML (e.g. ``"1ms"``), or ``None`` when the key is required."""
+    unit: str
+    """SI unit of the value once parsed (``"s"``, ``"bit/s"``, ``"B"``), or ``""``."""
+    doc: str
+    """One-line description."""
+
+class _Scalars(TypedDict):
+    """Column-oriented table of end-of-run scalars; all lists have the same length."""
+
+    kind: list[str]
+    entity: list[str]
+    metric: list[str]
+    value: list[float]
+    unit: list[str]
+
+class _SeriesNames(TypedDict):
+    """One row per time series; ``timeseries["series"]`` indexes into these lists."""
+
+    kind: list[str]
+    entity: list[str]
+    metric: list[str]
+    unit: list[str]
+
+class _Timeseries(TypedDict):
+    """Long-format samples as little-endian buffers of equal element count."""
+
+    time_ns: bytes
+    """``<u8`` simulated time of each sample, nanoseconds."""
+    series: bytes
+    """``<u4`` index into ``names`` of each sample."""
+    value: bytes
+    """``<f8`` sample value (may be NaN)."""
+    names: _SeriesNames
+
+class _Events(TypedDict):
+    """Event log; ``time_ns`` is a ``<u8`` buffer with one element per list entry."""
+
+    time_ns: bytes
+    kind: list[str]
+    entity: list[str]
+    detail: list[str]
+
+class _RunOutput(TypedDict):
+    name: str
+    """Scenario name."""
+    seed: int
+    """Seed actually used (drawn at random when none was given)."""
+    scenario: str
+    """Resolved scenario TOML text, including the seed and the sctpsim version."""
+    scalars: _Scalars
+    timeseries: _Timeseries
+    events: _Events
+    captures: list[str]
+    """File names (not paths) of the pcap files written into ``capture_dir``."""
+
+def params() -> list[_Param]:
+    """Describe every scenario key, in reference order."""
+
+def check(text: str, overrides: list[str]) -> str:
+    """Validate scenario TOML ``text`` with ``KEY=VALUE`` ``overrides``.
+
+    Returns the resolved scenario as TOML text with every default filled in.
+
+    Raises:
+        ScenarioError: the scenario or an override is invalid.
+    """
+
+def run(
+    text: str,
+    overrides: list[str],
+    seed: int | None,
+    capture_dir: str | None,
+) -> _RunOutput:
+    """Validate and simulate a scenario (the GIL is released while simulating).
+
+    Args:
+        text: scenario TOML text.
+        overrides: ``KEY=VALUE`` strings applied on top of ``text``.
+        seed: RNG seed; ``None`` means take the scenario's seed or draw one.
+        capture_dir: existing directory that receives the pcap files the scenario
+            asks for; ``None`` disables captures.
+
+    Raises:
+        ScenarioError: the scenario or an override is invalid (nothing was simulated).
+        SimulationError: the run failed.
+    """

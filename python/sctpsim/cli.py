@@ -1,0 +1,448 @@
+"""The ``sctpsim`` command line.
+
+Commands::
+
+    sctpsim run FILE [--seed N] [--out DIR] [--set KEY=VALUE ...] [--quiet]
+    sctpsim check FILE... [--set KEY=VALUE ...] [--print]
+    sctpsim params [--markdown]
+
+Error handling is uniform and script-friendly: every expected failure prints exactly
+one line ``error: ...`` on stderr — never a traceback — and exits with
+
+* 2 for anything wrong with the input: scenario errors, unreadable files, bad
+  ``--set`` values, command-line usage errors;
+* 1 when the simulation itself fails or results cannot be written;
+* 130 when interrupted (Ctrl-C).
+
+click runs with ``standalone_mode=False`` so that its own usage errors go through
+the same path instead of click's multi-line "Usage: ... Error: ..." output.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, NoReturn
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from sctpsim import _core
+
+try:  # Python >= 3.11
+    import tomllib as _toml
+except ImportError:  # pragma: no cover - older Pythons: fall back to a regex below
+    _toml = None  # type: ignore[assignment]
+from sctpsim._core import ScenarioError, SimulationError
+from sctpsim.results import RunResult, atomic_output_dir
+from sctpsim.summary import print_summary, summary_console
+
+__all__ = ["cli", "main", "params_markdown"]
+
+EXIT_FAILURE = 1
+EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
+
+#: Where ``sctpsim run`` writes when ``--out`` is not given: ``results/<name>``.
+DEFAULT_RESULTS_ROOT = Path("results")
+
+
+class CliError(Exception):
+    """An expected failure: reported as one ``error:`` line, then exit ``code``."""
+
+    def __init__(self, message: str, code: int) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def _fail(message: str, code: int = EXIT_USAGE) -> NoReturn:
+    raise CliError(message, code)
+
+
+def _one_line(message: str) -> str:
+    """Collapse a message to a single line (multi-line messages would break the contract)."""
+    return " ".join(part.strip() for part in str(message).splitlines() if part.strip())
+
+
+# ------------------------------------------------------------------ helpers
+
+
+def _read_scenario(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        _fail(f"{path}: no such file")
+    except IsADirectoryError:
+        _fail(f"{path}: is a directory, expected a scenario TOML file")
+    except UnicodeDecodeError as e:
+        _fail(f"{path}: not UTF-8 text ({e.reason} at byte {e.start})")
+    except OSError as e:
+        _fail(f"{path}: cannot read: {e.strerror or e}")
+
+
+def _validate_overrides(
+    _ctx: click.Context, _param: click.Parameter, values: tuple[str, ...]
+) -> list[str]:
+    """Reject ``--set`` values that are not ``KEY=VALUE`` before the core sees them."""
+    for value in values:
+        key, sep, _ = value.partition("=")
+        if not sep or not key.strip():
+            raise click.BadParameter(
+                f"{value!r} is not KEY=VALUE (for example --set duration=30s)",
+                param_hint="'--set'",
+            )
+    return list(values)
+
+
+def _scenario_error(path: Path, error: ScenarioError) -> NoReturn:
+    _fail(f"{path}: {_one_line(str(error))}")
+
+
+_NAME_LINE = re.compile(r'^\s*name\s*=\s*"([^"]*)"', re.MULTILINE)
+
+
+def _scenario_name(resolved: str, fallback: str) -> str:
+    """The scenario's name from the resolved TOML, to pick the default output directory.
+
+    The name is needed *before* running (the core writes captures straight into
+    the output directory), so it is read from what ``check`` resolved: a top-level
+    ``name`` key, else ``[scenario] name``, else the file stem.
+    """
+    try:
+        if _toml is None:
+            raise ValueError("no TOML parser")
+        doc: dict[str, Any] = _toml.loads(resolved)
+    except ValueError:  # TOMLDecodeError is a ValueError
+        match = _NAME_LINE.search(resolved)
+        return match.group(1) if match else fallback
+    for candidate in (doc.get("name"), (doc.get("scenario") or {}).get("name")):
+        if isinstance(candidate, str) and candidate:
+            return candidate
+    return fallback
+
+
+def _safe_dir_name(name: str) -> str:
+    """Make ``name`` a single harmless path component (no separators, no ``..``)."""
+    cleaned = re.sub(r"[^A-Za-z0-9._+-]+", "_", name).strip("._") or "scenario"
+    return cleaned
+
+
+def _print_params_table(params: list[dict[str, Any]], console: Console) -> None:
+    table = Table(title="Scenario keys", title_justify="left", title_style="bold")
+    table.add_column("key", no_wrap=True)
+    table.add_column("type", no_wrap=True)
+    table.add_column("default", no_wrap=True)
+    table.add_column("unit", no_wrap=True)
+    table.add_column("description")
+    for p in params:
+        default = p.get("default")
+        table.add_row(
+            p["key"],
+            p["type"],
+            "(required)" if default is None else str(default),
+            p.get("unit") or "",
+            p.get("doc") or "",
+        )
+    console.print(table)
+
+
+def _md_cell(text: str) -> str:
+    """Escape a Markdown table cell (pipes split cells; newlines end the row)."""
+    return _one_line(text).replace("|", "\\|")
+
+
+def _md_code(text: str) -> str:
+    return f"`{text}`" if text else ""
+
+
+def params_markdown(params: list[dict[str, Any]]) -> str:
+    """Render :func:`sctpsim._core.params` as a complete Markdown reference page.
+
+    The output is deterministic (no dates, no version) so the generated
+    ``docs/scenario-reference.md`` only changes when the keys do.
+    """
+    lines = [
+        "# Scenario reference",
+        "",
+        "<!-- Generated by `sctpsim params --markdown`; do not edit by hand. -->",
+        "",
+        "A scenario is a TOML file describing the network (nodes, links, routes), the",
+        "traffic, the faults to inject and what to record. This page lists every key",
+        "the simulator accepts. Keys marked *required* have no default; every other key",
+        "may be left out. `sctpsim check FILE --print` shows a scenario with all",
+        "defaults filled in.",
+        "",
+        "## Key paths",
+        "",
+        "A key path such as `links[].delay` names the `delay` key of each entry of the",
+        "`links` array of tables (`[[links]]` in TOML). On the command line, overrides",
+        "address one entry by index, starting at 0:",
+        "",
+        "```sh",
+        "sctpsim run scenario.toml --set duration=30s --set links[0].delay=20ms",
+        "```",
+        "",
+        "## Units",
+        "",
+        "Quantities are written as strings with a unit; the unit column below gives the",
+        "SI unit the value is converted to.",
+        "",
+        "| Kind | Examples | Units |",
+        "|---|---|---|",
+        '| duration | `"30ms"`, `"1.5s"`, `"2us"` | `ns`, `us`, `ms`, `s`, `min`, `h` |',
+        '| rate | `"1Gbps"`, `"100Mbit/s"`, `"64kbps"` | `bps` / `bit/s` with `k`, `M`, `G` '
+        "prefixes (powers of 1000) |",
+        '| size | `"1500B"`, `"64KiB"`, `"1MB"` | `B`; `kB`, `MB`, `GB` are powers of 1000, '
+        "`KiB`, `MiB`, `GiB` powers of 1024 |",
+        "",
+        "A value that fails to parse is reported with its key path and a suggestion, for",
+        'example `links[2].delay: "30 sm" is not a duration (try "30ms")`.',
+        "",
+    ]
+
+    # Group by the first path component ("links[]", "flows[]", ...); top-level
+    # scalar keys come first under their own heading. Order follows params().
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for p in params:
+        key = str(p["key"])
+        head = key.split(".", 1)[0] if "." in key else ""
+        groups.setdefault(head, []).append(p)
+
+    for head, items in sorted(groups.items(), key=lambda kv: kv[0] != ""):
+        if head:
+            toml_form = f"[[{head[:-2]}]]" if head.endswith("[]") else f"[{head}]"
+            lines += [f"## `{head}`", "", f"Written as `{toml_form}` in TOML.", ""]
+        else:
+            lines += ["## Top-level keys", ""]
+        lines += [
+            "| Key | Type | Default | Unit | Description |",
+            "|---|---|---|---|---|",
+        ]
+        for p in items:
+            default = p.get("default")
+            lines.append(
+                "| "
+                + " | ".join(
+                    [
+                        _md_code(_md_cell(str(p["key"]))),
+                        _md_cell(str(p["type"])),
+                        "*required*" if default is None else _md_code(_md_cell(str(default))),
+                        _md_code(_md_cell(str(p.get("unit") or ""))),
+                        _md_cell(str(p.get("doc") or "")),
+                    ]
+                )
+                + " |"
+            )
+        lines.append("")
+    return "\n".join(lines)
+
+
+# ----------------------------------------------------------------- commands
+
+_SET_OPTION = click.option(
+    "--set",
+    "overrides",
+    metavar="KEY=VALUE",
+    multiple=True,
+    callback=_validate_overrides,
+    help="Override a scenario key (repeatable), e.g. --set duration=30s "
+    "--set links[0].delay=20ms. See 'sctpsim params'.",
+)
+
+_FILE_ARG = click.argument(
+    "file", type=click.Path(dir_okay=True, path_type=Path), metavar="FILE"
+)
+
+
+@click.group(
+    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
+)
+@click.version_option(
+    version=_core.__version__, prog_name="sctpsim", message="%(prog)s %(version)s"
+)
+def cli() -> None:
+    """Deterministic SCTP / IP network simulator.
+
+    A scenario is a TOML file describing nodes, links, traffic and faults. The same
+    scenario and seed always give byte-identical results.
+
+    \b
+    Examples:
+      sctpsim run examples/two-path-cbr.toml
+      sctpsim run examples/two-path-cbr.toml --seed 7 --set duration=10s --out /tmp/r
+      sctpsim check examples/*.toml
+      sctpsim params --markdown > docs/scenario-reference.md
+
+    Errors are reported as one line starting with "error:"; the exit status is 2 for
+    invalid input, 1 for a failed run.
+    """
+
+
+@cli.command()
+@_FILE_ARG
+@click.option(
+    "--seed",
+    type=click.IntRange(0, 2**64 - 1),
+    default=None,
+    metavar="N",
+    help="RNG seed (0 to 2^64-1). Default: the scenario's seed, else a random one; "
+    "the seed used is recorded in scenario.toml.",
+)
+@click.option(
+    "--out",
+    "out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    metavar="DIR",
+    help="Output directory. Default: results/<scenario name>. "
+    "An existing results directory is replaced.",
+)
+@_SET_OPTION
+@click.option("--quiet", "-q", is_flag=True, help="Print only the output directory.")
+def run(file: Path, seed: int | None, out: Path | None, overrides: list[str], quiet: bool) -> None:
+    """Run the scenario in FILE and write its results.
+
+    The output directory receives scenario.toml (the resolved scenario, with seed
+    and version), scalars.csv, timeseries.parquet, events.parquet and any pcap
+    captures the scenario asks for. It appears atomically: a failed or
+    interrupted run leaves the previous results (if any) untouched.
+
+    \b
+    Examples:
+      sctpsim run examples/two-path-cbr.toml
+      sctpsim run examples/two-path-cbr.toml --seed 42 --set duration=5s
+      sctpsim run scenario.toml --out results/baseline --quiet
+    """
+    text = _read_scenario(file)
+    # Validate first: an invalid scenario must not create any directory.
+    try:
+        resolved = _core.check(text, overrides)
+    except ScenarioError as e:
+        _scenario_error(file, e)
+    name = _scenario_name(resolved, fallback=file.stem)
+    dest = out if out is not None else DEFAULT_RESULTS_ROOT / _safe_dir_name(name)
+
+    try:
+        with atomic_output_dir(dest) as staging:
+            try:
+                raw = _core.run(text, overrides, seed, str(staging))
+            except ScenarioError as e:  # e.g. a check that needs the seed
+                _scenario_error(file, e)
+            except SimulationError as e:
+                _fail(f"{file}: simulation failed: {_one_line(str(e))}", EXIT_FAILURE)
+            result = RunResult(raw)
+            try:
+                result.to_parquet(staging)
+            except OSError as e:
+                _fail(f"writing results to {dest}: {_one_line(str(e))}", EXIT_FAILURE)
+    except FileExistsError as e:
+        _fail(_one_line(str(e)))
+    except OSError as e:  # creating / renaming the directory
+        _fail(f"{dest}: {e.strerror or e}", EXIT_FAILURE)
+
+    if not quiet:
+        console = summary_console()
+        print_summary(result, console)
+        console.print()
+        click.echo(f"results: {dest}")
+    else:
+        click.echo(str(dest))
+
+
+@cli.command()
+@click.argument(
+    "files", nargs=-1, required=True, type=click.Path(path_type=Path), metavar="FILE..."
+)
+@_SET_OPTION
+@click.option(
+    "--print",
+    "print_resolved",
+    is_flag=True,
+    help="Print the resolved scenario (all defaults filled in) on stdout; "
+    "the 'ok' line then goes to stderr.",
+)
+def check(files: tuple[Path, ...], overrides: list[str], print_resolved: bool) -> None:
+    """Validate scenario FILE(s) without running them.
+
+    Prints "FILE: ok" for each valid file. The first invalid file stops the check
+    with one "error:" line and exit status 2.
+
+    \b
+    Examples:
+      sctpsim check examples/two-path-cbr.toml
+      sctpsim check examples/*.toml
+      sctpsim check scenario.toml --set duration=30s --print > resolved.toml
+    """
+    for file in files:
+        text = _read_scenario(file)
+        try:
+            resolved = _core.check(text, overrides)
+        except ScenarioError as e:
+            _scenario_error(file, e)
+        if print_resolved:
+            # Keep stdout pure TOML so it can be redirected into a file.
+            click.echo(f"{file}: ok", err=True)
+            click.echo(resolved, nl=not resolved.endswith("\n"))
+        else:
+            click.echo(f"{file}: ok")
+
+
+@cli.command()
+@click.option(
+    "--markdown",
+    is_flag=True,
+    help="Print a complete Markdown reference page instead of a table.",
+)
+def params(markdown: bool) -> None:
+    """List every scenario key with its type, default, unit and description.
+
+    \b
+    Examples:
+      sctpsim params
+      sctpsim params --markdown > docs/scenario-reference.md
+    """
+    items = [dict(p) for p in _core.params()]
+    if markdown:
+        click.echo(params_markdown(items), nl=False)
+    else:
+        _print_params_table(items, summary_console())
+
+
+# --------------------------------------------------------------------- main
+
+
+def _usage_hint(error: click.UsageError) -> str:
+    ctx = error.ctx
+    return f" (see '{ctx.command_path} --help')" if ctx is not None else ""
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the CLI and return the exit status (the ``sctpsim`` console script)."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    try:
+        rv = cli.main(args=args, prog_name="sctpsim", standalone_mode=False)
+    except CliError as e:
+        click.echo(f"error: {_one_line(str(e))}", err=True)
+        return e.code
+    except click.UsageError as e:
+        click.echo(f"error: {_one_line(e.format_message())}{_usage_hint(e)}", err=True)
+        return EXIT_USAGE
+    except click.ClickException as e:
+        click.echo(f"error: {_one_line(e.format_message())}", err=True)
+        return e.exit_code
+    except (click.Abort, KeyboardInterrupt):
+        # click turns Ctrl-C into Abort; staging directories are already cleaned up
+        # by the context managers that were unwound on the way here.
+        click.echo("error: interrupted", err=True)
+        return EXIT_INTERRUPTED
+    # With standalone_mode=False, --help / --version return their exit code (0);
+    # a command returns None.
+    return rv if isinstance(rv, int) else 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

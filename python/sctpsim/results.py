@@ -1,0 +1,432 @@
+"""Results of a simulation run: decoding into DataFrames and writing run directories.
+
+:class:`RunResult` wraps the dictionary returned by ``sctpsim._core.run``. The core
+hands over time series and event times as little-endian byte buffers (cheap to cross
+the Rust/Python boundary); they are decoded lazily, on first access, with explicit
+dtypes so the result does not depend on the host's byte order.
+
+A *run directory* holds::
+
+    scenario.toml        resolved scenario (seed and sctpsim version included)
+    scalars.csv          kind, entity, metric, value, unit
+    timeseries.parquet   time_s, kind, entity, metric, unit, value
+    events.parquet       time_s, kind, entity, detail
+    *.pcap               packet captures, when the scenario asks for them
+
+The files are deterministic: the same result always produces byte-identical files,
+so two runs with the same scenario and seed can be compared with ``cmp``.
+
+:func:`atomic_output_dir` makes a run directory appear all at once: everything is
+written into a hidden sibling directory which is renamed into place only when
+complete, so an interrupted or failed run never leaves a directory that looks like a
+finished result.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import os
+import shutil
+from collections.abc import Iterator, Mapping, Sequence
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+if TYPE_CHECKING:
+    from sctpsim._core import _RunOutput
+
+__all__ = [
+    "RESULT_FILES",
+    "RunResult",
+    "atomic_output_dir",
+    "write_run",
+]
+
+SCENARIO_FILE = "scenario.toml"
+SCALARS_FILE = "scalars.csv"
+TIMESERIES_FILE = "timeseries.parquet"
+EVENTS_FILE = "events.parquet"
+
+#: Files every run directory contains (captures come in addition).
+RESULT_FILES: tuple[str, ...] = (SCENARIO_FILE, SCALARS_FILE, TIMESERIES_FILE, EVENTS_FILE)
+
+# Explicit little-endian dtypes: the buffer layout is fixed by the core's contract,
+# whatever the byte order of the machine decoding it.
+_U64 = np.dtype("<u8")
+_U32 = np.dtype("<u4")
+_F64 = np.dtype("<f8")
+
+_NS_PER_S = 1e9
+
+
+def _decode(buffer: bytes, dtype: np.dtype[Any], what: str) -> np.ndarray[Any, Any]:
+    """Decode a little-endian buffer, rejecting a length that is not whole elements."""
+    if len(buffer) % dtype.itemsize:
+        raise ValueError(
+            f"{what}: buffer of {len(buffer)} bytes is not a whole number of "
+            f"{dtype.itemsize}-byte elements"
+        )
+    # frombuffer shares memory with the (immutable) bytes object; convert to native
+    # byte order so pandas and arithmetic never see a byte-swapped array.
+    return np.frombuffer(buffer, dtype=dtype).astype(dtype.newbyteorder("="))
+
+
+def _check_lengths(what: str, columns: Mapping[str, Sequence[Any]]) -> int:
+    """Return the common length of ``columns`` or raise ``ValueError`` naming them."""
+    lengths = {name: len(col) for name, col in columns.items()}
+    if len(set(lengths.values())) > 1:
+        detail = ", ".join(f"{name}={n}" for name, n in lengths.items())
+        raise ValueError(f"{what}: columns have different lengths ({detail})")
+    return next(iter(lengths.values()), 0)
+
+
+def _str_column(values: Sequence[str]) -> pd.Series:
+    """A string column in pandas' default string dtype, even when empty."""
+    return pd.Series(list(values), dtype=str)
+
+
+class RunResult:
+    """The outcome of one simulation run.
+
+    Attributes:
+        name: scenario name.
+        seed: the seed actually used (rerun with it to reproduce the run).
+        scenario: the resolved scenario as TOML text.
+        captures: file names of the pcap files the core wrote into the capture
+            directory (empty when captures were off).
+
+    The DataFrame properties are computed on first access and cached; treat them as
+    read-only (copy before modifying).
+    """
+
+    name: str
+    seed: int
+    scenario: str
+    captures: list[str]
+
+    def __init__(self, raw: _RunOutput | Mapping[str, Any]) -> None:
+        """Wrap the dictionary returned by ``sctpsim._core.run``.
+
+        Raises:
+            ValueError: the dictionary is malformed (missing keys, column lengths
+                that disagree, truncated buffers).
+        """
+        try:
+            self.name = str(raw["name"])
+            self.seed = int(raw["seed"])
+            self.scenario = str(raw["scenario"])
+            self.captures = [str(c) for c in raw["captures"]]
+            self._scalars_raw: Mapping[str, Any] = raw["scalars"]
+            self._timeseries_raw: Mapping[str, Any] = raw["timeseries"]
+            self._events_raw: Mapping[str, Any] = raw["events"]
+        except KeyError as e:
+            raise ValueError(f"run result is missing key {e}") from None
+        self._validate()
+
+    def _validate(self) -> None:
+        """Check the raw columns cheaply (no DataFrames are built).
+
+        Done at construction so a malformed result fails there, not later in the
+        middle of writing files.
+        """
+        try:
+            _check_lengths(
+                "scalars",
+                {k: self._scalars_raw[k] for k in ("kind", "entity", "metric", "value", "unit")},
+            )
+            ts = self._timeseries_raw
+            series = _decode(ts["series"], _U32, "timeseries.series")
+            _check_lengths(
+                "timeseries",
+                {
+                    "time_ns": _decode(ts["time_ns"], _U64, "timeseries.time_ns"),
+                    "series": series,
+                    "value": _decode(ts["value"], _F64, "timeseries.value"),
+                },
+            )
+            names = ts["names"]
+            n_series = _check_lengths(
+                "timeseries.names", {k: names[k] for k in ("kind", "entity", "metric", "unit")}
+            )
+            if len(series) and int(series.max()) >= n_series:
+                raise ValueError(
+                    f"timeseries.series: index {int(series.max())} out of range "
+                    f"({n_series} series names)"
+                )
+            ev = self._events_raw
+            _check_lengths(
+                "events",
+                {
+                    "time_ns": _decode(ev["time_ns"], _U64, "events.time_ns"),
+                    "kind": ev["kind"],
+                    "entity": ev["entity"],
+                    "detail": ev["detail"],
+                },
+            )
+        except KeyError as e:
+            raise ValueError(f"run result is missing key {e}") from None
+
+    def __repr__(self) -> str:
+        return (
+            f"RunResult(name={self.name!r}, seed={self.seed}, "
+            f"scalars={len(self._scalars_raw['value'])}, "
+            f"events={len(self._events_raw['kind'])})"
+        )
+
+    # ------------------------------------------------------------------ tables
+
+    @cached_property
+    def scalars(self) -> pd.DataFrame:
+        """End-of-run scalars: columns kind, entity, metric, value (float), unit."""
+        raw = self._scalars_raw
+        return pd.DataFrame(
+            {
+                "kind": _str_column(raw["kind"]),
+                "entity": _str_column(raw["entity"]),
+                "metric": _str_column(raw["metric"]),
+                "value": pd.Series(raw["value"], dtype="float64"),
+                "unit": _str_column(raw["unit"]),
+            }
+        )
+
+    @cached_property
+    def timeseries(self) -> pd.DataFrame:
+        """Sampled time series in long format.
+
+        Columns: time_s (float seconds), kind, entity, metric, unit, value (float).
+        Select one series with e.g.
+        ``ts[(ts.entity == "R1/eth0") & (ts.metric == "queue_packets")]``.
+        """
+        raw = self._timeseries_raw
+        time_ns = _decode(raw["time_ns"], _U64, "timeseries.time_ns")
+        series = _decode(raw["series"], _U32, "timeseries.series")
+        value = _decode(raw["value"], _F64, "timeseries.value")
+        names = raw["names"]
+        idx = series.astype(np.intp)  # range-checked by _validate
+
+        def column(key: str) -> pd.Series:
+            # Expand the per-series name to one value per sample by fancy indexing.
+            table = np.asarray(list(names[key]) or [""], dtype=object)
+            return pd.Series(table[idx], dtype=str)
+
+        return pd.DataFrame(
+            {
+                "time_s": pd.Series(time_ns.astype(np.float64) / _NS_PER_S, dtype="float64"),
+                "kind": column("kind"),
+                "entity": column("entity"),
+                "metric": column("metric"),
+                "unit": column("unit"),
+                "value": pd.Series(value, dtype="float64"),
+            }
+        )
+
+    @cached_property
+    def events(self) -> pd.DataFrame:
+        """Event log: columns time_s (float seconds), kind, entity, detail."""
+        raw = self._events_raw
+        time_ns = _decode(raw["time_ns"], _U64, "events.time_ns")
+        return pd.DataFrame(
+            {
+                "time_s": pd.Series(time_ns.astype(np.float64) / _NS_PER_S, dtype="float64"),
+                "kind": _str_column(raw["kind"]),
+                "entity": _str_column(raw["entity"]),
+                "detail": _str_column(raw["detail"]),
+            }
+        )
+
+    @cached_property
+    def _scalar_index(self) -> dict[tuple[str, str, str], float]:
+        raw = self._scalars_raw
+        return {
+            (k, e, m): math.nan if v is None else float(v)
+            for k, e, m, v in zip(raw["kind"], raw["entity"], raw["metric"], raw["value"])
+        }
+
+    def scalar(self, kind: str, entity: str, metric: str) -> float:
+        """Value of one scalar, e.g. ``scalar("flow", "video", "goodput")``.
+
+        Raises:
+            KeyError: no such scalar (the message lists the metrics that the entity
+                does have, to catch typos).
+        """
+        try:
+            return self._scalar_index[(kind, entity, metric)]
+        except KeyError:
+            known = sorted(m for (k, e, m) in self._scalar_index if (k, e) == (kind, entity))
+            hint = f"; {kind} {entity!r} has: {', '.join(known)}" if known else ""
+            raise KeyError(f"no scalar {kind}/{entity}/{metric}{hint}") from None
+
+    def scalar_or_nan(self, kind: str, entity: str, metric: str) -> float:
+        """Like :meth:`scalar` but NaN when the scalar does not exist.
+
+        Useful for metrics that only exist when something happened, such as
+        ``drops_<reason>``.
+        """
+        return self._scalar_index.get((kind, entity, metric), math.nan)
+
+    # ------------------------------------------------------------------- files
+
+    def to_parquet(self, directory: str | os.PathLike[str]) -> list[Path]:
+        """Write scenario.toml, scalars.csv, timeseries.parquet and events.parquet.
+
+        ``directory`` is created if missing and existing files are overwritten in
+        place. This is *not* atomic; use :func:`write_run` (or
+        :func:`atomic_output_dir`) for a directory that appears only when complete.
+
+        Returns the paths written.
+        """
+        out = Path(directory)
+        out.mkdir(parents=True, exist_ok=True)
+        paths = [out / name for name in RESULT_FILES]
+        scenario_path, scalars_path, timeseries_path, events_path = paths
+        # newline="" : keep the core's "\n" line endings on every platform, so the
+        # bytes do not depend on where the run happened.
+        with scenario_path.open("w", encoding="utf-8", newline="") as f:
+            f.write(self.scenario)
+        with scalars_path.open("w", encoding="utf-8", newline="") as f:
+            # float_format=None keeps Python's shortest round-trip repr: exact and
+            # deterministic. NaN is written as "NaN", which pandas and spreadsheets
+            # read back as not-a-number (an empty cell would be ambiguous).
+            self.scalars.to_csv(f, index=False, lineterminator="\n", na_rep="NaN")
+        _write_parquet(self.timeseries, timeseries_path)
+        _write_parquet(self.events, events_path)
+        return paths
+
+
+def _write_parquet(df: pd.DataFrame, path: Path) -> None:
+    """Write ``df`` as Parquet with deterministic bytes.
+
+    The pandas index is dropped, and the schema metadata (pandas' own blob records
+    the pandas version, which has nothing to do with the results) is removed, so
+    the file depends only on the data and the pyarrow version. Parquet itself
+    stores no timestamps.
+    """
+    table = pa.Table.from_pandas(df, preserve_index=False)
+    # Normalise every text column to plain ``string`` (pandas may hand over
+    # large_string or string_view depending on its version), so the file layout
+    # does not depend on the pandas version either.
+    schema = pa.schema(
+        [
+            pa.field(f.name, pa.string() if _is_text(f.type) else f.type, nullable=True)
+            for f in table.schema
+        ]
+    )
+    table = table.cast(schema).replace_schema_metadata(None)
+    pq.write_table(table, path, compression="zstd", use_dictionary=True, write_statistics=True)
+
+
+def _is_text(t: pa.DataType) -> bool:
+    is_view = getattr(pa.types, "is_string_view", None)  # pyarrow >= 16
+    return bool(
+        pa.types.is_string(t)
+        or pa.types.is_large_string(t)
+        or (is_view is not None and is_view(t))
+    )
+
+
+# --------------------------------------------------------------- atomic writing
+
+
+def _partial_path(dest: Path) -> Path:
+    return dest.parent / f".{dest.name}.partial-{os.getpid()}"
+
+
+def _old_path(dest: Path) -> Path:
+    return dest.parent / f".{dest.name}.old-{os.getpid()}"
+
+
+def _looks_replaceable(dest: Path) -> bool:
+    """True if ``dest`` may be replaced: an empty directory or a previous run.
+
+    Guards against ``--out .`` or ``--out ~`` silently deleting a directory full of
+    unrelated files.
+    """
+    if not dest.is_dir() or dest.is_symlink():
+        return False
+    entries = list(dest.iterdir())
+    return not entries or (dest / SCENARIO_FILE).is_file()
+
+
+@contextlib.contextmanager
+def atomic_output_dir(directory: str | os.PathLike[str]) -> Iterator[Path]:
+    """Context manager that builds a directory out of sight, then renames it into place.
+
+    Yields a fresh temporary sibling directory ``<parent>/.<name>.partial-<pid>``
+    (same file system, so the final rename is atomic); write everything there —
+    the core can write its captures into it during the run. When the ``with``
+    block completes, the temporary directory is renamed to ``directory``. An
+    existing ``directory`` (a previous run or an empty directory) is replaced: it
+    is renamed away, the new one renamed in, then the old one deleted.
+
+    If the block raises (``KeyboardInterrupt`` included) the temporary directory is
+    deleted and ``directory`` is left as it was: absent if it did not exist, or
+    the previous complete result.
+
+    Raises:
+        FileExistsError: ``directory`` exists but is not a directory, or is a
+            non-empty directory without ``scenario.toml`` (refusing to delete
+            what is probably not a run directory).
+    """
+    # Absolute path: "--out ." must yield a real name for the sibling directory.
+    dest = Path(os.path.abspath(directory))
+    if not dest.name:
+        raise FileExistsError(f"{dest}: cannot replace a file-system root")
+
+    def check_dest() -> None:
+        if (dest.exists() or dest.is_symlink()) and not _looks_replaceable(dest):
+            raise FileExistsError(
+                f"{dest} exists and does not look like an sctpsim results directory; "
+                "refusing to replace it"
+            )
+
+    check_dest()
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    partial = _partial_path(dest)
+    # A leftover from an earlier process that happened to have our pid.
+    shutil.rmtree(partial, ignore_errors=True)
+    partial.mkdir()
+    try:
+        yield partial
+        check_dest()  # something may have appeared there while we were running
+        _swap_into_place(partial, dest)
+    except BaseException:
+        shutil.rmtree(partial, ignore_errors=True)
+        raise
+
+
+def _swap_into_place(partial: Path, dest: Path) -> None:
+    """Rename ``partial`` to ``dest``, replacing an existing ``dest``."""
+    if not (dest.exists() or dest.is_symlink()):
+        os.rename(partial, dest)
+        return
+    # POSIX rename cannot replace a non-empty directory, so move the old one aside
+    # first. Between the two renames ``dest`` briefly does not exist, which is
+    # harmless: nothing ever sees a half-written ``dest``.
+    old = _old_path(dest)
+    shutil.rmtree(old, ignore_errors=True)
+    os.rename(dest, old)
+    try:
+        os.rename(partial, dest)
+    except BaseException:
+        # Put the previous result back rather than leave nothing.
+        with contextlib.suppress(OSError):
+            os.rename(old, dest)
+        raise
+    shutil.rmtree(old, ignore_errors=True)
+
+
+def write_run(result: RunResult, directory: str | os.PathLike[str]) -> Path:
+    """Write ``result`` to ``directory`` atomically and return the directory.
+
+    Only the result files are written; to keep captures, run with the capture
+    directory inside :func:`atomic_output_dir` instead (as the CLI does).
+    """
+    with atomic_output_dir(directory) as tmp:
+        result.to_parquet(tmp)
+    return Path(os.path.abspath(directory))

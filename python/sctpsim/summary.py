@@ -1,0 +1,243 @@
+"""Human-readable summary of a run, printed as ``rich`` tables.
+
+The summary is built from the scalars only (no time series), so it is cheap even for
+long runs. It is meant for people: numbers are rounded and given human units; the
+exact values are in ``scalars.csv``.
+
+Tables for entities that do not exist in the run are skipped, and the node table is
+shown only when some node dropped packets (drops at nodes — no route, TTL expired —
+usually mean a misconfigured scenario, so they deserve to stand out).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Iterable
+from typing import IO, Literal
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from sctpsim.results import RunResult
+
+__all__ = [
+    "format_count",
+    "format_ms",
+    "format_percent",
+    "format_rate",
+    "print_summary",
+    "summary_console",
+]
+
+#: Width used when the output is not a terminal (CI logs, files): wide enough for
+#: the interface table without wrapping, narrow enough for a log viewer.
+NON_TTY_WIDTH = 120
+
+_MISSING = "-"
+_DROPS_PREFIX = "drops_"
+
+
+def summary_console(file: IO[str] | None = None) -> Console:
+    """A Console suited to the summary: fixed width and no colour codes off a terminal.
+
+    A terminal keeps its own width and colours; anything else (a pipe, a CI log)
+    gets :data:`NON_TTY_WIDTH` columns, unless ``COLUMNS`` says otherwise (rich
+    honours it), and no ANSI escapes.
+    """
+    console = Console(file=file, highlight=False)
+    if not console.is_terminal:
+        width = NON_TTY_WIDTH
+        if os.environ.get("COLUMNS", "").isdigit():
+            width = int(os.environ["COLUMNS"])
+        console = Console(
+            file=file,
+            highlight=False,
+            width=width,
+            color_system=None,
+            soft_wrap=False,
+        )
+    return console
+
+
+# ------------------------------------------------------------------ formatting
+
+
+def _bad(x: float) -> bool:
+    return x is None or (isinstance(x, float) and math.isnan(x))
+
+
+def format_count(x: float) -> str:
+    """An integer count with thousands separators (``"12,345"``)."""
+    if _bad(x):
+        return _MISSING
+    return f"{round(x):,}"
+
+
+def format_rate(bits_per_s: float) -> str:
+    """A bit rate with three significant digits and an SI prefix (``"9.98 Mbit/s"``)."""
+    if _bad(bits_per_s):
+        return _MISSING
+    value = float(bits_per_s)
+    for prefix in ("", "k", "M", "G", "T"):
+        # Switch prefix before rounding would print "1000 kbit/s".
+        if abs(value) < 999.5 or prefix == "T":
+            break
+        value /= 1000.0
+    if value == 0:
+        return "0 bit/s"
+    digits = max(0, 2 - int(math.floor(math.log10(abs(value)))))
+    return f"{value:.{digits}f} {prefix}bit/s"
+
+
+def format_percent(fraction: float, digits: int = 2) -> str:
+    """A fraction as a percentage (``0.0123`` -> ``"1.23 %"``)."""
+    if _bad(fraction):
+        return _MISSING
+    return f"{fraction * 100:.{digits}f} %"
+
+
+def format_ms(seconds: float) -> str:
+    """Seconds as milliseconds with three decimals (microsecond resolution)."""
+    if _bad(seconds):
+        return _MISSING
+    return f"{seconds * 1e3:.3f}"
+
+
+def format_float(x: float, digits: int = 1) -> str:
+    """A plain float with fixed decimals, or ``-`` for NaN."""
+    if _bad(x):
+        return _MISSING
+    return f"{x:.{digits}f}"
+
+
+# ---------------------------------------------------------------------- tables
+
+
+def _entities(result: RunResult, kind: str) -> list[str]:
+    """Entities of ``kind``, in the order the core reported them."""
+    df = result.scalars
+    return list(dict.fromkeys(df.loc[df["kind"] == kind, "entity"]))
+
+
+def _drop_reasons(result: RunResult, kind: str, entity: str) -> str:
+    """``"queue_full=12, link_down=3"`` for the non-zero ``drops_<reason>`` scalars."""
+    df = result.scalars
+    rows = df[(df["kind"] == kind) & (df["entity"] == entity)]
+    parts = []
+    for metric, value in zip(rows["metric"], rows["value"]):
+        if metric.startswith(_DROPS_PREFIX) and not _bad(value) and value > 0:
+            parts.append(f"{metric[len(_DROPS_PREFIX):]}={round(value):,}")
+    return ", ".join(parts)
+
+
+_Justify = Literal["left", "right"]
+
+
+def _table(title: str, columns: Iterable[tuple[str, _Justify]]) -> Table:
+    table = Table(title=title, title_justify="left", title_style="bold")
+    for header, justify in columns:
+        table.add_column(header, justify=justify, no_wrap=True)
+    return table
+
+
+def _flows_table(result: RunResult) -> Table | None:
+    flows = _entities(result, "flow")
+    if not flows:
+        return None
+    table = _table(
+        "Flows",
+        [
+            ("flow", "left"),
+            ("sent pkts", "right"),
+            ("received pkts", "right"),
+            ("loss", "right"),
+            ("goodput", "right"),
+            ("delay mean ms", "right"),
+            ("p95 ms", "right"),
+            ("max ms", "right"),
+        ],
+    )
+    for flow in flows:
+        s = lambda metric: result.scalar_or_nan("flow", flow, metric)  # noqa: E731
+        table.add_row(
+            flow,
+            format_count(s("tx_packets")),
+            format_count(s("rx_packets")),
+            format_percent(s("loss_rate")),
+            format_rate(s("goodput")),
+            format_ms(s("delay_mean")),
+            format_ms(s("delay_p95")),
+            format_ms(s("delay_max")),
+        )
+    return table
+
+
+def _ifaces_table(result: RunResult) -> Table | None:
+    ifaces = _entities(result, "iface")
+    if not ifaces:
+        return None
+    table = _table(
+        "Interfaces (transmit side)",
+        [
+            ("iface", "left"),
+            ("tx pkts", "right"),
+            ("utilization", "right"),
+            ("queue mean pkts", "right"),
+            ("queue max pkts", "right"),
+            ("drops", "right"),
+            ("drop reasons", "left"),
+        ],
+    )
+    for iface in ifaces:
+        s = lambda metric: result.scalar_or_nan("iface", iface, metric)  # noqa: E731
+        table.add_row(
+            iface,
+            format_count(s("tx_packets")),
+            format_percent(s("utilization"), digits=1),
+            format_float(s("queue_mean_packets"), digits=2),
+            format_count(s("queue_max_packets")),
+            format_count(s("drops")),
+            _drop_reasons(result, "iface", iface),
+        )
+    return table
+
+
+def _nodes_table(result: RunResult) -> Table | None:
+    nodes = [
+        node
+        for node in _entities(result, "node")
+        if result.scalar_or_nan("node", node, "drops") > 0  # False for NaN
+    ]
+    if not nodes:
+        return None
+    table = _table("Node drops", [("node", "left"), ("drops", "right"), ("reasons", "left")])
+    for node in nodes:
+        table.add_row(
+            node,
+            format_count(result.scalar_or_nan("node", node, "drops")),
+            _drop_reasons(result, "node", node),
+        )
+    return table
+
+
+def header_line(result: RunResult) -> Text:
+    """``two-path-cbr  seed 42  simulated 30 s  1,234,567 events``."""
+    sim_time = result.scalar_or_nan("run", "run", "sim_time")
+    events = result.scalar_or_nan("run", "run", "events")
+    text = Text()
+    text.append(result.name, style="bold")
+    text.append(f"  seed {result.seed}")
+    text.append(f"  simulated {_MISSING if _bad(sim_time) else f'{sim_time:g}'} s")
+    text.append(f"  {format_count(events)} events")
+    return text
+
+
+def print_summary(result: RunResult, console: Console) -> None:
+    """Print the header line and the non-empty tables of ``result`` to ``console``."""
+    console.print(header_line(result))
+    for table in (_flows_table(result), _ifaces_table(result), _nodes_table(result)):
+        if table is not None:
+            console.print()
+            console.print(table)
