@@ -14,8 +14,8 @@ Example::
 
     result = sctpsim.run_file("examples/two-path-cbr.toml", seed=1,
                               overrides=["duration=5s"])
-    print(result.scalar("flow", "f1", "goodput"))
-    result.timeseries.query("metric == 'queue_packets'")
+    print(result.scalars.query("kind == 'flow' and metric == 'goodput'"))
+    queues = result.timeseries.query("metric == 'queue_packets'")
 
 Scenario problems raise :class:`ScenarioError` (a ``ValueError``) with a one-line
 message naming the offending key; failures during the run raise
@@ -53,8 +53,8 @@ def run_file(
 
     Args:
         path: scenario file.
-        seed: RNG seed; ``None`` leaves the choice to the scenario / the core
-            (the seed actually used is ``result.seed``).
+        seed: master RNG seed; ``None`` uses the scenario's ``seed`` key (the
+            seed actually used is ``result.seed``).
         overrides: ``KEY=VALUE`` strings applied on top of the file, e.g.
             ``["duration=30s", "links[0].delay=20ms"]``.
         capture_dir: directory for the pcap files the scenario asks for (created

@@ -81,7 +81,7 @@ class _RunOutput(TypedDict):
     name: str
     """Scenario name."""
     seed: int
-    """Seed actually used (drawn at random when none was given)."""
+    """Seed actually used (the ``seed`` argument, else the scenario's ``seed`` key)."""
     scenario: str
     """Resolved scenario TOML text, including the seed and the sctpsim version."""
     scalars: _Scalars
@@ -113,7 +113,7 @@ def run(
     Args:
         text: scenario TOML text.
         overrides: ``KEY=VALUE`` strings applied on top of ``text``.
-        seed: RNG seed; ``None`` means take the scenario's seed or draw one.
+        seed: master RNG seed; ``None`` uses the scenario's ``seed`` key.
         capture_dir: existing directory that receives the pcap files the scenario
             asks for; ``None`` disables captures.
 

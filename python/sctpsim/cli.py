@@ -23,6 +23,7 @@ from __future__ import annotations
 import os
 import re
 import sys
+import tomllib
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
@@ -32,11 +33,6 @@ from rich.console import Console
 from rich.table import Table
 
 from sctpsim import _core
-
-try:  # Python >= 3.11
-    import tomllib as _toml
-except ImportError:  # pragma: no cover - older Pythons: fall back to a regex below
-    _toml = None  # type: ignore[assignment]
 from sctpsim._core import ScenarioError, SimulationError
 from sctpsim.results import RunResult, atomic_output_dir
 from sctpsim.summary import print_summary, summary_console
@@ -113,10 +109,8 @@ def _scenario_name(resolved: str, fallback: str) -> str:
     ``name`` key, else ``[scenario] name``, else the file stem.
     """
     try:
-        if _toml is None:
-            raise ValueError("no TOML parser")
-        doc: dict[str, Any] = _toml.loads(resolved)
-    except ValueError:  # TOMLDecodeError is a ValueError
+        doc: dict[str, Any] = tomllib.loads(resolved)
+    except tomllib.TOMLDecodeError:  # should not happen: the core wrote it
         match = _NAME_LINE.search(resolved)
         return match.group(1) if match else fallback
     for candidate in (doc.get("name"), (doc.get("scenario") or {}).get("name")):
@@ -132,12 +126,20 @@ def _safe_dir_name(name: str) -> str:
 
 
 def _print_params_table(params: list[dict[str, Any]], console: Console) -> None:
-    table = Table(title="Scenario keys", title_justify="left", title_style="bold")
+    table = Table(
+        title="Scenario keys",
+        title_justify="left",
+        title_style="bold",
+        show_lines=True,
+        expand=True,
+    )
+    # Keys never wrap (they are what people copy into --set); the prose columns
+    # wrap, with the description getting the most room.
     table.add_column("key", no_wrap=True)
-    table.add_column("type", no_wrap=True)
-    table.add_column("default", no_wrap=True)
-    table.add_column("unit", no_wrap=True)
-    table.add_column("description")
+    table.add_column("type", ratio=2, overflow="fold")
+    table.add_column("default", ratio=2, overflow="fold")
+    table.add_column("unit", ratio=1, overflow="fold")
+    table.add_column("description", ratio=5)
     for p in params:
         default = p.get("default")
         table.add_row(
@@ -151,12 +153,31 @@ def _print_params_table(params: list[dict[str, Any]], console: Console) -> None:
 
 
 def _md_cell(text: str) -> str:
-    """Escape a Markdown table cell (pipes split cells; newlines end the row)."""
-    return _one_line(text).replace("|", "\\|")
+    """Escape text for a Markdown table cell.
+
+    Pipes would split the cell and newlines end the row; ``<`` and ``&`` would be
+    taken as HTML (docs mention placeholders such as ``"eth<i>"``).
+    """
+    text = _one_line(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return text.replace("|", "\\|")
 
 
 def _md_code(text: str) -> str:
-    return f"`{text}`" if text else ""
+    """A code span for a cell. Only pipes need escaping inside one (GFM tables)."""
+    if not text:
+        return ""
+    escaped = _one_line(text).replace("|", "\\|")
+    return f"`{escaped}`"
+
+
+def _md_default(default: object) -> str:
+    """A default value: code when it is a value (``10s``), prose when it explains."""
+    if default is None:
+        return "*required*"
+    text = str(default)
+    # Some keys have no fixed default; the core then describes what happens
+    # instead ("the two node names joined by ..."), which reads better as text.
+    return _md_cell(text) if " " in text.strip() else _md_code(text)
 
 
 def params_markdown(params: list[dict[str, Any]]) -> str:
@@ -188,16 +209,17 @@ def params_markdown(params: list[dict[str, Any]]) -> str:
         "",
         "## Units",
         "",
-        "Quantities are written as strings with a unit; the unit column below gives the",
-        "SI unit the value is converted to.",
+        "Quantities are written as strings: a number, then a unit (a space between them",
+        "is allowed). Sizes may also be a plain integer number of bytes. The *Unit*",
+        "column of the tables below gives the unit a value is converted to.",
         "",
         "| Kind | Examples | Units |",
         "|---|---|---|",
-        '| duration | `"30ms"`, `"1.5s"`, `"2us"` | `ns`, `us`, `ms`, `s`, `min`, `h` |',
-        '| rate | `"1Gbps"`, `"100Mbit/s"`, `"64kbps"` | `bps` / `bit/s` with `k`, `M`, `G` '
-        "prefixes (powers of 1000) |",
-        '| size | `"1500B"`, `"64KiB"`, `"1MB"` | `B`; `kB`, `MB`, `GB` are powers of 1000, '
-        "`KiB`, `MiB`, `GiB` powers of 1024 |",
+        '| duration | `"30ms"`, `"1.5s"`, `"2us"` | `ns`, `us` (or `µs`), `ms`, `s`, `min`, `h` |',
+        '| rate | `"1Gbps"`, `"100Mbit/s"`, `"64kbps"` | `bps`, `kbps`, `Mbps`, `Gbps`, `Tbps` '
+        "or `bit/s`, `kbit/s`, ... (powers of 1000) |",
+        '| size | `"1500B"`, `"64KiB"`, `"1MB"` | `B`; `kB`, `MB`, `GB` (powers of 1000); '
+        "`KiB`, `MiB`, `GiB` (powers of 1024) |",
         "",
         "A value that fails to parse is reported with its key path and a suggestion, for",
         'example `links[2].delay: "30 sm" is not a duration (try "30ms")`.',
@@ -223,15 +245,14 @@ def params_markdown(params: list[dict[str, Any]]) -> str:
             "|---|---|---|---|---|",
         ]
         for p in items:
-            default = p.get("default")
             lines.append(
                 "| "
                 + " | ".join(
                     [
-                        _md_code(_md_cell(str(p["key"]))),
+                        _md_code(str(p["key"])),
                         _md_cell(str(p["type"])),
-                        "*required*" if default is None else _md_code(_md_cell(str(default))),
-                        _md_code(_md_cell(str(p.get("unit") or ""))),
+                        _md_default(p.get("default")),
+                        _md_code(str(p.get("unit") or "")),
                         _md_cell(str(p.get("doc") or "")),
                     ]
                 )
@@ -286,10 +307,12 @@ def cli() -> None:
 @_FILE_ARG
 @click.option(
     "--seed",
-    type=click.IntRange(0, 2**64 - 1),
+    # The scenario schema stores the seed as a TOML integer (signed 64-bit), and
+    # scenario.toml must be re-runnable, hence the upper bound.
+    type=click.IntRange(0, 2**63 - 1),
     default=None,
     metavar="N",
-    help="RNG seed (0 to 2^64-1). Default: the scenario's seed, else a random one; "
+    help="Master RNG seed (0 to 2^63-1), overriding the scenario's 'seed' key; "
     "the seed used is recorded in scenario.toml.",
 )
 @click.option(
@@ -343,6 +366,10 @@ def run(file: Path, seed: int | None, out: Path | None, overrides: list[str], qu
         _fail(_one_line(str(e)))
     except OSError as e:  # creating / renaming the directory
         _fail(f"{dest}: {e.strerror or e}", EXIT_FAILURE)
+    except KeyboardInterrupt:
+        # Handled here rather than by click, which would print an extra blank line;
+        # the staging directory has already been removed by atomic_output_dir.
+        _fail("interrupted, nothing written", EXIT_INTERRUPTED)
 
     if not quiet:
         console = summary_console()
@@ -391,7 +418,7 @@ def check(files: tuple[Path, ...], overrides: list[str], print_resolved: bool) -
             click.echo(f"{file}: ok")
 
 
-@cli.command()
+@cli.command(short_help="List every scenario key.")
 @click.option(
     "--markdown",
     is_flag=True,

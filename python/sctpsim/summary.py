@@ -87,7 +87,10 @@ def format_rate(bits_per_s: float) -> str:
         value /= 1000.0
     if value == 0:
         return "0 bit/s"
-    digits = max(0, 2 - int(math.floor(math.log10(abs(value)))))
+    # Decimals for three significant digits, decided after rounding so 0.9999
+    # prints as "1.00", not "1.000".
+    rounded = float(f"{value:.3g}")
+    digits = max(0, 2 - int(math.floor(math.log10(abs(rounded)))))
     return f"{value:.{digits}f} {prefix}bit/s"
 
 
@@ -128,7 +131,8 @@ def _drop_reasons(result: RunResult, kind: str, entity: str) -> str:
     parts = []
     for metric, value in zip(rows["metric"], rows["value"]):
         if metric.startswith(_DROPS_PREFIX) and not _bad(value) and value > 0:
-            parts.append(f"{metric[len(_DROPS_PREFIX):]}={round(value):,}")
+            # No thousands separators here: commas already separate the reasons.
+            parts.append(f"{metric[len(_DROPS_PREFIX):]}={round(value)}")
     return ", ".join(parts)
 
 

@@ -266,7 +266,11 @@ impl World {
         while let Some((now, event)) = self.sched.next_before(until) {
             self.dispatch(now, event)?;
         }
-        self.sched.advance_to(until);
+        // Stopped by the clock: statistics integrate up to the stop time. Stopped because no
+        // event is left: the run ended at its last event.
+        if self.sched.pending() > 0 {
+            self.sched.advance_to(until);
+        }
         Ok(())
     }
 
