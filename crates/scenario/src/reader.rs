@@ -295,7 +295,8 @@ impl<'a> Reader<'a> {
             Value::String(s) => match units::parse_size(s) {
                 Ok(b) if b >= 1 => Ok(QueueLimit::Bytes(b as usize)),
                 Ok(_) => Err(format!("{} is not a positive size", show(v))),
-                Err(h) => Err(format!("{} is not a queue limit (an integer number of packets, or a size{})", show(v), hint(h, "64KiB"))),
+                Err(h) if !h.is_empty() => Err(format!("{} is not a queue limit (try \"{h}\")", show(v))),
+                Err(_) => Err(format!("{} is not a queue limit (an integer number of packets, or a size such as \"64KiB\")", show(v))),
             },
             _ => Err(format!("{} is not a queue limit (an integer number of packets >= 1, or a size like \"64KiB\")", show(v))),
         })?;
