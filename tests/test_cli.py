@@ -17,7 +17,6 @@ import tomllib
 from pathlib import Path
 
 import pytest
-
 import sctpsim
 from sctpsim import cli
 from sctpsim.results import RESULT_FILES, RunResult
@@ -89,14 +88,18 @@ def no_leftovers(parent: Path) -> bool:
 
 
 @pytest.fixture(scope="module")
-def default_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, subprocess.CompletedProcess[str]]:
+def default_run(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> tuple[Path, subprocess.CompletedProcess[str]]:
     """One run with seed 7 into the default output directory (results/<name>)."""
     cwd = tmp_path_factory.mktemp("default-run")
     proc = sctpsim_cmd("run", EXAMPLE, "--seed", "7", *SHORT, cwd=cwd)
     return cwd, proc
 
 
-def test_run_writes_result_directory(default_run: tuple[Path, subprocess.CompletedProcess[str]]) -> None:
+def test_run_writes_result_directory(
+    default_run: tuple[Path, subprocess.CompletedProcess[str]],
+) -> None:
     cwd, proc = default_run
     assert proc.returncode == 0, proc.stderr
     out = cwd / "results" / "two-path-cbr"
@@ -112,7 +115,9 @@ def test_run_writes_result_directory(default_run: tuple[Path, subprocess.Complet
     assert no_leftovers(out.parent)
 
 
-def test_run_records_seed_and_override(default_run: tuple[Path, subprocess.CompletedProcess[str]]) -> None:
+def test_run_records_seed_and_override(
+    default_run: tuple[Path, subprocess.CompletedProcess[str]],
+) -> None:
     cwd, proc = default_run
     assert proc.returncode == 0, proc.stderr
     out = cwd / "results" / "two-path-cbr"
@@ -140,7 +145,9 @@ def test_same_seed_gives_byte_identical_files(
 
 
 def test_different_seed_runs(tmp_path: Path) -> None:
-    proc = sctpsim_cmd("run", EXAMPLE, "--seed", "8", *SHORT, "--out", "s8", "--quiet", cwd=tmp_path)
+    proc = sctpsim_cmd(
+        "run", EXAMPLE, "--seed", "8", *SHORT, "--out", "s8", "--quiet", cwd=tmp_path
+    )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "s8"  # --quiet prints only the directory
     resolved = tomllib.loads((tmp_path / "s8" / "scenario.toml").read_text(encoding="utf-8"))
@@ -149,7 +156,9 @@ def test_different_seed_runs(tmp_path: Path) -> None:
 
 def test_rerun_replaces_previous_result(tmp_path: Path) -> None:
     for seed in ("1", "2"):
-        proc = sctpsim_cmd("run", EXAMPLE, "--seed", seed, *SHORT, "--out", "out", "-q", cwd=tmp_path)
+        proc = sctpsim_cmd(
+            "run", EXAMPLE, "--seed", seed, *SHORT, "--out", "out", "-q", cwd=tmp_path
+        )
         assert proc.returncode == 0, proc.stderr
     resolved = tomllib.loads((tmp_path / "out" / "scenario.toml").read_text(encoding="utf-8"))
     assert resolved["seed"] == 2
@@ -181,8 +190,10 @@ def test_check_ok(tmp_path: Path) -> None:
 @pytest.mark.parametrize("command", ["run", "check"])
 def test_invalid_duration_is_one_error_line(tmp_path: Path, command: str) -> None:
     bad = scenario_variant(tmp_path, 'duration = "30 sm"')
-    proc = sctpsim_cmd(command, bad, "--out", "out", cwd=tmp_path) if command == "run" else (
-        sctpsim_cmd(command, bad, cwd=tmp_path)
+    proc = (
+        sctpsim_cmd(command, bad, "--out", "out", cwd=tmp_path)
+        if command == "run"
+        else (sctpsim_cmd(command, bad, cwd=tmp_path))
     )
     assert proc.returncode == 2
     line = assert_one_error_line(proc.stderr)
@@ -234,7 +245,10 @@ def test_missing_file(tmp_path: Path) -> None:
     ],
 )
 def test_usage_errors_are_one_error_line(
-    args: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    args: list[str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     monkeypatch.chdir(tmp_path)
     assert cli.main(args) == 2

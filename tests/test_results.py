@@ -18,7 +18,6 @@ import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 from rich.console import Console
-
 from sctpsim.results import (
     RESULT_FILES,
     RunResult,
@@ -40,7 +39,7 @@ NAN = float("nan")
 def _scalars(rows: list[tuple[str, str, str, float, str]]) -> dict[str, list[Any]]:
     cols: dict[str, list[Any]] = {"kind": [], "entity": [], "metric": [], "value": [], "unit": []}
     for row in rows:
-        for name, value in zip(cols, row):
+        for name, value in zip(cols, row, strict=True):
             cols[name].append(value)
     return cols
 
@@ -210,8 +209,14 @@ def test_scalar_lookup() -> None:
     ("mutate", "message"),
     [
         (lambda r: r["timeseries"].update(time_ns=r["timeseries"]["time_ns"][:-1]), "whole number"),
-        (lambda r: r["timeseries"].update(value=r["timeseries"]["value"][:-8]), "different lengths"),
-        (lambda r: r["timeseries"].update(series=struct.pack("<5I", 0, 1, 0, 1, 2)), "out of range"),
+        (
+            lambda r: r["timeseries"].update(value=r["timeseries"]["value"][:-8]),
+            "different lengths",
+        ),
+        (
+            lambda r: r["timeseries"].update(series=struct.pack("<5I", 0, 1, 0, 1, 2)),
+            "out of range",
+        ),
         (lambda r: r["timeseries"]["names"]["unit"].pop(), "different lengths"),
         (lambda r: r["events"]["detail"].pop(), "different lengths"),
         (lambda r: r["scalars"]["unit"].pop(), "different lengths"),
@@ -316,10 +321,9 @@ def test_atomic_dir_replaces_empty_directory(tmp_path: Path) -> None:
 @pytest.mark.parametrize("exc", [RuntimeError("boom"), KeyboardInterrupt()])
 def test_atomic_dir_failure_leaves_nothing(tmp_path: Path, exc: BaseException) -> None:
     dest = tmp_path / "run"
-    with pytest.raises(type(exc)):
-        with atomic_output_dir(dest) as staging:
-            (staging / "scenario.toml").write_text("half")
-            raise exc
+    with pytest.raises(type(exc)), atomic_output_dir(dest) as staging:
+        (staging / "scenario.toml").write_text("half")
+        raise exc
     assert not dest.exists()
     assert _hidden_leftovers(tmp_path) == []
 
@@ -328,10 +332,9 @@ def test_atomic_dir_failure_keeps_previous_result(tmp_path: Path) -> None:
     dest = tmp_path / "run"
     write_run(RunResult(make_raw(seed=1)), dest)
     before = {p.name: p.read_bytes() for p in dest.iterdir()}
-    with pytest.raises(KeyboardInterrupt):
-        with atomic_output_dir(dest) as staging:
-            RunResult(make_raw(seed=2)).to_parquet(staging)
-            raise KeyboardInterrupt
+    with pytest.raises(KeyboardInterrupt), atomic_output_dir(dest) as staging:
+        RunResult(make_raw(seed=2)).to_parquet(staging)
+        raise KeyboardInterrupt
     assert {p.name: p.read_bytes() for p in dest.iterdir()} == before
     assert _hidden_leftovers(tmp_path) == []
 
@@ -340,9 +343,8 @@ def test_atomic_dir_refuses_to_replace_unrelated_directory(tmp_path: Path) -> No
     dest = tmp_path / "precious"
     dest.mkdir()
     (dest / "thesis.tex").write_text("years of work")
-    with pytest.raises(FileExistsError):
-        with atomic_output_dir(dest):
-            pytest.fail("must not get here")  # pragma: no cover
+    with pytest.raises(FileExistsError), atomic_output_dir(dest):
+        pytest.fail("must not get here")  # pragma: no cover
     assert (dest / "thesis.tex").read_text() == "years of work"
     assert _hidden_leftovers(tmp_path) == []
 

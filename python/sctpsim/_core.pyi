@@ -10,6 +10,7 @@ describe the shape of the dictionary returned by :func:`run` and are not importa
 at run time.
 """
 
+import os
 from typing import TypedDict
 
 __version__: str
@@ -105,8 +106,8 @@ def check(text: str, overrides: list[str]) -> str:
 def run(
     text: str,
     overrides: list[str],
-    seed: int | None,
-    capture_dir: str | None,
+    seed: int | None = None,
+    capture_dir: str | os.PathLike[str] | None = None,
 ) -> _RunOutput:
     """Validate and simulate a scenario (the GIL is released while simulating).
 

@@ -20,7 +20,6 @@ the same path instead of click's multi-line "Usage: ... Error: ..." output.
 
 from __future__ import annotations
 
-import os
 import re
 import sys
 import tomllib
@@ -67,9 +66,9 @@ def _one_line(message: str) -> str:
 # ------------------------------------------------------------------ helpers
 
 
-def _read_scenario(path: Path) -> str:
+def _read_scenario(path: str) -> str:
     try:
-        return path.read_text(encoding="utf-8")
+        return Path(path).read_text(encoding="utf-8")
     except FileNotFoundError:
         _fail(f"{path}: no such file")
     except IsADirectoryError:
@@ -94,35 +93,27 @@ def _validate_overrides(
     return list(values)
 
 
-def _scenario_error(path: Path, error: ScenarioError) -> NoReturn:
+def _scenario_error(path: str, error: ScenarioError) -> NoReturn:
     _fail(f"{path}: {_one_line(str(error))}")
 
 
-_NAME_LINE = re.compile(r'^\s*name\s*=\s*"([^"]*)"', re.MULTILINE)
-
-
 def _scenario_name(resolved: str, fallback: str) -> str:
-    """The scenario's name from the resolved TOML, to pick the default output directory.
+    """The scenario's ``name`` from the resolved TOML, for the default output directory.
 
     The name is needed *before* running (the core writes captures straight into
-    the output directory), so it is read from what ``check`` resolved: a top-level
-    ``name`` key, else ``[scenario] name``, else the file stem.
+    the output directory), so it is read from what ``check`` resolved; the file
+    stem is a fallback that should never be needed.
     """
     try:
-        doc: dict[str, Any] = tomllib.loads(resolved)
-    except tomllib.TOMLDecodeError:  # should not happen: the core wrote it
-        match = _NAME_LINE.search(resolved)
-        return match.group(1) if match else fallback
-    for candidate in (doc.get("name"), (doc.get("scenario") or {}).get("name")):
-        if isinstance(candidate, str) and candidate:
-            return candidate
-    return fallback
+        name = tomllib.loads(resolved).get("name")
+    except tomllib.TOMLDecodeError:  # the core wrote it, so this is not expected
+        return fallback
+    return name if isinstance(name, str) and name else fallback
 
 
 def _safe_dir_name(name: str) -> str:
     """Make ``name`` a single harmless path component (no separators, no ``..``)."""
-    cleaned = re.sub(r"[^A-Za-z0-9._+-]+", "_", name).strip("._") or "scenario"
-    return cleaned
+    return re.sub(r"[^A-Za-z0-9._+-]+", "_", name).strip("._") or "scenario"
 
 
 def _print_params_table(params: list[dict[str, Any]], console: Console) -> None:
@@ -274,9 +265,8 @@ _SET_OPTION = click.option(
     "--set links[0].delay=20ms. See 'sctpsim params'.",
 )
 
-_FILE_ARG = click.argument(
-    "file", type=click.Path(dir_okay=True, path_type=Path), metavar="FILE"
-)
+# Paths stay strings so error messages show them exactly as typed.
+_FILE_ARG = click.argument("file", type=click.Path(), metavar="FILE")
 
 
 @click.group(
@@ -326,7 +316,7 @@ def cli() -> None:
 )
 @_SET_OPTION
 @click.option("--quiet", "-q", is_flag=True, help="Print only the output directory.")
-def run(file: Path, seed: int | None, out: Path | None, overrides: list[str], quiet: bool) -> None:
+def run(file: str, seed: int | None, out: Path | None, overrides: list[str], quiet: bool) -> None:
     """Run the scenario in FILE and write its results.
 
     The output directory receives scenario.toml (the resolved scenario, with seed
@@ -346,14 +336,14 @@ def run(file: Path, seed: int | None, out: Path | None, overrides: list[str], qu
         resolved = _core.check(text, overrides)
     except ScenarioError as e:
         _scenario_error(file, e)
-    name = _scenario_name(resolved, fallback=file.stem)
+    name = _scenario_name(resolved, fallback=Path(file).stem)
     dest = out if out is not None else DEFAULT_RESULTS_ROOT / _safe_dir_name(name)
 
     try:
         with atomic_output_dir(dest) as staging:
             try:
                 raw = _core.run(text, overrides, seed, str(staging))
-            except ScenarioError as e:  # e.g. a check that needs the seed
+            except ScenarioError as e:  # run validates again; same report as above
                 _scenario_error(file, e)
             except SimulationError as e:
                 _fail(f"{file}: simulation failed: {_one_line(str(e))}", EXIT_FAILURE)
@@ -381,9 +371,7 @@ def run(file: Path, seed: int | None, out: Path | None, overrides: list[str], qu
 
 
 @cli.command()
-@click.argument(
-    "files", nargs=-1, required=True, type=click.Path(path_type=Path), metavar="FILE..."
-)
+@click.argument("files", nargs=-1, required=True, type=click.Path(), metavar="FILE...")
 @_SET_OPTION
 @click.option(
     "--print",
@@ -392,7 +380,7 @@ def run(file: Path, seed: int | None, out: Path | None, overrides: list[str], qu
     help="Print the resolved scenario (all defaults filled in) on stdout; "
     "the 'ok' line then goes to stderr.",
 )
-def check(files: tuple[Path, ...], overrides: list[str], print_resolved: bool) -> None:
+def check(files: tuple[str, ...], overrides: list[str], print_resolved: bool) -> None:
     """Validate scenario FILE(s) without running them.
 
     Prints "FILE: ok" for each valid file. The first invalid file stops the check

@@ -28,7 +28,7 @@ import contextlib
 import math
 import os
 import shutil
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence, Sized
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -77,7 +77,7 @@ def _decode(buffer: bytes, dtype: np.dtype[Any], what: str) -> np.ndarray[Any, A
     return np.frombuffer(buffer, dtype=dtype).astype(dtype.newbyteorder("="))
 
 
-def _check_lengths(what: str, columns: Mapping[str, Sequence[Any]]) -> int:
+def _check_lengths(what: str, columns: Mapping[str, Sized]) -> int:
     """Return the common length of ``columns`` or raise ``ValueError`` naming them."""
     lengths = {name: len(col) for name, col in columns.items()}
     if len(set(lengths.values())) > 1:
@@ -245,7 +245,9 @@ class RunResult:
         raw = self._scalars_raw
         return {
             (k, e, m): math.nan if v is None else float(v)
-            for k, e, m, v in zip(raw["kind"], raw["entity"], raw["metric"], raw["value"])
+            for k, e, m, v in zip(
+                raw["kind"], raw["entity"], raw["metric"], raw["value"], strict=True
+            )
         }
 
     def scalar(self, kind: str, entity: str, metric: str) -> float:
@@ -324,9 +326,7 @@ def _write_parquet(df: pd.DataFrame, path: Path) -> None:
 def _is_text(t: pa.DataType) -> bool:
     is_view = getattr(pa.types, "is_string_view", None)  # pyarrow >= 16
     return bool(
-        pa.types.is_string(t)
-        or pa.types.is_large_string(t)
-        or (is_view is not None and is_view(t))
+        pa.types.is_string(t) or pa.types.is_large_string(t) or (is_view is not None and is_view(t))
     )
 
 

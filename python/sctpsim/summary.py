@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Iterable
+from functools import partial
 from typing import IO, Literal
 
 from rich.console import Console
@@ -90,7 +91,7 @@ def format_rate(bits_per_s: float) -> str:
     # Decimals for three significant digits, decided after rounding so 0.9999
     # prints as "1.00", not "1.000".
     rounded = float(f"{value:.3g}")
-    digits = max(0, 2 - int(math.floor(math.log10(abs(rounded)))))
+    digits = max(0, 2 - math.floor(math.log10(abs(rounded))))
     return f"{value:.{digits}f} {prefix}bit/s"
 
 
@@ -129,10 +130,10 @@ def _drop_reasons(result: RunResult, kind: str, entity: str) -> str:
     df = result.scalars
     rows = df[(df["kind"] == kind) & (df["entity"] == entity)]
     parts = []
-    for metric, value in zip(rows["metric"], rows["value"]):
+    for metric, value in zip(rows["metric"], rows["value"], strict=True):
         if metric.startswith(_DROPS_PREFIX) and not _bad(value) and value > 0:
             # No thousands separators here: commas already separate the reasons.
-            parts.append(f"{metric[len(_DROPS_PREFIX):]}={round(value)}")
+            parts.append(f"{metric[len(_DROPS_PREFIX) :]}={round(value)}")
     return ", ".join(parts)
 
 
@@ -164,7 +165,7 @@ def _flows_table(result: RunResult) -> Table | None:
         ],
     )
     for flow in flows:
-        s = lambda metric: result.scalar_or_nan("flow", flow, metric)  # noqa: E731
+        s = partial(result.scalar_or_nan, "flow", flow)
         table.add_row(
             flow,
             format_count(s("tx_packets")),
@@ -195,7 +196,7 @@ def _ifaces_table(result: RunResult) -> Table | None:
         ],
     )
     for iface in ifaces:
-        s = lambda metric: result.scalar_or_nan("iface", iface, metric)  # noqa: E731
+        s = partial(result.scalar_or_nan, "iface", iface)
         table.add_row(
             iface,
             format_count(s("tx_packets")),
