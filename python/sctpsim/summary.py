@@ -180,11 +180,20 @@ def _flows_table(result: RunResult) -> Table | None:
 
 
 def _ifaces_table(result: RunResult) -> Table | None:
-    ifaces = _entities(result, "iface")
+    # Interfaces that sent nothing and dropped nothing are noise in a summary (a host's
+    # receive-only side, an unused router port); the scalars still hold them.
+    every = _entities(result, "iface")
+    ifaces = [
+        i
+        for i in every
+        if result.scalar_or_nan("iface", i, "tx_packets") > 0
+        or result.scalar_or_nan("iface", i, "drops") > 0
+    ]
     if not ifaces:
         return None
+    idle = len(every) - len(ifaces)
     table = _table(
-        "Interfaces (transmit side)",
+        "Interfaces (transmit side)" + (f", {idle} idle not shown" if idle else ""),
         [
             ("iface", "left"),
             ("tx pkts", "right"),

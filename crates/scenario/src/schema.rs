@@ -123,7 +123,7 @@ pub static ROOT: Section = Section {
     path: "",
     fields: &[
         f("name", Ty::Name, Value("scenario"), "", "Scenario name; names the default output directory."),
-        f("duration", Ty::Duration, Value("10s"), "s", "Simulated time at which the run stops."),
+        f("duration", Ty::Duration, Value("10s"), "s", "Simulated time at which the run stops (events due at exactly this time still happen; a run with nothing left to do ends earlier)."),
         f("seed", Ty::Int(0, i64::MAX), Value("1"), "", "Master random seed; every component derives its own stream from it and its name."),
         f("nodes", Ty::TableList(&NODE), Required, "", "Hosts and routers."),
         f("links", Ty::TableList(&LINK), Value("[]"), "", "Full-duplex point-to-point links between interfaces."),
