@@ -58,10 +58,15 @@ impl DelayStats {
     pub fn max_s(&self) -> f64 {
         if self.n == 0 { f64::NAN } else { self.max as f64 * 1e-9 }
     }
-    /// The `q`-quantile (0..=1) in seconds (NaN when empty).
+    /// The `q`-quantile (0..=1) in seconds (NaN when empty): the middle of the histogram
+    /// bucket holding it (within 0.1 %), clamped to the exact [min, max] so that a quantile
+    /// never lies outside the samples.
     pub fn quantile_s(&self, q: f64) -> f64 {
         match &self.hist {
-            Some(h) if self.n > 0 => h.value_at_quantile(q) as f64 * 1e-9,
+            Some(h) if self.n > 0 => {
+                let v = h.median_equivalent(h.value_at_quantile(q));
+                v.clamp(self.min, self.max) as f64 * 1e-9
+            }
             _ => f64::NAN,
         }
     }
@@ -120,6 +125,14 @@ mod tests {
         assert!((s.stdev_s() - var.sqrt() / 1e3).abs() < 1e-9);
         assert_eq!((s.min_s(), s.max_s()), (0.010, 1.0));
         assert!((s.quantile_s(0.5) - 0.030).abs() < 0.030 * 1e-3);
+        assert_eq!(s.quantile_s(1.0), s.max_s());
+        assert_eq!(s.quantile_s(0.0), s.min_s());
+        // A constant stream: every quantile is exactly the value.
+        let mut c = DelayStats::default();
+        for _ in 0..100 {
+            c.record(Duration(15_082_240));
+        }
+        assert_eq!(c.quantile_s(0.95), c.max_s());
         assert!(DelayStats::default().mean_s().is_nan());
     }
 

@@ -278,4 +278,26 @@ mod tests {
         let mut p = Packet { bytes: vec![1, 2], meta: PacketMeta::default() };
         assert_eq!(p.decrement_ttl(), None);
     }
+
+    #[test]
+    fn random_bytes_never_panic_the_parsers() {
+        use rand::{Rng, RngCore};
+        let mut rng = crate::rng::RngTree::new(9).stream("fuzz");
+        for _ in 0..200_000 {
+            let len = rng.random_range(0..80);
+            let mut bytes = vec![0u8; len];
+            rng.fill_bytes(&mut bytes);
+            if rng.random::<bool>() && len > 0 {
+                bytes[0] = 0x40 | (bytes[0] & 0x0f); // often a plausible version nibble
+            }
+            if let Some(ip) = Ipv4View::new(&bytes) {
+                let _ = (ip.src(), ip.dst(), ip.ttl(), ip.protocol(), ip.checksum_ok());
+                if let Some(udp) = UdpView::new(ip.payload()) {
+                    let _ = (udp.src_port(), udp.dst_port(), udp.payload().len());
+                }
+            }
+            let mut p = Packet { bytes, meta: PacketMeta::default() };
+            let _ = p.decrement_ttl();
+        }
+    }
 }
