@@ -134,7 +134,7 @@ impl fmt::Display for Duration {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let ns = self.0;
         for (unit, scale) in [("s", 1_000_000_000u64), ("ms", 1_000_000), ("us", 1_000)] {
-            if ns != 0 && ns % scale == 0 {
+            if ns != 0 && ns.is_multiple_of(scale) {
                 return write!(f, "{}{}", ns / scale, unit);
             }
         }

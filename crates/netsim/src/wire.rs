@@ -97,9 +97,7 @@ impl Packet {
     /// incrementally (RFC 1624, eqn. 3). Returns the new TTL, or `None` if the header is
     /// malformed.
     pub fn decrement_ttl(&mut self) -> Option<u8> {
-        if Ipv4View::new(&self.bytes).is_none() {
-            return None;
-        }
+        Ipv4View::new(&self.bytes)?;
         let ttl = self.bytes[8];
         if ttl == 0 {
             return Some(0);

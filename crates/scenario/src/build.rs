@@ -25,29 +25,30 @@ impl Scenario {
     /// (when the scenario asks for captures and a directory is given).
     pub fn build(&self, seed: u64, capture_dir: Option<&Path>) -> std::io::Result<Built> {
         let mut b = WorldBuilder::new(seed, Instant(self.duration.as_nanos()));
+        let mut node_ids = Vec::new();
         let mut ids = Vec::new();
         for node in &self.nodes {
             let n = b.node(&node.name, node.kind);
+            node_ids.push(n);
             ids.push(node.ifaces.iter().map(|(name, addr)| b.iface(n, name, *addr)).collect::<Vec<_>>());
         }
+        debug_assert!(self.nodes.iter().enumerate().all(|(n, spec)| (0..spec.ifaces.len())
+            .all(|i| ids[n][i] == crate::model::IfaceRef { node: n, iface: i }.global_id(&self.nodes))));
         for link in &self.links {
             let [a, z] = link.ends.map(|e| ids[e.node][e.iface]);
             b.link(&link.name, a, z, link.dirs[0].clone(), link.dirs[1].clone(), link.cost);
         }
         for route in &self.routes {
-            let node = b.network().ifaces[ids[route.node][route.via].index()].node;
-            b.route(node, StaticRoute { prefix: route.prefix, len: route.len, iface: ids[route.node][route.via] });
+            b.route(node_ids[route.node], StaticRoute { prefix: route.prefix, len: route.len, iface: ids[route.node][route.via] });
         }
         for app in &self.apps {
             match app {
                 AppSpec::UdpCbr { name, node, config } => {
                     let flow = b.flow(name);
-                    let node = b.network().ifaces[ids[*node][0].index()].node;
-                    b.agent(node, Box::new(UdpCbr::new(config.clone(), flow)));
+                    b.agent(node_ids[*node], Box::new(UdpCbr::new(config.clone(), flow)));
                 }
                 AppSpec::UdpSink { name, node, port } => {
-                    let node = b.network().ifaces[ids[*node][0].index()].node;
-                    let agent = b.agent(node, Box::new(UdpSink::new(name)));
+                    let agent = b.agent(node_ids[*node], Box::new(UdpSink::new(name)));
                     let bound = b.bind_port(agent, PROTO_UDP, *port);
                     debug_assert!(bound, "validation guarantees free ports");
                 }

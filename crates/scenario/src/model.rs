@@ -40,6 +40,15 @@ pub struct IfaceRef {
     pub iface: usize,
 }
 
+impl IfaceRef {
+    /// The network-wide interface id: interfaces are numbered in declaration order, which is
+    /// the order [`Scenario::build`] creates them in.
+    pub fn global_id(self, nodes: &[NodeSpec]) -> IfaceId {
+        let before: usize = nodes[..self.node].iter().map(|n| n.ifaces.len()).sum();
+        IfaceId((before + self.iface) as u32)
+    }
+}
+
 /// A link.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LinkSpec {
@@ -162,12 +171,6 @@ impl Scenario {
         t.insert("seed".into(), Value::Integer(seed as i64));
         let body = toml::to_string(&t).unwrap_or_else(|e| format!("# could not render resolved scenario: {e}\n"));
         format!("# Resolved by sctpsim {}: every key with the value used.\n{body}", env!("CARGO_PKG_VERSION"))
-    }
-
-    /// Global interface id of a reference (interfaces are numbered in declaration order).
-    pub fn iface_id(&self, r: IfaceRef) -> IfaceId {
-        let before: usize = self.nodes[..r.node].iter().map(|n| n.ifaces.len()).sum();
-        IfaceId((before + r.iface) as u32)
     }
 
     /// `node/iface` name of a reference.
@@ -295,9 +298,10 @@ impl Parser {
     }
 
     fn queue(&self, r: &mut Reader<'_>) -> Result<QueueConfig, ScenarioError> {
-        match r.str("kind")?.as_str() {
-            _droptail => Ok(QueueConfig::DropTail { limit: r.queue_limit("limit")? }),
-        }
+        // The schema admits only the kinds listed in `schema::QUEUE`; each builds here.
+        let kind = r.str("kind")?;
+        debug_assert_eq!(kind, "droptail");
+        Ok(QueueConfig::DropTail { limit: r.queue_limit("limit")? })
     }
 
     fn loss(r: &mut Reader<'_>) -> Result<LossConfig, ScenarioError> {
@@ -451,7 +455,6 @@ impl Parser {
         let at = Instant(r.duration("at")?.as_nanos());
         let action = r.str("action")?;
         let target = r.str("target")?;
-        let global = |ifr: IfaceRef| IfaceId((self.nodes[..ifr.node].iter().map(|n| n.ifaces.len()).sum::<usize>() + ifr.iface) as u32);
         let action = if action.starts_with("link") {
             let link = self.links.iter().position(|l| *l == target).ok_or_else(|| {
                 let hint = suggest(&target, self.links.iter().map(String::as_str)).map(|s| format!(" (did you mean \"{s}\"?)")).unwrap_or_default();
@@ -460,7 +463,7 @@ impl Parser {
             let id = LinkId(link as u32);
             if action == "link-down" { FaultAction::LinkDown(id) } else { FaultAction::LinkUp(id) }
         } else {
-            let id = global(self.iface_ref(&target).map_err(|m| r.error("target", m))?);
+            let id = self.iface_ref(&target).map_err(|m| r.error("target", m))?.global_id(&self.nodes);
             if action == "iface-down" { FaultAction::IfaceDown(id) } else { FaultAction::IfaceUp(id) }
         };
         Ok((at, action))

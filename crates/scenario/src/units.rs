@@ -101,7 +101,7 @@ pub fn parse_percent(text: &str) -> Option<f64> {
 /// Render a rate compactly (`100Mbps`), exact when possible.
 pub fn format_rate(bps: u64) -> String {
     for (unit, scale) in [("Tbps", 1_000_000_000_000u64), ("Gbps", 1_000_000_000), ("Mbps", 1_000_000), ("kbps", 1_000)] {
-        if bps >= scale && bps % scale == 0 {
+        if bps >= scale && bps.is_multiple_of(scale) {
             return format!("{}{unit}", bps / scale);
         }
     }
