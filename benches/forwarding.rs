@@ -1,6 +1,7 @@
 //! Forwarding throughput: packet-hops per second through a chain of 3 routers under CBR load.
 //! A 1 Gbit/s UDP CBR flow of 1000-byte datagrams crosses H0 - R1 - R2 - R3 - H1 (4 links,
 //! 4 hops per packet) on 10 Gbit/s links for one simulated second.
+#![allow(missing_docs)] // criterion generates the entry points
 use std::net::Ipv4Addr;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};

@@ -1,5 +1,6 @@
 //! Kernel throughput: events per second through the future-event list under a trivial load
 //! (1,000 self-rescheduling timers with spread-out periods, so the heap holds 1,000 entries).
+#![allow(missing_docs)] // criterion generates the entry points
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use netsim::kernel::Scheduler;
 use netsim::{Duration, Instant};

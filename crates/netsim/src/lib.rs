@@ -7,6 +7,7 @@
 //! and sinks), [`fault`] (scheduled link/interface failures), [`recorder`] (statistics, time
 //! series, events, trace sinks, pcap) and [`world`] (the event loop tying them together).
 #![deny(unsafe_code)]
+#![cfg_attr(test, allow(clippy::unwrap_used))]
 
 pub mod agent;
 pub mod apps;

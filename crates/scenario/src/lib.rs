@@ -5,6 +5,8 @@
 //! [`Scenario::build`] turns it into a runnable `netsim` world. [`schema::reference`] lists every
 //! key for `sctpsim params` and the generated reference page.
 
+#![cfg_attr(test, allow(clippy::unwrap_used))]
+
 pub mod build;
 pub mod error;
 pub mod model;

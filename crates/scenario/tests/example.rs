@@ -1,4 +1,5 @@
 //! Whole-scenario checks on the bundled example.
+#![allow(clippy::unwrap_used)]
 
 fn example() -> String {
     std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/two-path-cbr.toml")).unwrap()

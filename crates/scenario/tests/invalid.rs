@@ -1,5 +1,6 @@
 //! The invalid-scenario corpus: every file in `tests/invalid/` starts with
 //! `# expect: MESSAGE` and must be rejected with exactly that message.
+#![allow(clippy::unwrap_used)]
 
 use std::path::PathBuf;
 

@@ -1,6 +1,7 @@
 //! Whole-scenario checks of the wired network: exact timing, queues, faults, routing, loss,
 //! determinism. Each test writes a small scenario, runs it, and checks results that follow
 //! from first principles (computed here, independently of the simulator).
+#![allow(clippy::unwrap_used)]
 
 use netsim::world::RunResult;
 
