@@ -1,0 +1,500 @@
+//! Chunks (RFC 9260 §3.2, §3.3): a checked view over one chunk and the typed [`Chunk`].
+//!
+//! ```text
+//!  0                   1                   2                   3
+//!  0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
+//! +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+//! |   Chunk Type  | Chunk  Flags  |        Chunk Length           |
+//! +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+//! \                                                               \
+//! /                          Chunk Value                          /
+//! \                                                               \
+//! +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+//! ```
+//!
+//! Chunk Length counts type, flags, length and value, not the padding (§3.2).
+
+use super::{take_tlv, ErrorCause, Parameter, Reader, WireError, Writer};
+
+/// A checked view of one chunk inside a packet. All fields are already bounds-checked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ChunkView<'a> {
+    /// Chunk type (§3.2).
+    pub chunk_type: u8,
+    /// Chunk flags; meaning depends on the type.
+    pub flags: u8,
+    /// Chunk value: `Chunk Length - 4` bytes, padding excluded.
+    pub value: &'a [u8],
+}
+
+/// Iterator over the chunks following a common header, as [`ChunkView`]s. Yields an error
+/// (and then stops) at the first chunk whose header or length is malformed.
+#[derive(Debug, Clone)]
+pub struct ChunkIter<'a> {
+    rest: &'a [u8],
+    failed: bool,
+}
+
+impl<'a> ChunkIter<'a> {
+    /// Iterates over `bytes` (everything after the common header).
+    pub fn new(bytes: &'a [u8]) -> Self {
+        ChunkIter { rest: bytes, failed: false }
+    }
+}
+
+impl<'a> Iterator for ChunkIter<'a> {
+    type Item = Result<ChunkView<'a>, WireError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.rest.is_empty() || self.failed {
+            return None;
+        }
+        match take_tlv(&mut self.rest, "chunk") {
+            Ok(([chunk_type, flags], value)) => Some(Ok(ChunkView { chunk_type, flags, value })),
+            Err(e) => {
+                self.failed = true;
+                Some(Err(e))
+            }
+        }
+    }
+}
+
+/// DATA chunk, type 0 (§3.3.1; I bit from RFC 7053).
+///
+/// ```text
+///  0                   1                   2                   3
+///  0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
+/// +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+/// |   Type = 0    |  Res  |I|U|B|E|           Length              |
+/// +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+/// |                              TSN                              |
+/// +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+/// |      Stream Identifier S      |   Stream Sequence Number n    |
+/// +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+/// |                  Payload Protocol Identifier                  |
+/// +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+/// \                                                               \
+/// /                 User Data (seq n of Stream S)                 /
+/// \                                                               \
+/// +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+/// ```
+///
+/// Empty user data parses (the engine must answer it with a No User Data ABORT, §6.2).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct DataChunk {
+    /// I bit (RFC 7053): the receiver should SACK immediately.
+    pub immediate: bool,
+    /// U bit: unordered.
+    pub unordered: bool,
+    /// B bit: first fragment of a user message.
+    pub beginning: bool,
+    /// E bit: last fragment of a user message.
+    pub ending: bool,
+    /// Transmission sequence number.
+    pub tsn: u32,
+    /// Stream identifier.
+    pub stream_id: u16,
+    /// Stream sequence number.
+    pub ssn: u16,
+    /// Payload protocol identifier (opaque to SCTP; big-endian on the wire).
+    pub ppid: u32,
+    /// User data.
+    pub user_data: Vec<u8>,
+}
+
+/// INIT (type 1, §3.3.2) and INIT ACK (type 2, §3.3.3) share this layout.
+///
+/// ```text
+///  0                   1                   2                   3
+///  0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
+/// +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+/// |   Type = 1    |  Chunk Flags  |      Chunk Length             |
+/// +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+/// |                         Initiate Tag                          |
+/// +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+/// |           Advertised Receiver Window Credit (a_rwnd)          |
+/// +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+/// |  Number of Outbound Streams   |   Number of Inbound Streams   |
+/// +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+/// |                          Initial TSN                          |
+/// +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+/// \                                                               \
+/// /              Optional/Variable-Length Parameters              /
+/// \                                                               \
+/// +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+/// ```
+///
+/// Zero tags or stream counts parse; rejecting them (§3.3.2) is the engine's job.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct InitChunk {
+    /// Initiate tag: the verification tag the peer must use towards the sender.
+    pub initiate_tag: u32,
+    /// Advertised receiver window credit, bytes.
+    pub a_rwnd: u32,
+    /// Number of outbound streams (OS).
+    pub outbound_streams: u16,
+    /// Maximum number of inbound streams (MIS).
+    pub inbound_streams: u16,
+    /// Initial TSN.
+    pub initial_tsn: u32,
+    /// Optional / variable-length parameters, in order.
+    pub params: Vec<Parameter>,
+}
+
+/// One gap ack block of a SACK (§3.3.4): offsets relative to the cumulative TSN ack;
+/// TSNs `cum + start ..= cum + end` were received.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct GapAckBlock {
+    /// Gap ack block start offset.
+    pub start: u16,
+    /// Gap ack block end offset.
+    pub end: u16,
+}
+
+/// SACK chunk, type 3 (§3.3.4).
+///
+/// ```text
+///  0                   1                   2                   3
+///  0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
+/// +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+/// |   Type = 3    |  Chunk Flags  |         Chunk Length          |
+/// +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+/// |                      Cumulative TSN Ack                       |
+/// +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+/// |          Advertised Receiver Window Credit (a_rwnd)           |
+/// +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+/// | Number of Gap Ack Blocks = N  |  Number of Duplicate TSNs = M |
+/// +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+/// |    Gap Ack Block #1 Start     |     Gap Ack Block #1 End      |
+/// +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+/// /                                                               /
+/// \                              ...                              \
+/// /                                                               /
+/// +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+/// |    Gap Ack Block #N Start     |     Gap Ack Block #N End      |
+/// +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+/// |                        Duplicate TSN 1                        |
+/// +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+/// /                                                               /
+/// \                              ...                              \
+/// /                                                               /
+/// +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+/// |                        Duplicate TSN M                        |
+/// +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+/// ```
+///
+/// The counts must match the chunk length exactly, otherwise parsing fails.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct SackChunk {
+    /// Cumulative TSN ack.
+    pub cumulative_tsn_ack: u32,
+    /// Advertised receiver window credit, bytes.
+    pub a_rwnd: u32,
+    /// Gap ack blocks, in order.
+    pub gap_ack_blocks: Vec<GapAckBlock>,
+    /// Duplicate TSNs received since the last SACK.
+    pub duplicate_tsns: Vec<u32>,
+}
+
+/// A typed chunk (RFC 9260 §3.3). Chunk flags that the RFC says to ignore on receipt are
+/// dropped on parse and written as zero on emit.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Chunk {
+    /// DATA, type 0 (§3.3.1).
+    Data(DataChunk),
+    /// INIT, type 1 (§3.3.2).
+    Init(InitChunk),
+    /// INIT ACK, type 2 (§3.3.3); carries a State Cookie parameter.
+    InitAck(InitChunk),
+    /// SACK, type 3 (§3.3.4).
+    Sack(SackChunk),
+    /// HEARTBEAT, type 4 (§3.3.5).
+    ///
+    /// ```text
+    /// +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+    /// |   Type = 4    | Chunk  Flags  |      Heartbeat Length         |
+    /// +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+    /// \                                                               \
+    /// /          Heartbeat Information TLV (Variable-Length)          /
+    /// \                                                               \
+    /// +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+    /// ```
+    Heartbeat {
+        /// Value of the Heartbeat Info parameter (type 1), opaque.
+        info: Vec<u8>,
+    },
+    /// HEARTBEAT ACK, type 5 (§3.3.6): same layout, echoing the HEARTBEAT's info.
+    HeartbeatAck {
+        /// Value of the Heartbeat Info parameter (type 1), opaque.
+        info: Vec<u8>,
+    },
+    /// ABORT, type 6 (§3.3.7).
+    ///
+    /// ```text
+    /// +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+    /// |   Type = 6    |  Reserved   |T|           Length              |
+    /// +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+    /// \                                                               \
+    /// /                   zero or more Error Causes                   /
+    /// \                                                               \
+    /// +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+    /// ```
+    Abort {
+        /// T bit: the sender used the peer's tag reflected (no TCB), §8.5.1.
+        t_bit: bool,
+        /// Error causes.
+        causes: Vec<ErrorCause>,
+    },
+    /// SHUTDOWN, type 7 (§3.3.8).
+    ///
+    /// ```text
+    /// +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+    /// |   Type = 7    | Chunk  Flags  |      Length = 8               |
+    /// +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+    /// |                      Cumulative TSN Ack                       |
+    /// +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+    /// ```
+    Shutdown {
+        /// Cumulative TSN ack.
+        cumulative_tsn_ack: u32,
+    },
+    /// SHUTDOWN ACK, type 8 (§3.3.9): header only, length 4.
+    ShutdownAck,
+    /// OPERATION ERROR, type 9 (§3.3.10): one or more error causes, same layout as ABORT
+    /// without the T bit.
+    Error {
+        /// Error causes.
+        causes: Vec<ErrorCause>,
+    },
+    /// COOKIE ECHO, type 10 (§3.3.11): the State Cookie from the INIT ACK.
+    ///
+    /// ```text
+    /// +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+    /// |   Type = 10   | Chunk  Flags  |         Length                |
+    /// +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+    /// /                     Cookie                                    /
+    /// \                                                               \
+    /// +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+    /// ```
+    CookieEcho {
+        /// The cookie, opaque.
+        cookie: Vec<u8>,
+    },
+    /// COOKIE ACK, type 11 (§3.3.12): header only, length 4.
+    CookieAck,
+    /// SHUTDOWN COMPLETE, type 14 (§3.3.13): header only, T bit as in ABORT.
+    ShutdownComplete {
+        /// T bit (§8.5.1).
+        t_bit: bool,
+    },
+    /// Any other chunk type (including ECNE 12 and CWR 13, not implemented). Handle with
+    /// [`super::unknown_chunk_action`].
+    Unknown {
+        /// Chunk type.
+        chunk_type: u8,
+        /// Chunk flags.
+        flags: u8,
+        /// Chunk value (without header and padding).
+        value: Vec<u8>,
+    },
+}
+
+const FLAG_T: u8 = 0x01;
+const FLAG_E: u8 = 0x01;
+const FLAG_B: u8 = 0x02;
+const FLAG_U: u8 = 0x04;
+const FLAG_I: u8 = 0x08;
+
+impl Chunk {
+    /// Whether `chunk_type` is one this module decodes into a named variant.
+    pub fn is_known_type(chunk_type: u8) -> bool {
+        matches!(chunk_type, 0..=11 | 14)
+    }
+
+    /// Chunk type code.
+    pub fn chunk_type(&self) -> u8 {
+        match self {
+            Chunk::Data(_) => 0,
+            Chunk::Init(_) => 1,
+            Chunk::InitAck(_) => 2,
+            Chunk::Sack(_) => 3,
+            Chunk::Heartbeat { .. } => 4,
+            Chunk::HeartbeatAck { .. } => 5,
+            Chunk::Abort { .. } => 6,
+            Chunk::Shutdown { .. } => 7,
+            Chunk::ShutdownAck => 8,
+            Chunk::Error { .. } => 9,
+            Chunk::CookieEcho { .. } => 10,
+            Chunk::CookieAck => 11,
+            Chunk::ShutdownComplete { .. } => 14,
+            Chunk::Unknown { chunk_type, .. } => *chunk_type,
+        }
+    }
+
+    /// Decodes a checked chunk view.
+    pub fn parse(view: &ChunkView<'_>) -> Result<Chunk, WireError> {
+        let ChunkView { chunk_type, flags, value } = *view;
+        let length = value.len() + 4;
+        let exact = |n: usize, what| {
+            if value.len() == n {
+                Ok(())
+            } else {
+                Err(WireError::BadLength { what, length })
+            }
+        };
+        Ok(match chunk_type {
+            0 => {
+                let mut r = Reader::new(value, "DATA chunk");
+                let tsn = r.u32()?;
+                let stream_id = r.u16()?;
+                let ssn = r.u16()?;
+                let ppid = r.u32()?;
+                Chunk::Data(DataChunk {
+                    immediate: flags & FLAG_I != 0,
+                    unordered: flags & FLAG_U != 0,
+                    beginning: flags & FLAG_B != 0,
+                    ending: flags & FLAG_E != 0,
+                    tsn,
+                    stream_id,
+                    ssn,
+                    ppid,
+                    user_data: r.rest().to_vec(),
+                })
+            }
+            1 => Chunk::Init(parse_init(value, "INIT chunk")?),
+            2 => Chunk::InitAck(parse_init(value, "INIT ACK chunk")?),
+            3 => Chunk::Sack(parse_sack(value)?),
+            4 => Chunk::Heartbeat { info: parse_heartbeat(value)? },
+            5 => Chunk::HeartbeatAck { info: parse_heartbeat(value)? },
+            6 => Chunk::Abort { t_bit: flags & FLAG_T != 0, causes: ErrorCause::parse_list(value)? },
+            7 => {
+                exact(4, "SHUTDOWN chunk")?;
+                Chunk::Shutdown { cumulative_tsn_ack: Reader::new(value, "SHUTDOWN chunk").u32()? }
+            }
+            8 => {
+                exact(0, "SHUTDOWN ACK chunk")?;
+                Chunk::ShutdownAck
+            }
+            9 => Chunk::Error { causes: ErrorCause::parse_list(value)? },
+            10 => Chunk::CookieEcho { cookie: value.to_vec() },
+            11 => {
+                exact(0, "COOKIE ACK chunk")?;
+                Chunk::CookieAck
+            }
+            14 => {
+                exact(0, "SHUTDOWN COMPLETE chunk")?;
+                Chunk::ShutdownComplete { t_bit: flags & FLAG_T != 0 }
+            }
+            _ => Chunk::Unknown { chunk_type, flags, value: value.to_vec() },
+        })
+    }
+
+    /// Bytes this chunk takes on the wire, padding included.
+    pub fn buffer_len(&self) -> usize {
+        let value = match self {
+            Chunk::Data(d) => 12 + d.user_data.len(),
+            Chunk::Init(i) | Chunk::InitAck(i) => {
+                16 + i.params.iter().map(Parameter::buffer_len).sum::<usize>()
+            }
+            Chunk::Sack(s) => 12 + 4 * s.gap_ack_blocks.len() + 4 * s.duplicate_tsns.len(),
+            Chunk::Heartbeat { info } | Chunk::HeartbeatAck { info } => 4 + info.len(),
+            Chunk::Abort { causes, .. } | Chunk::Error { causes } => {
+                causes.iter().map(ErrorCause::buffer_len).sum()
+            }
+            Chunk::Shutdown { .. } => 4,
+            Chunk::ShutdownAck | Chunk::CookieAck | Chunk::ShutdownComplete { .. } => 0,
+            Chunk::CookieEcho { cookie: v } | Chunk::Unknown { value: v, .. } => v.len(),
+        };
+        super::pad4(4 + value)
+    }
+
+    pub(crate) fn emit(&self, w: &mut Writer) {
+        let flags = match self {
+            Chunk::Data(d) => {
+                (if d.immediate { FLAG_I } else { 0 })
+                    | (if d.unordered { FLAG_U } else { 0 })
+                    | (if d.beginning { FLAG_B } else { 0 })
+                    | (if d.ending { FLAG_E } else { 0 })
+            }
+            Chunk::Abort { t_bit: true, .. } | Chunk::ShutdownComplete { t_bit: true } => FLAG_T,
+            Chunk::Unknown { flags, .. } => *flags,
+            _ => 0,
+        };
+        let start = w.begin_tlv([self.chunk_type(), flags]);
+        match self {
+            Chunk::Data(d) => {
+                w.u32(d.tsn);
+                w.u16(d.stream_id);
+                w.u16(d.ssn);
+                w.u32(d.ppid);
+                w.bytes(&d.user_data);
+            }
+            Chunk::Init(i) | Chunk::InitAck(i) => {
+                w.u32(i.initiate_tag);
+                w.u32(i.a_rwnd);
+                w.u16(i.outbound_streams);
+                w.u16(i.inbound_streams);
+                w.u32(i.initial_tsn);
+                i.params.iter().for_each(|p| p.emit(w));
+            }
+            Chunk::Sack(s) => {
+                w.u32(s.cumulative_tsn_ack);
+                w.u32(s.a_rwnd);
+                w.count16(s.gap_ack_blocks.len());
+                w.count16(s.duplicate_tsns.len());
+                for b in &s.gap_ack_blocks {
+                    w.u16(b.start);
+                    w.u16(b.end);
+                }
+                s.duplicate_tsns.iter().for_each(|t| w.u32(*t));
+            }
+            Chunk::Heartbeat { info } | Chunk::HeartbeatAck { info } => {
+                // Cloning keeps Parameter the single place that writes TLVs.
+                Parameter::HeartbeatInfo(info.clone()).emit(w);
+            }
+            Chunk::Abort { causes, .. } | Chunk::Error { causes } => {
+                causes.iter().for_each(|c| c.emit(w));
+            }
+            Chunk::Shutdown { cumulative_tsn_ack } => w.u32(*cumulative_tsn_ack),
+            Chunk::ShutdownAck | Chunk::CookieAck | Chunk::ShutdownComplete { .. } => {}
+            Chunk::CookieEcho { cookie: v } | Chunk::Unknown { value: v, .. } => w.bytes(v),
+        }
+        w.end_tlv(start);
+    }
+}
+
+fn parse_init(value: &[u8], what: &'static str) -> Result<InitChunk, WireError> {
+    let mut r = Reader::new(value, what);
+    Ok(InitChunk {
+        initiate_tag: r.u32()?,
+        a_rwnd: r.u32()?,
+        outbound_streams: r.u16()?,
+        inbound_streams: r.u16()?,
+        initial_tsn: r.u32()?,
+        params: Parameter::parse_list(r.rest())?,
+    })
+}
+
+fn parse_sack(value: &[u8]) -> Result<SackChunk, WireError> {
+    let what = "SACK chunk";
+    let mut r = Reader::new(value, what);
+    let cumulative_tsn_ack = r.u32()?;
+    let a_rwnd = r.u32()?;
+    let gaps = usize::from(r.u16()?);
+    let dups = usize::from(r.u16()?);
+    if value.len() != 12 + 4 * gaps + 4 * dups {
+        return Err(WireError::BadLength { what, length: value.len() + 4 });
+    }
+    let gap_ack_blocks = (0..gaps)
+        .map(|_| Ok(GapAckBlock { start: r.u16()?, end: r.u16()? }))
+        .collect::<Result<_, WireError>>()?;
+    let duplicate_tsns = (0..dups).map(|_| r.u32()).collect::<Result<_, _>>()?;
+    Ok(SackChunk { cumulative_tsn_ack, a_rwnd, gap_ack_blocks, duplicate_tsns })
+}
+
+fn parse_heartbeat(value: &[u8]) -> Result<Vec<u8>, WireError> {
+    match Parameter::parse_list(value)?.as_mut_slice() {
+        [Parameter::HeartbeatInfo(info)] => Ok(std::mem::take(info)),
+        _ => Err(WireError::MissingHeartbeatInfo),
+    }
+}

@@ -1,0 +1,425 @@
+//! SCTP packet format (RFC 9260 §3), in two levels as smoltcp does it.
+//!
+//! * Checked zero-copy views ([`HeaderView`], [`ChunkView`], [`ChunkIter`]) read fields
+//!   straight out of a byte slice. Construction checks every length once, so no accessor
+//!   can panic afterwards. The engine uses them for cheap demultiplexing (ports, tag,
+//!   first chunk type) before paying for a full parse.
+//! * A typed representation ([`Packet`], [`Chunk`], [`Parameter`], [`ErrorCause`]) with
+//!   `parse` and `emit`. Parsing never panics: malformed input becomes a [`WireError`].
+//!
+//! Unknown chunk and parameter types are kept (`Unknown` variants) rather than dropped,
+//! because what to do with them depends on the upper two bits of the type (§3.2, §3.2.1)
+//! and may require an ERROR chunk back; see [`unknown_chunk_action`] and
+//! [`unknown_parameter_action`]. That decision belongs to the engine.
+//!
+//! Padding (§3.2): every chunk, parameter and error cause is padded with zero bytes to a
+//! multiple of four. Length fields never count a TLV's own padding, and a chunk's length
+//! also excludes the padding of its *last* parameter (that padding is the chunk's
+//! padding). The parser accepts a missing final padding; the emitter always writes it.
+
+mod cause;
+mod chunk;
+mod param;
+#[cfg(test)]
+mod tests;
+#[cfg(test)]
+mod tests_random;
+
+pub use cause::ErrorCause;
+pub use chunk::{Chunk, ChunkIter, ChunkView, DataChunk, GapAckBlock, InitChunk, SackChunk};
+pub use param::Parameter;
+
+/// Length of the SCTP common header in bytes (RFC 9260 §3.1).
+pub const COMMON_HEADER_LEN: usize = 12;
+
+/// Why bytes could not be parsed as SCTP (or a typed value could not be emitted).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum WireError {
+    /// Fewer bytes than a fixed-size header or field needs.
+    #[error("{what} truncated: need {need} bytes, have {have}")]
+    Truncated {
+        /// The structure being read.
+        what: &'static str,
+        /// Bytes needed.
+        need: usize,
+        /// Bytes available.
+        have: usize,
+    },
+    /// A length field (or a count) is inconsistent with what the type requires.
+    #[error("{what} has bad length {length}")]
+    BadLength {
+        /// The structure being read.
+        what: &'static str,
+        /// The offending length in bytes.
+        length: usize,
+    },
+    /// A length field points past the end of the enclosing buffer.
+    #[error("{what} length {length} runs past the end ({available} bytes available)")]
+    LengthPastEnd {
+        /// The structure being read.
+        what: &'static str,
+        /// The length field's value.
+        length: usize,
+        /// Bytes actually available.
+        available: usize,
+    },
+    /// The CRC32c in the common header does not match the packet (RFC 9260 §6.8).
+    #[error("bad checksum: header has {received:#010x}, computed {computed:#010x}")]
+    BadChecksum {
+        /// Checksum carried in the header.
+        received: u32,
+        /// Checksum computed over the packet.
+        computed: u32,
+    },
+    /// The packet has a common header but no chunks (RFC 9260 §3: one or more chunks).
+    #[error("packet has no chunks")]
+    NoChunks,
+    /// A HEARTBEAT or HEARTBEAT ACK does not carry exactly one Heartbeat Info parameter
+    /// (RFC 9260 §3.3.5, §3.3.6).
+    #[error("heartbeat chunk without exactly one Heartbeat Info parameter")]
+    MissingHeartbeatInfo,
+    /// A typed value is too long for a 16-bit length or count field (emit only).
+    #[error("value too long for a 16-bit length field")]
+    TooLong,
+}
+
+/// What to do with a chunk or parameter of a type this implementation does not know,
+/// chosen by the two highest-order bits of the type (RFC 9260 §3.2, §3.2.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UnknownAction {
+    /// `00`: stop processing this packet (chunk) or the rest of the chunk (parameter),
+    /// discard it, report nothing.
+    Stop,
+    /// `01`: stop and discard as for `Stop`, and report it: an "Unrecognized Chunk Type"
+    /// error cause in an ERROR chunk, or an "Unrecognized Parameter" (in INIT ACK or
+    /// ERROR).
+    StopAndReport,
+    /// `10`: skip it and continue processing.
+    Skip,
+    /// `11`: skip it, continue processing, and report it as for `StopAndReport`.
+    SkipAndReport,
+}
+
+impl UnknownAction {
+    fn from_bits(bits: u8) -> Self {
+        match bits & 0b11 {
+            0b00 => UnknownAction::Stop,
+            0b01 => UnknownAction::StopAndReport,
+            0b10 => UnknownAction::Skip,
+            _ => UnknownAction::SkipAndReport,
+        }
+    }
+}
+
+/// Action for an unrecognized chunk type: its upper two bits (RFC 9260 §3.2).
+pub fn unknown_chunk_action(chunk_type: u8) -> UnknownAction {
+    UnknownAction::from_bits(chunk_type >> 6)
+}
+
+/// Action for an unrecognized parameter type: its upper two bits (RFC 9260 §3.2.1).
+pub fn unknown_parameter_action(param_type: u16) -> UnknownAction {
+    UnknownAction::from_bits((param_type >> 14) as u8)
+}
+
+/// CRC32c (Castagnoli) of an SCTP packet as RFC 9260 Appendix A defines it: computed over
+/// the whole packet with the checksum field taken as zero.
+///
+/// The value is the plain CRC32c (as in iSCSI, RFC 3720); on the wire it is stored in
+/// the byte order Appendix A prescribes, which is least significant byte first (see
+/// [`HeaderView::checksum`]). Buffers shorter than the common header are summed as is.
+pub fn packet_checksum(packet: &[u8]) -> u32 {
+    match (packet.get(..8), packet.get(COMMON_HEADER_LEN..)) {
+        (Some(head), Some(tail)) => {
+            let crc = crc32c::crc32c(head);
+            let crc = crc32c::crc32c_append(crc, &[0; 4]);
+            crc32c::crc32c_append(crc, tail)
+        }
+        _ => crc32c::crc32c(packet),
+    }
+}
+
+/// The SCTP common header, typed (RFC 9260 §3.1). The checksum is not stored: `emit`
+/// computes it and `parse` verifies it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct CommonHeader {
+    /// Source port number.
+    pub src_port: u16,
+    /// Destination port number.
+    pub dst_port: u16,
+    /// Verification tag (§8.5).
+    pub verification_tag: u32,
+}
+
+/// A checked zero-copy view of an SCTP packet's common header (RFC 9260 §3.1).
+///
+/// ```text
+///  0                   1                   2                   3
+///  0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
+/// +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+/// |     Source Port Number        |     Destination Port Number   |
+/// +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+/// |                      Verification Tag                         |
+/// +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+/// |                           Checksum                            |
+/// +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+/// ```
+#[derive(Debug, Clone, Copy)]
+pub struct HeaderView<'a> {
+    header: &'a [u8; COMMON_HEADER_LEN],
+    packet: &'a [u8],
+}
+
+impl<'a> HeaderView<'a> {
+    /// Checks that `packet` holds at least a common header.
+    pub fn new_checked(packet: &'a [u8]) -> Result<Self, WireError> {
+        let header = packet.first_chunk::<COMMON_HEADER_LEN>().ok_or(WireError::Truncated {
+            what: "common header",
+            need: COMMON_HEADER_LEN,
+            have: packet.len(),
+        })?;
+        Ok(HeaderView { header, packet })
+    }
+
+    /// Source port number.
+    pub fn src_port(&self) -> u16 {
+        u16::from_be_bytes([self.header[0], self.header[1]])
+    }
+
+    /// Destination port number.
+    pub fn dst_port(&self) -> u16 {
+        u16::from_be_bytes([self.header[2], self.header[3]])
+    }
+
+    /// Verification tag.
+    pub fn verification_tag(&self) -> u32 {
+        u32::from_be_bytes([self.header[4], self.header[5], self.header[6], self.header[7]])
+    }
+
+    /// Checksum field, decoded as Appendix A stores it (least significant byte first).
+    pub fn checksum(&self) -> u32 {
+        u32::from_le_bytes([self.header[8], self.header[9], self.header[10], self.header[11]])
+    }
+
+    /// Whether the checksum field matches the CRC32c of the packet.
+    pub fn checksum_ok(&self) -> bool {
+        self.checksum() == packet_checksum(self.packet)
+    }
+
+    /// The typed header fields.
+    pub fn fields(&self) -> CommonHeader {
+        CommonHeader {
+            src_port: self.src_port(),
+            dst_port: self.dst_port(),
+            verification_tag: self.verification_tag(),
+        }
+    }
+
+    /// The bytes after the common header (the chunks, with padding).
+    pub fn chunk_bytes(&self) -> &'a [u8] {
+        self.packet.get(COMMON_HEADER_LEN..).unwrap_or_default()
+    }
+
+    /// Iterator over the chunks as checked views.
+    pub fn chunks(&self) -> ChunkIter<'a> {
+        ChunkIter::new(self.chunk_bytes())
+    }
+}
+
+/// An SCTP packet, typed: common header plus one or more chunks (RFC 9260 §3).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Packet {
+    /// Common header (the checksum is computed on emit, verified on parse).
+    pub header: CommonHeader,
+    /// Chunks in order of appearance.
+    pub chunks: Vec<Chunk>,
+}
+
+impl Packet {
+    /// Parses and checks a whole packet: header, CRC32c, every chunk.
+    pub fn parse(bytes: &[u8]) -> Result<Packet, WireError> {
+        let view = HeaderView::new_checked(bytes)?;
+        let computed = packet_checksum(bytes);
+        if view.checksum() != computed {
+            return Err(WireError::BadChecksum { received: view.checksum(), computed });
+        }
+        Self::parse_unchecked_crc(bytes)
+    }
+
+    /// Parses a packet without verifying the checksum (for captures with offloaded or
+    /// zeroed checksums, and for tests).
+    pub fn parse_unchecked_crc(bytes: &[u8]) -> Result<Packet, WireError> {
+        let view = HeaderView::new_checked(bytes)?;
+        let chunks = view
+            .chunks()
+            .map(|c| c.and_then(|c| Chunk::parse(&c)))
+            .collect::<Result<Vec<_>, _>>()?;
+        if chunks.is_empty() {
+            return Err(WireError::NoChunks);
+        }
+        Ok(Packet { header: view.fields(), chunks })
+    }
+
+    /// Bytes `emit` will produce.
+    pub fn buffer_len(&self) -> usize {
+        COMMON_HEADER_LEN + self.chunks.iter().map(Chunk::buffer_len).sum::<usize>()
+    }
+
+    /// Serializes the packet and fills in the CRC32c.
+    ///
+    /// A field longer than its 16-bit length or count allows is written with a saturated
+    /// length (garbage on the wire); use [`Packet::try_emit`] where that can happen.
+    pub fn emit(&self) -> Vec<u8> {
+        self.emit_inner().0
+    }
+
+    /// As [`Packet::emit`], but fails with [`WireError::TooLong`] instead of writing a
+    /// saturated length.
+    pub fn try_emit(&self) -> Result<Vec<u8>, WireError> {
+        match self.emit_inner() {
+            (bytes, false) => Ok(bytes),
+            (_, true) => Err(WireError::TooLong),
+        }
+    }
+
+    fn emit_inner(&self) -> (Vec<u8>, bool) {
+        let mut w = Writer::with_capacity(self.buffer_len());
+        w.u16(self.header.src_port);
+        w.u16(self.header.dst_port);
+        w.u32(self.header.verification_tag);
+        w.u32(0);
+        for chunk in &self.chunks {
+            chunk.emit(&mut w);
+        }
+        let Writer { mut buf, overflow, .. } = w;
+        let crc = packet_checksum(&buf);
+        if let Some(field) = buf.get_mut(8..COMMON_HEADER_LEN) {
+            field.copy_from_slice(&crc.to_le_bytes());
+        }
+        (buf, overflow)
+    }
+}
+
+/// Rounds up to a multiple of four (RFC 9260 §3.2 padding).
+pub(crate) fn pad4(len: usize) -> usize {
+    len.div_ceil(4) * 4
+}
+
+/// Splits one type-length-value item (chunk, parameter or error cause: all have a 2-byte
+/// type area and a 2-byte length that counts the 4-byte header but not the padding) off
+/// the front of `buf`. Returns the 2 type bytes and the value; advances `buf` past the
+/// padding, tolerating a missing padding at the very end.
+pub(crate) fn take_tlv<'a>(
+    buf: &mut &'a [u8],
+    what: &'static str,
+) -> Result<([u8; 2], &'a [u8]), WireError> {
+    let have = buf.len();
+    let Some(([t0, t1, l0, l1], _)) = buf.split_first_chunk::<4>().map(|(h, r)| (*h, r)) else {
+        return Err(WireError::Truncated { what, need: 4, have });
+    };
+    let length = usize::from(u16::from_be_bytes([l0, l1]));
+    if length < 4 {
+        return Err(WireError::BadLength { what, length });
+    }
+    let Some(value) = buf.get(4..length) else {
+        return Err(WireError::LengthPastEnd { what, length, available: have });
+    };
+    *buf = buf.get(pad4(length)..).unwrap_or_default();
+    Ok(([t0, t1], value))
+}
+
+/// Big-endian cursor over a byte slice; every read is checked.
+pub(crate) struct Reader<'a> {
+    buf: &'a [u8],
+    what: &'static str,
+}
+
+impl<'a> Reader<'a> {
+    pub(crate) fn new(buf: &'a [u8], what: &'static str) -> Self {
+        Reader { buf, what }
+    }
+
+    fn array<const N: usize>(&mut self) -> Result<[u8; N], WireError> {
+        let (head, rest) = self.buf.split_first_chunk::<N>().ok_or(WireError::Truncated {
+            what: self.what,
+            need: N,
+            have: self.buf.len(),
+        })?;
+        self.buf = rest;
+        Ok(*head)
+    }
+
+    pub(crate) fn u16(&mut self) -> Result<u16, WireError> {
+        self.array().map(u16::from_be_bytes)
+    }
+
+    pub(crate) fn u32(&mut self) -> Result<u32, WireError> {
+        self.array().map(u32::from_be_bytes)
+    }
+
+    /// Everything not yet read.
+    pub(crate) fn rest(self) -> &'a [u8] {
+        self.buf
+    }
+}
+
+/// Output buffer that writes TLVs with the §3.2 length and padding rules and remembers
+/// whether any length overflowed 16 bits.
+pub(crate) struct Writer {
+    buf: Vec<u8>,
+    /// Padding bytes at the end of `buf` that the enclosing TLV's length must not count
+    /// (the padding of the last nested TLV, §3.2).
+    trailing_pad: usize,
+    overflow: bool,
+}
+
+impl Writer {
+    pub(crate) fn with_capacity(n: usize) -> Self {
+        Writer { buf: Vec::with_capacity(n), trailing_pad: 0, overflow: false }
+    }
+
+    pub(crate) fn u16(&mut self, v: u16) {
+        self.bytes(&v.to_be_bytes());
+    }
+
+    pub(crate) fn u32(&mut self, v: u32) {
+        self.bytes(&v.to_be_bytes());
+    }
+
+    pub(crate) fn bytes(&mut self, v: &[u8]) {
+        self.buf.extend_from_slice(v);
+        self.trailing_pad = 0;
+    }
+
+    /// A 16-bit count (e.g. gap ack blocks); saturates and flags overflow.
+    pub(crate) fn count16(&mut self, n: usize) {
+        let v = u16::try_from(n).unwrap_or_else(|_| {
+            self.overflow = true;
+            u16::MAX
+        });
+        self.u16(v);
+    }
+
+    /// Starts a TLV with the given two type bytes; returns its start offset for `end_tlv`.
+    pub(crate) fn begin_tlv(&mut self, type_bytes: [u8; 2]) -> usize {
+        let start = self.buf.len();
+        self.bytes(&type_bytes);
+        self.bytes(&[0, 0]);
+        start
+    }
+
+    /// Fills in the length of the TLV begun at `start` and pads it to four bytes.
+    pub(crate) fn end_tlv(&mut self, start: usize) {
+        let total = self.buf.len().saturating_sub(start);
+        let length = total.saturating_sub(self.trailing_pad);
+        let length = u16::try_from(length).unwrap_or_else(|_| {
+            self.overflow = true;
+            u16::MAX
+        });
+        if let Some(field) = self.buf.get_mut(start + 2..start + 4) {
+            field.copy_from_slice(&length.to_be_bytes());
+        }
+        let pad = pad4(total) - total;
+        self.buf.resize(self.buf.len() + pad, 0);
+        self.trailing_pad += pad;
+    }
+}

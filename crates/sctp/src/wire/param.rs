@@ -1,0 +1,182 @@
+//! Variable-length parameters of INIT and INIT ACK, and the Heartbeat Info parameter
+//! (RFC 9260 §3.2.1, §3.3.2.1, §3.3.3.1, §3.3.5).
+//!
+//! Every parameter is a TLV:
+//!
+//! ```text
+//!  0                   1                   2                   3
+//!  0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
+//! +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+//! |        Parameter Type         |       Parameter Length        |
+//! +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+//! \                                                               \
+//! /                       Parameter Value                         /
+//! \                                                               \
+//! +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+//! ```
+//!
+//! Parameter Length counts the 4-byte header and the value, not the padding.
+
+use std::net::{Ipv4Addr, Ipv6Addr};
+
+use super::{take_tlv, Reader, WireError, Writer};
+
+/// A parameter in INIT / INIT ACK (and the Heartbeat Info parameter of HEARTBEAT).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Parameter {
+    /// Heartbeat Info, type 1 (§3.3.5): opaque sender-specific information, echoed back
+    /// unchanged in HEARTBEAT ACK.
+    HeartbeatInfo(Vec<u8>),
+    /// IPv4 Address, type 5 (§3.3.2.1.1): 4-byte address.
+    ///
+    /// ```text
+    /// +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+    /// |        Type = 5               |      Length = 8               |
+    /// +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+    /// |                        IPv4 Address                           |
+    /// +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+    /// ```
+    Ipv4Address(Ipv4Addr),
+    /// IPv6 Address, type 6 (§3.3.2.1.2): 16-byte address, length 20.
+    Ipv6Address(Ipv6Addr),
+    /// State Cookie, type 7 (§3.3.3.1, INIT ACK only): opaque to the receiver.
+    StateCookie(Vec<u8>),
+    /// Unrecognized Parameter, type 8 (§3.3.3.1, INIT ACK only): the complete
+    /// unrecognized parameter TLV(s) copied from the INIT, kept as raw bytes.
+    UnrecognizedParameter(Vec<u8>),
+    /// Cookie Preservative, type 9 (§3.3.2.1.3, INIT only): requested extra cookie
+    /// lifetime.
+    ///
+    /// ```text
+    /// +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+    /// |          Type = 9             |          Length = 8           |
+    /// +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+    /// |         Suggested Cookie Life-Span Increment (msec.)          |
+    /// +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+    /// ```
+    CookiePreservative {
+        /// Suggested cookie life-span increment in milliseconds.
+        increment_ms: u32,
+    },
+    /// Host Name Address, type 11 (§3.3.2.1.4): deprecated by RFC 9260; the engine must
+    /// not send it and answers it with an Unresolvable Address error. Kept as the raw
+    /// (NUL-terminated) host name bytes.
+    HostNameAddress(Vec<u8>),
+    /// Supported Address Types, type 12 (§3.3.2.1.5, INIT only): list of parameter types
+    /// (5 = IPv4, 6 = IPv6) the sender can use.
+    ///
+    /// ```text
+    /// +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+    /// |          Type = 12            |          Length               |
+    /// +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+    /// |        Address Type #1        |        Address Type #2        |
+    /// +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+    /// |                            ......                             |
+    /// +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+    /// ```
+    SupportedAddressTypes(Vec<u16>),
+    /// Any other type (including ECN Capable, 0x8000), to be handled by
+    /// [`super::unknown_parameter_action`].
+    Unknown {
+        /// Parameter type.
+        param_type: u16,
+        /// Parameter value (without header and padding).
+        value: Vec<u8>,
+    },
+}
+
+impl Parameter {
+    /// Parameter type code.
+    pub fn param_type(&self) -> u16 {
+        match self {
+            Parameter::HeartbeatInfo(_) => 1,
+            Parameter::Ipv4Address(_) => 5,
+            Parameter::Ipv6Address(_) => 6,
+            Parameter::StateCookie(_) => 7,
+            Parameter::UnrecognizedParameter(_) => 8,
+            Parameter::CookiePreservative { .. } => 9,
+            Parameter::HostNameAddress(_) => 11,
+            Parameter::SupportedAddressTypes(_) => 12,
+            Parameter::Unknown { param_type, .. } => *param_type,
+        }
+    }
+
+    /// Whether `param_type` is one this module decodes into a named variant.
+    pub fn is_known_type(param_type: u16) -> bool {
+        matches!(param_type, 1 | 5..=9 | 11 | 12)
+    }
+
+    /// Parses one parameter from its type and value.
+    pub fn parse(param_type: u16, value: &[u8]) -> Result<Parameter, WireError> {
+        let bad = |what| WireError::BadLength { what, length: value.len() + 4 };
+        Ok(match param_type {
+            1 => Parameter::HeartbeatInfo(value.to_vec()),
+            5 => {
+                let a: [u8; 4] = value.try_into().map_err(|_| bad("IPv4 Address parameter"))?;
+                Parameter::Ipv4Address(Ipv4Addr::from(a))
+            }
+            6 => {
+                let a: [u8; 16] = value.try_into().map_err(|_| bad("IPv6 Address parameter"))?;
+                Parameter::Ipv6Address(Ipv6Addr::from(a))
+            }
+            7 => Parameter::StateCookie(value.to_vec()),
+            8 => Parameter::UnrecognizedParameter(value.to_vec()),
+            9 => {
+                let a: [u8; 4] =
+                    value.try_into().map_err(|_| bad("Cookie Preservative parameter"))?;
+                Parameter::CookiePreservative { increment_ms: u32::from_be_bytes(a) }
+            }
+            11 => Parameter::HostNameAddress(value.to_vec()),
+            12 => {
+                if !value.len().is_multiple_of(2) {
+                    return Err(bad("Supported Address Types parameter"));
+                }
+                let mut r = Reader::new(value, "Supported Address Types parameter");
+                let types = (0..value.len() / 2).map(|_| r.u16()).collect::<Result<_, _>>()?;
+                Parameter::SupportedAddressTypes(types)
+            }
+            _ => Parameter::Unknown { param_type, value: value.to_vec() },
+        })
+    }
+
+    /// Parses a list of parameters filling `buf` (the tail of an INIT, for example).
+    pub fn parse_list(mut buf: &[u8]) -> Result<Vec<Parameter>, WireError> {
+        let mut out = Vec::new();
+        while !buf.is_empty() {
+            let (t, value) = take_tlv(&mut buf, "parameter")?;
+            out.push(Parameter::parse(u16::from_be_bytes(t), value)?);
+        }
+        Ok(out)
+    }
+
+    /// Bytes this parameter takes on the wire, padding included.
+    pub fn buffer_len(&self) -> usize {
+        let value = match self {
+            Parameter::HeartbeatInfo(v)
+            | Parameter::StateCookie(v)
+            | Parameter::UnrecognizedParameter(v)
+            | Parameter::HostNameAddress(v)
+            | Parameter::Unknown { value: v, .. } => v.len(),
+            Parameter::Ipv4Address(_) | Parameter::CookiePreservative { .. } => 4,
+            Parameter::Ipv6Address(_) => 16,
+            Parameter::SupportedAddressTypes(t) => 2 * t.len(),
+        };
+        super::pad4(4 + value)
+    }
+
+    pub(crate) fn emit(&self, w: &mut Writer) {
+        let start = w.begin_tlv(self.param_type().to_be_bytes());
+        match self {
+            Parameter::HeartbeatInfo(v)
+            | Parameter::StateCookie(v)
+            | Parameter::UnrecognizedParameter(v)
+            | Parameter::HostNameAddress(v)
+            | Parameter::Unknown { value: v, .. } => w.bytes(v),
+            Parameter::Ipv4Address(a) => w.bytes(&a.octets()),
+            Parameter::Ipv6Address(a) => w.bytes(&a.octets()),
+            Parameter::CookiePreservative { increment_ms } => w.u32(*increment_ms),
+            Parameter::SupportedAddressTypes(types) => types.iter().for_each(|t| w.u16(*t)),
+        }
+        w.end_tlv(start);
+    }
+}
