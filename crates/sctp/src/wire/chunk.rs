@@ -38,7 +38,10 @@ pub struct ChunkIter<'a> {
 impl<'a> ChunkIter<'a> {
     /// Iterates over `bytes` (everything after the common header).
     pub fn new(bytes: &'a [u8]) -> Self {
-        ChunkIter { rest: bytes, failed: false }
+        ChunkIter {
+            rest: bytes,
+            failed: false,
+        }
     }
 }
 
@@ -50,7 +53,11 @@ impl<'a> Iterator for ChunkIter<'a> {
             return None;
         }
         match take_tlv(&mut self.rest, "chunk") {
-            Ok(([chunk_type, flags], value)) => Some(Ok(ChunkView { chunk_type, flags, value })),
+            Ok(([chunk_type, flags], value)) => Some(Ok(ChunkView {
+                chunk_type,
+                flags,
+                value,
+            })),
             Err(e) => {
                 self.failed = true;
                 Some(Err(e))
@@ -333,7 +340,11 @@ impl Chunk {
 
     /// Decodes a checked chunk view.
     pub fn parse(view: &ChunkView<'_>) -> Result<Chunk, WireError> {
-        let ChunkView { chunk_type, flags, value } = *view;
+        let ChunkView {
+            chunk_type,
+            flags,
+            value,
+        } = *view;
         let length = value.len() + 4;
         let exact = |n: usize, what| {
             if value.len() == n {
@@ -364,28 +375,47 @@ impl Chunk {
             1 => Chunk::Init(parse_init(value, "INIT chunk")?),
             2 => Chunk::InitAck(parse_init(value, "INIT ACK chunk")?),
             3 => Chunk::Sack(parse_sack(value)?),
-            4 => Chunk::Heartbeat { info: parse_heartbeat(value)? },
-            5 => Chunk::HeartbeatAck { info: parse_heartbeat(value)? },
-            6 => Chunk::Abort { t_bit: flags & FLAG_T != 0, causes: ErrorCause::parse_list(value)? },
+            4 => Chunk::Heartbeat {
+                info: parse_heartbeat(value)?,
+            },
+            5 => Chunk::HeartbeatAck {
+                info: parse_heartbeat(value)?,
+            },
+            6 => Chunk::Abort {
+                t_bit: flags & FLAG_T != 0,
+                causes: ErrorCause::parse_list(value)?,
+            },
             7 => {
                 exact(4, "SHUTDOWN chunk")?;
-                Chunk::Shutdown { cumulative_tsn_ack: Reader::new(value, "SHUTDOWN chunk").u32()? }
+                Chunk::Shutdown {
+                    cumulative_tsn_ack: Reader::new(value, "SHUTDOWN chunk").u32()?,
+                }
             }
             8 => {
                 exact(0, "SHUTDOWN ACK chunk")?;
                 Chunk::ShutdownAck
             }
-            9 => Chunk::Error { causes: ErrorCause::parse_list(value)? },
-            10 => Chunk::CookieEcho { cookie: value.to_vec() },
+            9 => Chunk::Error {
+                causes: ErrorCause::parse_list(value)?,
+            },
+            10 => Chunk::CookieEcho {
+                cookie: value.to_vec(),
+            },
             11 => {
                 exact(0, "COOKIE ACK chunk")?;
                 Chunk::CookieAck
             }
             14 => {
                 exact(0, "SHUTDOWN COMPLETE chunk")?;
-                Chunk::ShutdownComplete { t_bit: flags & FLAG_T != 0 }
+                Chunk::ShutdownComplete {
+                    t_bit: flags & FLAG_T != 0,
+                }
             }
-            _ => Chunk::Unknown { chunk_type, flags, value: value.to_vec() },
+            _ => Chunk::Unknown {
+                chunk_type,
+                flags,
+                value: value.to_vec(),
+            },
         })
     }
 
@@ -483,13 +513,26 @@ fn parse_sack(value: &[u8]) -> Result<SackChunk, WireError> {
     let gaps = usize::from(r.u16()?);
     let dups = usize::from(r.u16()?);
     if value.len() != 12 + 4 * gaps + 4 * dups {
-        return Err(WireError::BadLength { what, length: value.len() + 4 });
+        return Err(WireError::BadLength {
+            what,
+            length: value.len() + 4,
+        });
     }
     let gap_ack_blocks = (0..gaps)
-        .map(|_| Ok(GapAckBlock { start: r.u16()?, end: r.u16()? }))
+        .map(|_| {
+            Ok(GapAckBlock {
+                start: r.u16()?,
+                end: r.u16()?,
+            })
+        })
         .collect::<Result<_, WireError>>()?;
     let duplicate_tsns = (0..dups).map(|_| r.u32()).collect::<Result<_, _>>()?;
-    Ok(SackChunk { cumulative_tsn_ack, a_rwnd, gap_ack_blocks, duplicate_tsns })
+    Ok(SackChunk {
+        cumulative_tsn_ack,
+        a_rwnd,
+        gap_ack_blocks,
+        duplicate_tsns,
+    })
 }
 
 fn parse_heartbeat(value: &[u8]) -> Result<Vec<u8>, WireError> {

@@ -172,11 +172,13 @@ pub struct HeaderView<'a> {
 impl<'a> HeaderView<'a> {
     /// Checks that `packet` holds at least a common header.
     pub fn new_checked(packet: &'a [u8]) -> Result<Self, WireError> {
-        let header = packet.first_chunk::<COMMON_HEADER_LEN>().ok_or(WireError::Truncated {
-            what: "common header",
-            need: COMMON_HEADER_LEN,
-            have: packet.len(),
-        })?;
+        let header = packet
+            .first_chunk::<COMMON_HEADER_LEN>()
+            .ok_or(WireError::Truncated {
+                what: "common header",
+                need: COMMON_HEADER_LEN,
+                have: packet.len(),
+            })?;
         Ok(HeaderView { header, packet })
     }
 
@@ -192,12 +194,22 @@ impl<'a> HeaderView<'a> {
 
     /// Verification tag.
     pub fn verification_tag(&self) -> u32 {
-        u32::from_be_bytes([self.header[4], self.header[5], self.header[6], self.header[7]])
+        u32::from_be_bytes([
+            self.header[4],
+            self.header[5],
+            self.header[6],
+            self.header[7],
+        ])
     }
 
     /// Checksum field, decoded as Appendix A stores it (least significant byte first).
     pub fn checksum(&self) -> u32 {
-        u32::from_le_bytes([self.header[8], self.header[9], self.header[10], self.header[11]])
+        u32::from_le_bytes([
+            self.header[8],
+            self.header[9],
+            self.header[10],
+            self.header[11],
+        ])
     }
 
     /// Whether the checksum field matches the CRC32c of the packet.
@@ -240,7 +252,10 @@ impl Packet {
         let view = HeaderView::new_checked(bytes)?;
         let computed = packet_checksum(bytes);
         if view.checksum() != computed {
-            return Err(WireError::BadChecksum { received: view.checksum(), computed });
+            return Err(WireError::BadChecksum {
+                received: view.checksum(),
+                computed,
+            });
         }
         Self::parse_unchecked_crc(bytes)
     }
@@ -256,7 +271,10 @@ impl Packet {
         if chunks.is_empty() {
             return Err(WireError::NoChunks);
         }
-        Ok(Packet { header: view.fields(), chunks })
+        Ok(Packet {
+            header: view.fields(),
+            chunks,
+        })
     }
 
     /// Bytes `emit` will produce.
@@ -290,7 +308,9 @@ impl Packet {
         for chunk in &self.chunks {
             chunk.emit(&mut w);
         }
-        let Writer { mut buf, overflow, .. } = w;
+        let Writer {
+            mut buf, overflow, ..
+        } = w;
         let crc = packet_checksum(&buf);
         if let Some(field) = buf.get_mut(8..COMMON_HEADER_LEN) {
             field.copy_from_slice(&crc.to_le_bytes());
@@ -314,14 +334,22 @@ pub(crate) fn take_tlv<'a>(
 ) -> Result<([u8; 2], &'a [u8]), WireError> {
     let have = buf.len();
     let Some(([t0, t1, l0, l1], _)) = buf.split_first_chunk::<4>().map(|(h, r)| (*h, r)) else {
-        return Err(WireError::Truncated { what, need: 4, have });
+        return Err(WireError::Truncated {
+            what,
+            need: 4,
+            have,
+        });
     };
     let length = usize::from(u16::from_be_bytes([l0, l1]));
     if length < 4 {
         return Err(WireError::BadLength { what, length });
     }
     let Some(value) = buf.get(4..length) else {
-        return Err(WireError::LengthPastEnd { what, length, available: have });
+        return Err(WireError::LengthPastEnd {
+            what,
+            length,
+            available: have,
+        });
     };
     *buf = buf.get(pad4(length)..).unwrap_or_default();
     Ok(([t0, t1], value))
@@ -339,11 +367,14 @@ impl<'a> Reader<'a> {
     }
 
     fn array<const N: usize>(&mut self) -> Result<[u8; N], WireError> {
-        let (head, rest) = self.buf.split_first_chunk::<N>().ok_or(WireError::Truncated {
-            what: self.what,
-            need: N,
-            have: self.buf.len(),
-        })?;
+        let (head, rest) = self
+            .buf
+            .split_first_chunk::<N>()
+            .ok_or(WireError::Truncated {
+                what: self.what,
+                need: N,
+                have: self.buf.len(),
+            })?;
         self.buf = rest;
         Ok(*head)
     }
@@ -374,7 +405,11 @@ pub(crate) struct Writer {
 
 impl Writer {
     pub(crate) fn with_capacity(n: usize) -> Self {
-        Writer { buf: Vec::with_capacity(n), trailing_pad: 0, overflow: false }
+        Writer {
+            buf: Vec::with_capacity(n),
+            trailing_pad: 0,
+            overflow: false,
+        }
     }
 
     pub(crate) fn u16(&mut self, v: u16) {
