@@ -17,7 +17,7 @@
 //! Address, Unrecognized Chunk Type, Unrecognized Parameters, Restart with New Addresses)
 //! keep it as raw bytes: the engine copies them, it does not need them decoded.
 
-use super::{take_tlv, Reader, WireError, Writer};
+use super::{parse_tlv_list, Reader, WireError, Writer};
 
 /// One error cause (RFC 9260 §3.3.10.1 – §3.3.10.13).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -230,13 +230,8 @@ impl ErrorCause {
     }
 
     /// Parses the list of causes filling `buf` (the value of an ABORT or ERROR chunk).
-    pub fn parse_list(mut buf: &[u8]) -> Result<Vec<ErrorCause>, WireError> {
-        let mut out = Vec::new();
-        while !buf.is_empty() {
-            let (t, info) = take_tlv(&mut buf, "error cause")?;
-            out.push(ErrorCause::parse(u16::from_be_bytes(t), info)?);
-        }
-        Ok(out)
+    pub fn parse_list(buf: &[u8]) -> Result<Vec<ErrorCause>, WireError> {
+        parse_tlv_list(buf, "error cause", ErrorCause::parse)
     }
 
     /// Bytes this cause takes on the wire, padding included.

@@ -355,6 +355,21 @@ pub(crate) fn take_tlv<'a>(
     Ok(([t0, t1], value))
 }
 
+/// Parses every TLV filling `buf` with `parse(type, value)`: the lists of parameters (INIT,
+/// INIT ACK) and of error causes (ABORT, ERROR) share this layout (RFC 9260 §3.2.1, §3.3.10).
+pub(crate) fn parse_tlv_list<T>(
+    mut buf: &[u8],
+    what: &'static str,
+    parse: impl Fn(u16, &[u8]) -> Result<T, WireError>,
+) -> Result<Vec<T>, WireError> {
+    let mut out = Vec::new();
+    while !buf.is_empty() {
+        let (t, value) = take_tlv(&mut buf, what)?;
+        out.push(parse(u16::from_be_bytes(t), value)?);
+    }
+    Ok(out)
+}
+
 /// Big-endian cursor over a byte slice; every read is checked.
 pub(crate) struct Reader<'a> {
     buf: &'a [u8],

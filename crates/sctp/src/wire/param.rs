@@ -19,7 +19,7 @@
 
 use std::net::{Ipv4Addr, Ipv6Addr};
 
-use super::{take_tlv, Reader, WireError, Writer};
+use super::{parse_tlv_list, Reader, WireError, Writer};
 
 /// A parameter in INIT / INIT ACK (and the Heartbeat Info parameter of HEARTBEAT).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -155,13 +155,8 @@ impl Parameter {
     }
 
     /// Parses a list of parameters filling `buf` (the tail of an INIT, for example).
-    pub fn parse_list(mut buf: &[u8]) -> Result<Vec<Parameter>, WireError> {
-        let mut out = Vec::new();
-        while !buf.is_empty() {
-            let (t, value) = take_tlv(&mut buf, "parameter")?;
-            out.push(Parameter::parse(u16::from_be_bytes(t), value)?);
-        }
-        Ok(out)
+    pub fn parse_list(buf: &[u8]) -> Result<Vec<Parameter>, WireError> {
+        parse_tlv_list(buf, "parameter", Parameter::parse)
     }
 
     /// Bytes this parameter takes on the wire, padding included.
