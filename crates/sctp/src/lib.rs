@@ -1,9 +1,20 @@
-//! Sans-IO SCTP (RFC 9260) for sctpsim.
-//!
-//! This crate will hold the SCTP association engine, driven by netsim agents and by a
-//! UDP driver; it never does I/O itself. For now it contains only [`wire`]: the packet
-//! format (common header, chunks, parameters, error causes) as checked zero-copy views
-//! plus a typed representation with `parse`/`emit`.
+//! Sans-IO SCTP (RFC 9260) for sctpsim: the packet format ([`wire`]), associations with
+//! multihoming, failover, the potentially-failed state of RFC 7829 and pluggable congestion
+//! control ([`association`], [`congestion`]), and the [`Endpoint`] that owns associations
+//! on one port. Nothing here does I/O or reads a clock: drivers (the simulator's hosts, a
+//! UDP socket driver) pass datagrams and time in and take datagrams and timeouts out.
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 
+pub mod association;
+pub mod config;
+pub mod congestion;
+pub mod endpoint;
 pub mod wire;
+
+pub use association::{
+    AssocStats, Association, CloseReason, Event, Message, Path, PathId, PathState, PathStats, SendError, State,
+    Transmit,
+};
+pub use config::{Config, Preset};
+pub use congestion::{CongestionConfig, Controller};
+pub use endpoint::{AssocId, Datagram, Endpoint, EndpointStats};

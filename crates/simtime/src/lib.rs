@@ -50,6 +50,10 @@ impl Duration {
     pub fn as_secs_f64(self) -> f64 {
         self.0 as f64 * 1e-9
     }
+    /// True for the zero span.
+    pub const fn is_zero(self) -> bool {
+        self.0 == 0
+    }
     /// Sum that saturates at `Duration::MAX` instead of overflowing.
     pub fn saturating_add(self, other: Duration) -> Duration {
         Duration(self.0.saturating_add(other.0))

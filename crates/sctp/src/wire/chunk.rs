@@ -109,6 +109,66 @@ pub struct DataChunk {
     pub user_data: Vec<u8>,
 }
 
+/// A DATA chunk read in place (the receive hot path): the same fields as [`DataChunk`] but
+/// the user data borrowed from the packet, so nothing is copied until the engine keeps it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DataRef<'a> {
+    /// I bit (RFC 7053).
+    pub immediate: bool,
+    /// U bit: unordered.
+    pub unordered: bool,
+    /// B bit: first fragment.
+    pub beginning: bool,
+    /// E bit: last fragment.
+    pub ending: bool,
+    /// Transmission sequence number.
+    pub tsn: u32,
+    /// Stream identifier.
+    pub stream_id: u16,
+    /// Stream sequence number.
+    pub ssn: u16,
+    /// Payload protocol identifier.
+    pub ppid: u32,
+    /// User data, borrowed.
+    pub user_data: &'a [u8],
+}
+
+impl<'a> DataRef<'a> {
+    /// Reads a DATA chunk (type 0) from a checked view; `None` for another type or a value
+    /// shorter than the 12 fixed bytes.
+    pub fn from_view(view: &ChunkView<'a>) -> Option<Self> {
+        if view.chunk_type != 0 {
+            return None;
+        }
+        let (fixed, user_data) = view.value.split_first_chunk::<12>()?;
+        let [t0, t1, t2, t3, s0, s1, n0, n1, p0, p1, p2, p3] = *fixed;
+        Some(DataRef {
+            immediate: view.flags & FLAG_I != 0,
+            unordered: view.flags & FLAG_U != 0,
+            beginning: view.flags & FLAG_B != 0,
+            ending: view.flags & FLAG_E != 0,
+            tsn: u32::from_be_bytes([t0, t1, t2, t3]),
+            stream_id: u16::from_be_bytes([s0, s1]),
+            ssn: u16::from_be_bytes([n0, n1]),
+            ppid: u32::from_be_bytes([p0, p1, p2, p3]),
+            user_data,
+        })
+    }
+
+    /// The chunk flags byte these bits make.
+    pub fn flags(&self) -> u8 {
+        data_flags(self.immediate, self.unordered, self.beginning, self.ending)
+    }
+}
+
+/// The DATA chunk flags byte (§3.3.1; I bit from RFC 7053).
+pub(crate) fn data_flags(immediate: bool, unordered: bool, beginning: bool, ending: bool) -> u8 {
+    (if immediate { FLAG_I } else { 0 })
+        | (if unordered { FLAG_U } else { 0 })
+        | (if beginning { FLAG_B } else { 0 })
+        | (if ending { FLAG_E } else { 0 })
+}
+
 /// INIT (type 1, §3.3.2) and INIT ACK (type 2, §3.3.3) share this layout.
 ///
 /// ```text
@@ -440,12 +500,7 @@ impl Chunk {
 
     pub(crate) fn emit(&self, w: &mut Writer) {
         let flags = match self {
-            Chunk::Data(d) => {
-                (if d.immediate { FLAG_I } else { 0 })
-                    | (if d.unordered { FLAG_U } else { 0 })
-                    | (if d.beginning { FLAG_B } else { 0 })
-                    | (if d.ending { FLAG_E } else { 0 })
-            }
+            Chunk::Data(d) => data_flags(d.immediate, d.unordered, d.beginning, d.ending),
             Chunk::Abort { t_bit: true, .. } | Chunk::ShutdownComplete { t_bit: true } => FLAG_T,
             Chunk::Unknown { flags, .. } => *flags,
             _ => 0,

@@ -26,7 +26,7 @@ mod tests;
 mod tests_random;
 
 pub use cause::ErrorCause;
-pub use chunk::{Chunk, ChunkIter, ChunkView, DataChunk, GapAckBlock, InitChunk, SackChunk};
+pub use chunk::{Chunk, ChunkIter, ChunkView, DataChunk, DataRef, GapAckBlock, InitChunk, SackChunk};
 pub use param::Parameter;
 
 /// Length of the SCTP common header in bytes (RFC 9260 §3.1).
@@ -300,22 +300,67 @@ impl Packet {
     }
 
     fn emit_inner(&self) -> (Vec<u8>, bool) {
-        let mut w = Writer::with_capacity(self.buffer_len());
-        w.u16(self.header.src_port);
-        w.u16(self.header.dst_port);
-        w.u32(self.header.verification_tag);
-        w.u32(0);
+        let mut builder = PacketBuilder::new(self.header, self.buffer_len());
         for chunk in &self.chunks {
-            chunk.emit(&mut w);
+            builder.chunk(chunk);
         }
-        let Writer {
-            mut buf, overflow, ..
-        } = w;
+        let overflow = builder.w.overflow;
+        (builder.finish(), overflow)
+    }
+}
+
+/// Builds one packet chunk by chunk (the send hot path): DATA chunks are written straight
+/// from borrowed user data, other chunks through their typed form. `finish` fills in the
+/// CRC32c.
+pub struct PacketBuilder {
+    w: Writer,
+}
+
+impl PacketBuilder {
+    /// Starts a packet with this common header; `capacity` is a size hint (the path MTU).
+    pub fn new(header: CommonHeader, capacity: usize) -> Self {
+        let mut w = Writer::with_capacity(capacity);
+        w.u16(header.src_port);
+        w.u16(header.dst_port);
+        w.u32(header.verification_tag);
+        w.u32(0);
+        PacketBuilder { w }
+    }
+
+    /// Bytes written so far (padding included).
+    pub fn len(&self) -> usize {
+        self.w.buf.len()
+    }
+
+    /// True if no chunk has been added.
+    pub fn is_empty(&self) -> bool {
+        self.w.buf.len() <= COMMON_HEADER_LEN
+    }
+
+    /// Appends a typed chunk.
+    pub fn chunk(&mut self, chunk: &Chunk) {
+        chunk.emit(&mut self.w);
+    }
+
+    /// Appends a DATA chunk (§3.3.1) without building a [`DataChunk`].
+    pub fn data(&mut self, d: &DataRef<'_>) {
+        let start = self.w.begin_tlv([0, d.flags()]);
+        self.w.u32(d.tsn);
+        self.w.u16(d.stream_id);
+        self.w.u16(d.ssn);
+        self.w.u32(d.ppid);
+        self.w.bytes(d.user_data);
+        self.w.end_tlv(start);
+    }
+
+    /// The finished packet with its checksum (§6.8).
+    pub fn finish(self) -> Vec<u8> {
+        let mut buf = self.w.buf;
         let crc = packet_checksum(&buf);
         if let Some(field) = buf.get_mut(8..COMMON_HEADER_LEN) {
             field.copy_from_slice(&crc.to_le_bytes());
         }
-        (buf, overflow)
+        buf
     }
 }
 

@@ -1,0 +1,195 @@
+//! The State Cookie (RFC 9260 §5.1.3): everything the passive side needs to build the
+//! association from a COOKIE ECHO, so it keeps no state between INIT and COOKIE ECHO.
+//! Signed with HMAC-SHA-256 under the endpoint's secret key (§5.1.3 recommends a MAC).
+
+use std::net::IpAddr;
+
+use hmac::{Hmac, Mac};
+use sha2::Sha256;
+use simtime::{Duration, Instant};
+
+const VERSION: u8 = 1;
+const MAC_LEN: usize = 32;
+
+/// The Transmission Control Block fields carried in a cookie.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct CookieState {
+    pub(crate) created: Instant,
+    pub(crate) lifespan: Duration,
+    pub(crate) local_tag: u32,
+    pub(crate) peer_tag: u32,
+    pub(crate) local_initial_tsn: u32,
+    pub(crate) peer_initial_tsn: u32,
+    pub(crate) peer_rwnd: u32,
+    pub(crate) outbound_streams: u16,
+    pub(crate) inbound_streams: u16,
+    pub(crate) local_port: u16,
+    pub(crate) peer_port: u16,
+    /// The peer's addresses; the first is the one the INIT came from (the primary).
+    pub(crate) peer_addrs: Vec<IpAddr>,
+}
+
+/// Why a cookie was refused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum CookieError {
+    /// Malformed or the MAC does not match (§5.1.5 step 1: discard silently).
+    Invalid,
+    /// Older than its lifespan (§5.1.5 step 3): by how much.
+    Stale(Duration),
+}
+
+fn mac(secret: &[u8; 32], body: &[u8]) -> [u8; MAC_LEN] {
+    // HMAC accepts keys of any length; a 32-byte key never fails.
+    let mut m = <Hmac<Sha256> as Mac>::new_from_slice(secret).unwrap_or_else(|_| unreachable!());
+    m.update(body);
+    m.finalize().into_bytes().into()
+}
+
+impl CookieState {
+    /// Serialises and signs.
+    pub(crate) fn seal(&self, secret: &[u8; 32]) -> Vec<u8> {
+        let mut b = Vec::with_capacity(64 + 17 * self.peer_addrs.len());
+        b.push(VERSION);
+        b.extend_from_slice(&self.created.as_nanos().to_be_bytes());
+        b.extend_from_slice(&self.lifespan.as_nanos().to_be_bytes());
+        for v in [
+            self.local_tag,
+            self.peer_tag,
+            self.local_initial_tsn,
+            self.peer_initial_tsn,
+            self.peer_rwnd,
+        ] {
+            b.extend_from_slice(&v.to_be_bytes());
+        }
+        for v in [
+            self.outbound_streams,
+            self.inbound_streams,
+            self.local_port,
+            self.peer_port,
+        ] {
+            b.extend_from_slice(&v.to_be_bytes());
+        }
+        b.push(self.peer_addrs.len().min(255) as u8);
+        for a in self.peer_addrs.iter().take(255) {
+            match a {
+                IpAddr::V4(v4) => {
+                    b.push(4);
+                    b.extend_from_slice(&v4.octets());
+                }
+                IpAddr::V6(v6) => {
+                    b.push(6);
+                    b.extend_from_slice(&v6.octets());
+                }
+            }
+        }
+        let tag = mac(secret, &b);
+        b.extend_from_slice(&tag);
+        b
+    }
+
+    /// Verifies the MAC and the lifespan, then decodes (§5.1.5).
+    pub(crate) fn open(cookie: &[u8], secret: &[u8; 32], now: Instant) -> Result<Self, CookieError> {
+        let split = cookie.len().checked_sub(MAC_LEN).ok_or(CookieError::Invalid)?;
+        let (body, tag) = cookie.split_at(split);
+        // Constant-time comparison through the hmac crate.
+        let mut m = <Hmac<Sha256> as Mac>::new_from_slice(secret).map_err(|_| CookieError::Invalid)?;
+        m.update(body);
+        m.verify_slice(tag).map_err(|_| CookieError::Invalid)?;
+        let state = Self::decode(body).ok_or(CookieError::Invalid)?;
+        let age = now.saturating_since(state.created);
+        if age > state.lifespan {
+            return Err(CookieError::Stale(age - state.lifespan));
+        }
+        Ok(state)
+    }
+
+    fn decode(body: &[u8]) -> Option<Self> {
+        let mut r = body;
+        let mut take = |n: usize| -> Option<&[u8]> {
+            let (head, rest) = r.split_at_checked(n)?;
+            r = rest;
+            Some(head)
+        };
+        let u64_ = |b: &[u8]| b.try_into().ok().map(u64::from_be_bytes);
+        let u32_ = |b: &[u8]| b.try_into().ok().map(u32::from_be_bytes);
+        let u16_ = |b: &[u8]| b.try_into().ok().map(u16::from_be_bytes);
+        if take(1)? != [VERSION] {
+            return None;
+        }
+        let created = Instant::from_nanos(u64_(take(8)?)?);
+        let lifespan = Duration::from_nanos(u64_(take(8)?)?);
+        let local_tag = u32_(take(4)?)?;
+        let peer_tag = u32_(take(4)?)?;
+        let local_initial_tsn = u32_(take(4)?)?;
+        let peer_initial_tsn = u32_(take(4)?)?;
+        let peer_rwnd = u32_(take(4)?)?;
+        let outbound_streams = u16_(take(2)?)?;
+        let inbound_streams = u16_(take(2)?)?;
+        let local_port = u16_(take(2)?)?;
+        let peer_port = u16_(take(2)?)?;
+        let n = take(1)?[0];
+        let mut peer_addrs = Vec::with_capacity(usize::from(n));
+        for _ in 0..n {
+            let addr = match take(1)?[0] {
+                4 => IpAddr::from(<[u8; 4]>::try_from(take(4)?).ok()?),
+                6 => IpAddr::from(<[u8; 16]>::try_from(take(16)?).ok()?),
+                _ => return None,
+            };
+            peer_addrs.push(addr);
+        }
+        Some(CookieState {
+            created,
+            lifespan,
+            local_tag,
+            peer_tag,
+            local_initial_tsn,
+            peer_initial_tsn,
+            peer_rwnd,
+            outbound_streams,
+            inbound_streams,
+            local_port,
+            peer_port,
+            peer_addrs,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> CookieState {
+        CookieState {
+            created: Instant::from_nanos(5_000_000_000),
+            lifespan: Duration::from_secs(60),
+            local_tag: 0xdead_beef,
+            peer_tag: 7,
+            local_initial_tsn: 100,
+            peer_initial_tsn: 200,
+            peer_rwnd: 65536,
+            outbound_streams: 10,
+            inbound_streams: 5,
+            local_port: 5000,
+            peer_port: 6000,
+            peer_addrs: vec!["10.0.0.1".parse().unwrap(), "::1".parse().unwrap()],
+        }
+    }
+
+    #[test]
+    fn seal_open_round_trip_and_rejections() {
+        let key = [7u8; 32];
+        let sealed = sample().seal(&key);
+        let now = Instant::from_nanos(6_000_000_000);
+        assert_eq!(CookieState::open(&sealed, &key, now), Ok(sample()));
+        assert_eq!(CookieState::open(&sealed, &[8u8; 32], now), Err(CookieError::Invalid));
+        let mut tampered = sealed.clone();
+        tampered[10] ^= 1;
+        assert_eq!(CookieState::open(&tampered, &key, now), Err(CookieError::Invalid));
+        assert_eq!(CookieState::open(&sealed[..20], &key, now), Err(CookieError::Invalid));
+        let late = Instant::from_nanos(66_000_000_000);
+        assert_eq!(
+            CookieState::open(&sealed, &key, late),
+            Err(CookieError::Stale(Duration::from_secs(1)))
+        );
+    }
+}

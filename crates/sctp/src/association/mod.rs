@@ -1,0 +1,767 @@
+//! An SCTP association (RFC 9260), sans-IO.
+//!
+//! # Driving contract
+//!
+//! Time is always an argument; the association never reads a clock, opens a socket or draws
+//! from a global RNG (its RNG is seeded by whoever creates it). Methods come in four groups:
+//!
+//! * **Getters** (read-only): [`state`](Association::state), [`paths`](Association::paths),
+//!   [`primary`](Association::primary), [`data_path`](Association::data_path),
+//!   [`stats`](Association::stats), [`a_rwnd`](Association::a_rwnd), ...
+//! * **Inputs**: [`handle_packet`](Association::handle_packet) for a datagram from the peer
+//!   (the [`Endpoint`](crate::Endpoint) demultiplexes and checks the CRC32c first) and
+//!   [`handle_timeout`](Association::handle_timeout) when [`poll_timeout`] has passed (a
+//!   spurious call is harmless).
+//! * **Application commands**: [`send`](Association::send), [`read`](Association::read),
+//!   [`shutdown`](Association::shutdown), [`abort`](Association::abort),
+//!   [`set_primary`](Association::set_primary).
+//! * **Outputs**: [`poll_transmit`](Association::poll_transmit) until `None`, then
+//!   [`poll_event`](Association::poll_event) until `None`, then
+//!   [`poll_timeout`](Association::poll_timeout).
+//!
+//! After any input or command, drain the outputs in that order. Packets are built lazily
+//! at the first `poll_transmit`, so an application that sends several messages before
+//! polling gets them bundled, and a SACK built after the application has read reports the
+//! freed window.
+//!
+//! Per-destination state lives in [`Path`]; outstanding data remembers the destination it
+//! was last sent to, so every counter, window and timer is per path from the start.
+//!
+//! [`poll_timeout`]: Association::poll_timeout
+
+mod cookie;
+mod handshake;
+mod inbound;
+mod outbound;
+mod path;
+mod reachability;
+mod tsn;
+
+use std::collections::VecDeque;
+use std::net::IpAddr;
+
+use rand::{Rng, RngCore, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+use simtime::{Duration, Instant};
+
+use crate::config::Config;
+use crate::wire::{
+    unknown_chunk_action, Chunk, ChunkView, DataRef, ErrorCause, HeaderView, UnknownAction,
+};
+
+pub(crate) use cookie::{CookieError, CookieState};
+pub(crate) use handshake::{address_params, peer_addresses};
+pub use inbound::Message;
+use inbound::{DataOutcome, Inbound};
+use outbound::Outbound;
+pub use path::{Path, PathId, PathState, PathStats, RtoEstimator};
+
+/// Association states (RFC 9260 §4).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum State {
+    /// No association (after close).
+    Closed,
+    /// INIT sent, waiting for INIT ACK.
+    CookieWait,
+    /// COOKIE ECHO sent, waiting for COOKIE ACK.
+    CookieEchoed,
+    /// Data may flow both ways.
+    Established,
+    /// The application asked to shut down; outstanding data still being acknowledged.
+    ShutdownPending,
+    /// SHUTDOWN sent.
+    ShutdownSent,
+    /// SHUTDOWN received; finishing our outstanding data.
+    ShutdownReceived,
+    /// SHUTDOWN ACK sent.
+    ShutdownAckSent,
+}
+
+impl State {
+    /// Name as the RFC writes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            State::Closed => "CLOSED",
+            State::CookieWait => "COOKIE-WAIT",
+            State::CookieEchoed => "COOKIE-ECHOED",
+            State::Established => "ESTABLISHED",
+            State::ShutdownPending => "SHUTDOWN-PENDING",
+            State::ShutdownSent => "SHUTDOWN-SENT",
+            State::ShutdownReceived => "SHUTDOWN-RECEIVED",
+            State::ShutdownAckSent => "SHUTDOWN-ACK-SENT",
+        }
+    }
+}
+
+/// Why an association ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CloseReason {
+    /// Graceful shutdown completed (§9.2).
+    Shutdown,
+    /// The peer sent ABORT.
+    AbortedByPeer,
+    /// The application aborted, or a protocol violation made us abort.
+    Aborted,
+    /// The association error counter exceeded Association.Max.Retrans (§8.1).
+    AssociationFailure,
+    /// INIT or COOKIE ECHO retransmitted Max.Init.Retransmits times without answer (§5.1).
+    InitFailed,
+    /// The T5-shutdown-guard timer expired (§9.2).
+    ShutdownGuardExpired,
+}
+
+/// Something the application or a recorder may want to know.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Event {
+    /// The association reached ESTABLISHED.
+    Connected,
+    /// A destination changed reachability state.
+    PathStateChanged {
+        /// Which path.
+        path: PathId,
+        /// Old state.
+        from: PathState,
+        /// New state.
+        to: PathState,
+    },
+    /// A destination was confirmed by a HEARTBEAT ACK (§5.4).
+    PathConfirmed {
+        /// Which path.
+        path: PathId,
+    },
+    /// The primary path changed (application request, no switch-back, or RFC 7829
+    /// primary path switchover).
+    PrimaryChanged {
+        /// Old primary.
+        from: PathId,
+        /// New primary.
+        to: PathId,
+    },
+    /// New data started going to another destination (failover or switch-back): emitted
+    /// when the first new DATA chunk is sent on `to`.
+    DataPathChanged {
+        /// Destination new data went to before.
+        from: PathId,
+        /// Destination new data goes to now.
+        to: PathId,
+    },
+    /// T3-rtx expired on a destination (§6.3.3); `rto` is the backed-off value.
+    T3Timeout {
+        /// Which path.
+        path: PathId,
+        /// RTO after backoff.
+        rto: Duration,
+    },
+    /// Chunks marked for fast retransmission (§7.2.4).
+    FastRetransmit {
+        /// Destination the chunks were last sent to.
+        path: PathId,
+        /// Number of chunks marked.
+        chunks: u32,
+    },
+    /// A chunk that timed out was retransmitted on another destination (§6.4).
+    RetransmitOnAlternate {
+        /// Destination it timed out on.
+        from: PathId,
+        /// Destination it was retransmitted to.
+        to: PathId,
+    },
+    /// A HEARTBEAT was sent.
+    HeartbeatSent {
+        /// Which path.
+        path: PathId,
+    },
+    /// A HEARTBEAT ACK arrived.
+    HeartbeatAcked {
+        /// Which path.
+        path: PathId,
+        /// Round-trip time it measured.
+        rtt: Duration,
+    },
+    /// The peer reported an error (OPERATION ERROR chunk).
+    PeerError {
+        /// Cause codes.
+        causes: Vec<u16>,
+    },
+    /// The association ended.
+    Closed {
+        /// Why.
+        reason: CloseReason,
+    },
+}
+
+/// A datagram to send: an SCTP packet for one of the peer's addresses. The driver picks
+/// the source address (routing decides the interface).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Transmit {
+    /// Destination address.
+    pub remote: IpAddr,
+    /// Path it belongs to.
+    pub path: PathId,
+    /// The SCTP packet (common header, chunks, CRC32c).
+    pub payload: Vec<u8>,
+}
+
+/// Why [`Association::send`] refused a message.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SendError {
+    /// The association does not accept new data in this state (§9.2 after shutdown).
+    #[error("association is {0:?}; no new data accepted")]
+    NotOpen(State),
+    /// The stream identifier is not below the negotiated number of outbound streams.
+    #[error("stream {0} is not open")]
+    InvalidStream(u16),
+    /// The send buffer has no room for the message now; try again later.
+    #[error("send buffer full")]
+    BufferFull,
+    /// Empty messages cannot be sent (§6.2 forbids empty DATA chunks).
+    #[error("empty message")]
+    Empty,
+}
+
+/// Association-wide counters.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct AssocStats {
+    /// Packets accepted from the peer.
+    pub packets_received: u64,
+    /// Packets discarded for a wrong verification tag (§8.5).
+    pub bad_verification_tag: u64,
+    /// DATA chunks received more than once.
+    pub duplicate_chunks_received: u64,
+    /// DATA chunks dropped because the receive buffer was full.
+    pub chunks_dropped_no_space: u64,
+    /// SACK chunks sent.
+    pub sacks_sent: u64,
+    /// SACK chunks received.
+    pub sacks_received: u64,
+    /// User messages accepted by `send`.
+    pub messages_submitted: u64,
+    /// User bytes accepted by `send`.
+    pub bytes_submitted: u64,
+}
+
+/// Timers that are not per destination (§4, §6.2, §9.2). T3-rtx and heartbeat timers live
+/// in [`Path`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct AssocTimers {
+    /// T1-init or T1-cookie (§5.1).
+    t1: Option<Instant>,
+    /// T2-shutdown (§9.2).
+    t2: Option<Instant>,
+    /// T5-shutdown-guard (§9.2).
+    t5: Option<Instant>,
+}
+
+/// One SCTP association. See the module documentation for the driving contract.
+#[derive(Debug)]
+pub struct Association {
+    config: Config,
+    state: State,
+    local_port: u16,
+    peer_port: u16,
+    /// Our tag: the peer writes it in every packet to us (§8.5).
+    local_tag: u32,
+    /// The peer's tag: we write it in every packet to the peer.
+    peer_tag: u32,
+    local_addrs: Vec<IpAddr>,
+    paths: Vec<Path>,
+    /// The primary destination (§6.4).
+    primary: PathId,
+    /// Destination of the last new DATA chunk.
+    data_path: PathId,
+    timers: AssocTimers,
+    /// T1 retransmissions so far and the RTO they back off from.
+    init_retransmits: u32,
+    t1_rto: Duration,
+    /// Control chunk retransmitted by T1 (INIT or COOKIE ECHO).
+    handshake_chunk: Option<Chunk>,
+    t2_retransmits: u32,
+    out: Outbound,
+    inb: Inbound,
+    /// Where the next SACK goes (§6.4: the source of the DATA being acknowledged).
+    sack_path: PathId,
+    /// Control chunks waiting for the next packet to their destination.
+    control: VecDeque<(PathId, Chunk)>,
+    /// Send one packet to this destination even if cwnd is full (§6.3.3 E3, §7.2.4).
+    force_packet: Option<PathId>,
+    /// Association error counter (§8.1).
+    error_count: u32,
+    transmits: VecDeque<Transmit>,
+    events: VecDeque<Event>,
+    /// Set by every input; cleared once outputs are built.
+    dirty: bool,
+    rng: Xoshiro256PlusPlus,
+    stats: AssocStats,
+}
+
+impl Association {
+    fn new_common(config: Config, local_addrs: Vec<IpAddr>, local_port: u16, peer_port: u16, seed: u64) -> Self {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+        let local_tag = loop {
+            let t = rng.next_u32();
+            if t != 0 {
+                break t;
+            }
+        };
+        let initial_tsn = config.initial_tsn.unwrap_or_else(|| rng.next_u32());
+        let out = Outbound::new(initial_tsn, config.outbound_streams);
+        let inb = Inbound::new(0, 0, config.recv_buffer);
+        let t1_rto = config.rto_initial;
+        Association {
+            state: State::Closed,
+            local_port,
+            peer_port,
+            local_tag,
+            peer_tag: 0,
+            local_addrs,
+            paths: Vec::new(),
+            primary: 0,
+            data_path: 0,
+            timers: AssocTimers::default(),
+            init_retransmits: 0,
+            t1_rto,
+            handshake_chunk: None,
+            t2_retransmits: 0,
+            out,
+            inb,
+            sack_path: 0,
+            control: VecDeque::new(),
+            force_packet: None,
+            error_count: 0,
+            transmits: VecDeque::new(),
+            events: VecDeque::new(),
+            dirty: true,
+            rng,
+            stats: AssocStats::default(),
+            config,
+        }
+    }
+
+    // ----- getters -----
+
+    /// Current state.
+    pub fn state(&self) -> State {
+        self.state
+    }
+    /// The configuration in use.
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+    /// Every destination, indexed by [`PathId`].
+    pub fn paths(&self) -> &[Path] {
+        &self.paths
+    }
+    /// The primary destination.
+    pub fn primary(&self) -> PathId {
+        self.primary
+    }
+    /// The destination the latest new data went to.
+    pub fn data_path(&self) -> PathId {
+        self.data_path
+    }
+    /// Path to `remote`, if it is one of the peer's addresses.
+    pub fn path_of(&self, remote: IpAddr) -> Option<PathId> {
+        self.paths.iter().position(|p| p.remote == remote)
+    }
+    /// Association-wide counters.
+    pub fn stats(&self) -> &AssocStats {
+        &self.stats
+    }
+    /// Association error counter (§8.1).
+    pub fn error_count(&self) -> u32 {
+        self.error_count
+    }
+    /// Our current advertised receiver window (§6.2.1).
+    pub fn a_rwnd(&self) -> u32 {
+        self.inb.a_rwnd()
+    }
+    /// Our view of the peer's receiver window (§6.2.1).
+    pub fn peer_rwnd(&self) -> u32 {
+        self.out.peer_rwnd
+    }
+    /// User-data bytes held in the receive buffer (not yet read by the application).
+    pub fn receive_buffer_used(&self) -> u32 {
+        self.inb.held()
+    }
+    /// User-data bytes delivered to the application so far.
+    pub fn delivered_bytes(&self) -> u64 {
+        self.inb.delivered_bytes
+    }
+    /// User messages delivered to the application so far.
+    pub fn delivered_messages(&self) -> u64 {
+        self.inb.delivered_messages
+    }
+    /// Free space in the send buffer, bytes.
+    pub fn send_buffer_space(&self) -> usize {
+        self.config.send_buffer.saturating_sub(self.out.buffered) as usize
+    }
+    /// User-data bytes accepted and not yet acknowledged (queued, in flight or marked).
+    pub fn buffered_bytes(&self) -> u32 {
+        self.out.buffered
+    }
+    /// True when every message sent has been acknowledged.
+    pub fn all_acked(&self) -> bool {
+        self.out.is_empty()
+    }
+    /// Local port.
+    pub fn local_port(&self) -> u16 {
+        self.local_port
+    }
+    /// Peer port.
+    pub fn peer_port(&self) -> u16 {
+        self.peer_port
+    }
+    /// Our verification tag (the peer writes it in its packets).
+    pub fn local_tag(&self) -> u32 {
+        self.local_tag
+    }
+    /// The peer's verification tag.
+    pub fn peer_tag(&self) -> u32 {
+        self.peer_tag
+    }
+    /// Number of outbound streams negotiated.
+    pub fn outbound_streams(&self) -> u16 {
+        self.out.stream_count()
+    }
+    /// Number of inbound streams negotiated.
+    pub fn inbound_streams(&self) -> u16 {
+        self.inb.stream_count()
+    }
+
+    // ----- outputs -----
+
+    /// The next packet to send, building packets if there is work.
+    pub fn poll_transmit(&mut self, now: Instant) -> Option<Transmit> {
+        if self.transmits.is_empty() && self.dirty {
+            self.dirty = false;
+            self.flush(now);
+        }
+        self.transmits.pop_front()
+    }
+
+    /// The next event.
+    pub fn poll_event(&mut self) -> Option<Event> {
+        self.events.pop_front()
+    }
+
+    /// The earliest timer, if any runs.
+    pub fn poll_timeout(&self) -> Option<Instant> {
+        let t = &self.timers;
+        let assoc = [t.t1, t.t2, t.t5, self.inb.sack_timer];
+        let per_path = self.paths.iter().flat_map(|p| [p.t3_rtx, p.hb_due]);
+        assoc.into_iter().chain(per_path).flatten().min()
+    }
+
+    // ----- inputs -----
+
+    /// Fires every timer due at `now`.
+    pub fn handle_timeout(&mut self, now: Instant) {
+        self.dirty = true;
+        if self.timers.t1.is_some_and(|t| t <= now) {
+            self.on_t1_expiry(now);
+        }
+        if self.timers.t2.is_some_and(|t| t <= now) {
+            self.on_t2_expiry(now);
+        }
+        if self.timers.t5.is_some_and(|t| t <= now) {
+            self.timers.t5 = None;
+            self.abort_with(now, CloseReason::ShutdownGuardExpired, Vec::new());
+        }
+        for p in 0..self.paths.len() {
+            if self.state == State::Closed {
+                return;
+            }
+            if self.paths[p].t3_rtx.is_some_and(|t| t <= now) {
+                self.on_t3_expiry(now, p);
+            }
+            if self.paths[p].hb_due.is_some_and(|t| t <= now) {
+                self.on_heartbeat_timer(now, p);
+            }
+        }
+        // The delayed-SACK timer (§6.2) needs no action here: the SACK is due, and the
+        // next poll_transmit sends it.
+    }
+
+    /// Processes a packet from the peer's address `from`. `packet` has passed the CRC32c
+    /// check; ports matched this association.
+    pub fn handle_packet(&mut self, now: Instant, from: IpAddr, packet: &[u8]) {
+        let Ok(header) = HeaderView::new_checked(packet) else { return };
+        self.process_chunks(now, from, &header, 0);
+    }
+
+    /// The chunks bundled after the COOKIE ECHO that created this association (§5.1 D).
+    pub(crate) fn handle_bundled_after_cookie(&mut self, now: Instant, from: IpAddr, header: &HeaderView<'_>) {
+        self.process_chunks(now, from, header, 1);
+    }
+
+    fn process_chunks(&mut self, now: Instant, from: IpAddr, header: &HeaderView<'_>, skip: usize) {
+        self.dirty = true;
+        let vtag = header.verification_tag();
+        let from_path = self.path_of(from);
+        let mut data_seen = false;
+        let mut first = skip == 0;
+        for view in header.chunks().skip(skip) {
+            let Ok(view) = view else { break };
+            if !self.tag_ok(&view, vtag, first) {
+                self.stats.bad_verification_tag += 1;
+                return;
+            }
+            if first {
+                self.stats.packets_received += 1;
+            }
+            first = false;
+            if view.chunk_type == 0 {
+                if let (Some(d), Some(p)) = (DataRef::from_view(&view), from_path) {
+                    data_seen = true;
+                    if !self.on_data(now, p, &d) {
+                        return;
+                    }
+                }
+                continue;
+            }
+            if !Chunk::is_known_type(view.chunk_type) {
+                match unknown_chunk_action(view.chunk_type) {
+                    UnknownAction::Stop => return,
+                    UnknownAction::StopAndReport => {
+                        self.report_unrecognized(from_path, &view);
+                        return;
+                    }
+                    UnknownAction::Skip => continue,
+                    UnknownAction::SkipAndReport => {
+                        self.report_unrecognized(from_path, &view);
+                        continue;
+                    }
+                }
+            }
+            let Ok(chunk) = Chunk::parse(&view) else { return };
+            if !self.on_control(now, from, from_path, chunk) {
+                return;
+            }
+        }
+        if data_seen && matches!(self.state, State::Established | State::ShutdownPending | State::ShutdownSent) {
+            self.inb.on_data_packet(now, self.config.sack_freq, self.config.sack_delay);
+            if self.state == State::ShutdownSent {
+                // §9.2: in SHUTDOWN-SENT, answer DATA with a SACK and a fresh SHUTDOWN.
+                self.inb.request_sack();
+                self.queue_shutdown();
+            }
+        }
+    }
+
+    /// §8.5 / §8.5.1: which verification tag each chunk type requires.
+    fn tag_ok(&self, view: &ChunkView<'_>, vtag: u32, first: bool) -> bool {
+        match view.chunk_type {
+            // INIT carries tag 0 and must be alone; an association ignores it (see on_control).
+            1 => first && vtag == 0,
+            // ABORT and SHUTDOWN COMPLETE: our tag, or the peer's tag reflected with T set.
+            6 | 14 => vtag == self.local_tag || (view.flags & 1 == 1 && vtag == self.peer_tag),
+            _ => vtag == self.local_tag,
+        }
+    }
+
+    fn report_unrecognized(&mut self, from: Option<PathId>, view: &ChunkView<'_>) {
+        let mut chunk = vec![view.chunk_type, view.flags];
+        chunk.extend_from_slice(&((view.value.len() + 4) as u16).to_be_bytes());
+        chunk.extend_from_slice(view.value);
+        let p = from.unwrap_or(self.primary);
+        self.control.push_back((
+            p,
+            Chunk::Error {
+                causes: vec![ErrorCause::UnrecognizedChunkType { chunk }],
+            },
+        ));
+    }
+
+    /// One DATA chunk (§6.2). Returns false if the packet must not be processed further.
+    fn on_data(&mut self, now: Instant, from: PathId, d: &DataRef<'_>) -> bool {
+        if !matches!(self.state, State::Established | State::ShutdownPending | State::ShutdownSent) {
+            return true;
+        }
+        if d.user_data.is_empty() {
+            // §6.2: a DATA chunk with no user data is answered with ABORT (No User Data).
+            self.abort_with(now, CloseReason::Aborted, vec![ErrorCause::NoUserData { tsn: d.tsn }]);
+            return false;
+        }
+        self.sack_path = from;
+        match self.inb.on_data(d) {
+            DataOutcome::Accepted => {}
+            DataOutcome::Duplicate => self.stats.duplicate_chunks_received += 1,
+            DataOutcome::NoSpace => self.stats.chunks_dropped_no_space += 1,
+            DataOutcome::InvalidStream => {
+                // §6.5: acknowledge the TSN, report the stream, discard the data.
+                self.control.push_back((
+                    from,
+                    Chunk::Error {
+                        causes: vec![ErrorCause::InvalidStreamIdentifier { stream_id: d.stream_id }],
+                    },
+                ));
+            }
+        }
+        true
+    }
+
+    /// Every chunk but DATA. Returns false if the packet must not be processed further.
+    fn on_control(&mut self, now: Instant, from: IpAddr, from_path: Option<PathId>, chunk: Chunk) -> bool {
+        match chunk {
+            Chunk::Sack(sack) => {
+                if matches!(self.state, State::CookieWait | State::CookieEchoed | State::Closed) {
+                    return true;
+                }
+                self.stats.sacks_received += 1;
+                self.on_sack(now, &sack);
+            }
+            Chunk::Heartbeat { info } => {
+                // §8.3: echo the information unchanged, to the address it came from.
+                let p = from_path.unwrap_or(self.primary);
+                self.control.push_back((p, Chunk::HeartbeatAck { info }));
+            }
+            Chunk::HeartbeatAck { info } => self.on_heartbeat_ack(now, &info),
+            Chunk::Abort { .. } => {
+                self.close(CloseReason::AbortedByPeer);
+                return false;
+            }
+            Chunk::InitAck(init) => self.on_init_ack(now, from, init),
+            Chunk::CookieEcho { .. } => self.on_duplicate_cookie_echo(from_path),
+            Chunk::CookieAck => self.on_cookie_ack(now),
+            Chunk::Shutdown { cumulative_tsn_ack } => self.on_shutdown(now, cumulative_tsn_ack),
+            Chunk::ShutdownAck => self.on_shutdown_ack(from_path),
+            Chunk::ShutdownComplete { .. } => {
+                if self.state == State::ShutdownAckSent {
+                    self.close(CloseReason::Shutdown);
+                }
+                return false;
+            }
+            Chunk::Error { causes } => self.on_error_chunk(now, &causes),
+            // An INIT for an existing association (restart or collision, §5.2) is not
+            // handled: the association keeps its state. Documented limitation.
+            Chunk::Init(_) => return false,
+            Chunk::Data(_) | Chunk::Unknown { .. } => {}
+        }
+        true
+    }
+
+    fn on_error_chunk(&mut self, now: Instant, causes: &[ErrorCause]) {
+        let stale = causes.iter().any(|c| matches!(c, ErrorCause::StaleCookie { .. }));
+        if stale && self.state == State::CookieEchoed {
+            // §5.2.6: start over with a new INIT (without a Cookie Preservative).
+            self.restart_init(now);
+        }
+        self.events.push_back(Event::PeerError {
+            causes: causes.iter().map(ErrorCause::code).collect(),
+        });
+    }
+
+    // ----- application commands -----
+
+    /// Queues one user message on `stream` (§6.1); fragments it to the path MTU (§6.9).
+    pub fn send(&mut self, stream: u16, ppid: u32, unordered: bool, data: &[u8]) -> Result<(), SendError> {
+        if !matches!(self.state, State::CookieWait | State::CookieEchoed | State::Established) {
+            return Err(SendError::NotOpen(self.state));
+        }
+        if data.is_empty() {
+            return Err(SendError::Empty);
+        }
+        if stream >= self.out.stream_count() {
+            return Err(SendError::InvalidStream(stream));
+        }
+        if data.len() > self.send_buffer_space() {
+            return Err(SendError::BufferFull);
+        }
+        let max = self.config.max_fragment();
+        self.out.enqueue(stream, ppid, unordered, data, max);
+        self.stats.messages_submitted += 1;
+        self.stats.bytes_submitted += data.len() as u64;
+        self.dirty = true;
+        Ok(())
+    }
+
+    /// The next complete message, in stream order (§6.6).
+    pub fn read(&mut self) -> Option<Message> {
+        let msg = self.inb.read()?;
+        if self.inb.window_update_due(self.config.pmtu) {
+            self.inb.request_sack();
+            self.dirty = true;
+        }
+        Some(msg)
+    }
+
+    /// Size of the next message `read` would return.
+    pub fn peek_len(&self) -> Option<usize> {
+        self.inb.peek_len()
+    }
+
+    /// True if `read` would return a message.
+    pub fn readable(&self) -> bool {
+        self.inb.readable()
+    }
+
+    /// Starts a graceful shutdown (§9.2): no new data; SHUTDOWN once all is acknowledged.
+    pub fn shutdown(&mut self, now: Instant) {
+        match self.state {
+            State::Established => {
+                self.state = State::ShutdownPending;
+                self.dirty = true;
+                self.maybe_progress_shutdown(now);
+            }
+            State::CookieWait | State::CookieEchoed => self.close(CloseReason::Aborted),
+            _ => {}
+        }
+    }
+
+    /// Sends ABORT and closes (§9.1).
+    pub fn abort(&mut self, now: Instant) {
+        if self.state != State::Closed {
+            self.abort_with(now, CloseReason::Aborted, vec![ErrorCause::UserInitiatedAbort { reason: Vec::new() }]);
+        }
+    }
+
+    /// Makes `path` the primary (§6.4: the application may change it at any time).
+    pub fn set_primary(&mut self, path: PathId) {
+        if path < self.paths.len() && path != self.primary {
+            self.events.push_back(Event::PrimaryChanged { from: self.primary, to: path });
+            self.primary = path;
+            self.dirty = true;
+        }
+    }
+
+    // ----- shared helpers -----
+
+    fn abort_with(&mut self, _now: Instant, reason: CloseReason, causes: Vec<ErrorCause>) {
+        if self.state != State::Closed && self.peer_tag != 0 {
+            let p = self.primary.min(self.paths.len().saturating_sub(1));
+            self.control.clear();
+            self.control.push_back((p, Chunk::Abort { t_bit: false, causes }));
+        }
+        self.close(reason);
+    }
+
+    fn close(&mut self, reason: CloseReason) {
+        if self.state == State::Closed {
+            return;
+        }
+        self.state = State::Closed;
+        self.timers = AssocTimers::default();
+        self.inb.sack_timer = None;
+        for p in &mut self.paths {
+            p.t3_rtx = None;
+            p.hb_due = None;
+        }
+        self.dirty = true;
+        self.events.push_back(Event::Closed { reason });
+    }
+
+    /// A random value in [-span/2, +span/2] added to `base` (§8.3 heartbeat jitter).
+    fn jittered(&mut self, base: Duration, span: Duration) -> Duration {
+        let half = span.as_nanos() / 2;
+        if half == 0 {
+            return base;
+        }
+        let offset = self.rng.random_range(0..=2 * half);
+        Duration::from_nanos((base.as_nanos() + offset).saturating_sub(half))
+    }
+
+    /// The heartbeat nonce of a new path.
+    fn next_nonce(&mut self) -> u64 {
+        self.rng.next_u64()
+    }
+}

@@ -1,0 +1,641 @@
+//! The sending half: the send queue, outstanding chunks tracked per destination, SACK
+//! processing with miss indications (RFC 9260 §6.2.1, §7.2.4), T3-rtx (§6.3.2, §6.3.3),
+//! retransmission to an alternate destination (§6.4), and packet building with bundling,
+//! cwnd/rwnd limits and Max.Burst (§6.1, §6.10).
+
+use std::collections::VecDeque;
+
+use simtime::Instant;
+
+use crate::congestion::AckInfo;
+use crate::wire::{Chunk, CommonHeader, DataRef, PacketBuilder, SackChunk};
+
+use super::tsn::{tsn_gt, tsn_le, tsn_lt};
+use super::{Association, Event, PathId, State, Transmit};
+
+/// Why a chunk is marked for retransmission.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum RtxKind {
+    /// Three miss indications (§7.2.4).
+    Fast,
+    /// T3-rtx expired (§6.3.3).
+    Timeout,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum SentState {
+    InFlight,
+    /// Reported in a gap ack block.
+    Acked,
+    Marked(RtxKind),
+}
+
+/// A fragment of a user message: one DATA chunk's worth.
+#[derive(Debug)]
+pub(crate) struct Fragment {
+    stream: u16,
+    ssn: u16,
+    ppid: u32,
+    unordered: bool,
+    beginning: bool,
+    ending: bool,
+    data: Vec<u8>,
+}
+
+impl Fragment {
+    fn data_ref(&self, tsn: u32) -> DataRef<'_> {
+        DataRef {
+            immediate: false,
+            unordered: self.unordered,
+            beginning: self.beginning,
+            ending: self.ending,
+            tsn,
+            stream_id: self.stream,
+            ssn: self.ssn,
+            ppid: self.ppid,
+            user_data: &self.data,
+        }
+    }
+    fn len(&self) -> u32 {
+        self.data.len() as u32
+    }
+}
+
+/// A chunk with a TSN, not yet covered by the cumulative TSN ack.
+#[derive(Debug)]
+pub(crate) struct Sent {
+    tsn: u32,
+    frag: Fragment,
+    /// Destination it was last sent to.
+    path: PathId,
+    sent_at: Instant,
+    transmissions: u32,
+    state: SentState,
+    misses: u32,
+    fast_retransmitted: bool,
+}
+
+/// Sender state.
+#[derive(Debug)]
+pub(crate) struct Outbound {
+    /// Fragments not yet given a TSN.
+    queue: VecDeque<Fragment>,
+    /// Chunks with TSNs above the cumulative TSN ack: `sent[i].tsn == cum_ack + 1 + i`.
+    sent: VecDeque<Sent>,
+    /// Highest cumulative TSN ack received.
+    pub(crate) cum_ack: u32,
+    /// Next TSN to assign.
+    pub(crate) next_tsn: u32,
+    /// The peer's receiver window as we track it (§6.2.1).
+    pub(crate) peer_rwnd: u32,
+    /// Next SSN per outbound stream.
+    ssn: Vec<u16>,
+    /// Chunks marked for retransmission.
+    marked: usize,
+    /// User bytes queued or outstanding (the send buffer's occupancy).
+    pub(crate) buffered: u32,
+}
+
+impl Outbound {
+    pub(crate) fn new(initial_tsn: u32, streams: u16) -> Self {
+        Outbound {
+            queue: VecDeque::new(),
+            sent: VecDeque::new(),
+            cum_ack: initial_tsn.wrapping_sub(1),
+            next_tsn: initial_tsn,
+            peer_rwnd: 0,
+            ssn: vec![0; usize::from(streams)],
+            marked: 0,
+            buffered: 0,
+        }
+    }
+
+    pub(crate) fn stream_count(&self) -> u16 {
+        self.ssn.len() as u16
+    }
+
+    pub(crate) fn set_stream_count(&mut self, n: u16) {
+        self.ssn.resize(usize::from(n), 0);
+    }
+
+    /// Nothing queued and nothing outstanding.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.queue.is_empty() && self.sent.is_empty()
+    }
+
+    /// Splits a message into fragments of at most `max` bytes (§6.9) with one SSN.
+    pub(crate) fn enqueue(&mut self, stream: u16, ppid: u32, unordered: bool, data: &[u8], max: usize) {
+        let ssn = if unordered {
+            0
+        } else {
+            let s = &mut self.ssn[usize::from(stream)];
+            let v = *s;
+            *s = s.wrapping_add(1);
+            v
+        };
+        let n = data.len().div_ceil(max);
+        for (i, part) in data.chunks(max).enumerate() {
+            self.queue.push_back(Fragment {
+                stream,
+                ssn,
+                ppid,
+                unordered,
+                beginning: i == 0,
+                ending: i + 1 == n,
+                data: part.to_vec(),
+            });
+        }
+        self.buffered += data.len() as u32;
+    }
+
+    fn total_flight(&self) -> u32 {
+        self.sent
+            .iter()
+            .filter(|s| s.state == SentState::InFlight)
+            .map(|s| s.frag.len())
+            .sum()
+    }
+}
+
+/// A packet being filled.
+struct Open {
+    path: PathId,
+    builder: PacketBuilder,
+    limit: usize,
+}
+
+impl Association {
+    // ----- SACK (§6.2.1, §7.2) -----
+
+    /// A SACK chunk from the peer.
+    pub(super) fn on_sack(&mut self, now: Instant, sack: &SackChunk) {
+        self.process_sack(now, sack, true);
+    }
+
+    /// Processes a SACK (or the cumulative TSN ack of a SHUTDOWN, with `update_rwnd` false).
+    pub(super) fn process_sack(&mut self, now: Instant, sack: &SackChunk, update_rwnd: bool) {
+        let cum = sack.cumulative_tsn_ack;
+        // §6.2.1 D i: a SACK older than the cumulative TSN ack point is ignored; one
+        // acknowledging TSNs never sent is a protocol violation, also ignored here.
+        if tsn_lt(cum, self.out.cum_ack) || !tsn_lt(cum, self.out.next_tsn) {
+            return;
+        }
+        let n = self.paths.len();
+        let flight_before: Vec<u32> = self.paths.iter().map(|p| p.flight_size).collect();
+        let mut acked = vec![0u32; n];
+        let mut cum_acked_on = vec![false; n];
+        let cum_advanced = tsn_gt(cum, self.out.cum_ack);
+        let mut highest_newly_acked: Option<u32> = None;
+
+        // Cumulative part.
+        while self.out.sent.front().is_some_and(|s| tsn_le(s.tsn, cum)) {
+            let Some(s) = self.out.sent.pop_front() else { break };
+            self.out.buffered = self.out.buffered.saturating_sub(s.frag.len());
+            if s.state != SentState::Acked {
+                cum_acked_on[s.path] = true;
+                self.newly_acked(now, &s, &mut acked);
+                highest_newly_acked = Some(s.tsn);
+            }
+        }
+        self.out.cum_ack = cum;
+
+        // Gap ack blocks: TSN cum + k is sent[k - 1].
+        let mut highest_reported = cum;
+        for block in &sack.gap_ack_blocks {
+            if block.start == 0 || block.end < block.start {
+                continue;
+            }
+            for k in block.start..=block.end {
+                let Some(s) = self.out.sent.get(usize::from(k) - 1) else { break };
+                highest_reported = s.tsn;
+                if s.state == SentState::Acked {
+                    continue;
+                }
+                let tsn = s.tsn;
+                let s = &self.out.sent[usize::from(k) - 1];
+                let path = s.path;
+                let (len, state, tx, sent_at) = (s.frag.len(), s.state, s.transmissions, s.sent_at);
+                self.account_ack(now, path, tsn, len, state, tx, sent_at, &mut acked);
+                self.out.sent[usize::from(k) - 1].state = SentState::Acked;
+                if highest_newly_acked.is_none_or(|h| tsn_gt(tsn, h)) {
+                    highest_newly_acked = Some(tsn);
+                }
+            }
+        }
+
+        // §7.2.4 miss indications (HTNA): TSNs missing below the highest TSN newly
+        // acknowledged. In Fast Recovery, a SACK advancing the cumulative ack counts every
+        // TSN reported missing.
+        let any_fr = self.paths.iter().any(|p| p.fast_recovery_exit.is_some());
+        let limit = match highest_newly_acked {
+            Some(h) if any_fr && cum_advanced => Some(if tsn_gt(highest_reported, h) { highest_reported } else { h }),
+            other => other,
+        };
+        let mut fast: Vec<u32> = vec![0; n];
+        if let Some(limit) = limit {
+            for s in self.out.sent.iter_mut() {
+                if !tsn_lt(s.tsn, limit) {
+                    break;
+                }
+                if s.state != SentState::InFlight {
+                    continue;
+                }
+                s.misses += 1;
+                if s.misses >= 3 && !s.fast_retransmitted {
+                    s.state = SentState::Marked(RtxKind::Fast);
+                    s.fast_retransmitted = true;
+                    s.misses = 0;
+                    self.out.marked += 1;
+                    self.paths[s.path].flight_size -= s.frag.len();
+                    fast[s.path] += 1;
+                }
+            }
+        }
+
+        // §7.2.1 / §7.2.2 window growth first, then §7.2.4 reductions.
+        for p in 0..n {
+            let path = &mut self.paths[p];
+            if acked[p] > 0 {
+                path.stats.bytes_acked += u64::from(acked[p]);
+                let info = AckInfo {
+                    bytes_acked: acked[p],
+                    flight_before: flight_before[p],
+                    cum_advanced,
+                    in_fast_recovery: path.fast_recovery_exit.is_some(),
+                    all_acked: path.flight_size == 0,
+                };
+                path.controller.on_ack(&mut path.cc, &info);
+            }
+            if path.fast_recovery_exit.is_some_and(|exit| tsn_le(exit, cum)) {
+                path.fast_recovery_exit = None;
+            }
+        }
+        let highest_outstanding = self.out.next_tsn.wrapping_sub(1);
+        for (p, &count) in fast.iter().enumerate() {
+            if count == 0 {
+                continue;
+            }
+            let path = &mut self.paths[p];
+            if path.fast_recovery_exit.is_none() {
+                path.controller.on_fast_retransmit(&mut path.cc);
+                path.fast_recovery_exit = Some(highest_outstanding);
+            }
+            path.rtt_probe = None;
+            self.force_packet = Some(p);
+            self.events.push_back(Event::FastRetransmit { path: p, chunks: count });
+        }
+
+        // §6.2.1 D iv: rwnd = a_rwnd less the bytes still in flight.
+        if update_rwnd {
+            self.out.peer_rwnd = sack.a_rwnd.saturating_sub(self.out.total_flight());
+        }
+
+        // §6.3.2 R2/R3: stop T3 where nothing is outstanding; restart it where the earliest
+        // outstanding TSN was acknowledged.
+        for p in 0..n {
+            let path = &mut self.paths[p];
+            if path.flight_size == 0 {
+                path.t3_rtx = None;
+            } else if cum_acked_on[p] {
+                path.t3_rtx = Some(now + path.rto.rto);
+            }
+        }
+        self.maybe_progress_shutdown(now);
+    }
+
+    /// Bookkeeping for a chunk newly acknowledged by the cumulative ack.
+    fn newly_acked(&mut self, now: Instant, s: &Sent, acked: &mut [u32]) {
+        self.account_ack(now, s.path, s.tsn, s.frag.len(), s.state, s.transmissions, s.sent_at, acked);
+    }
+
+    /// Flight, error counters and RTT for one newly acknowledged chunk (§6.3.1, §8.2, §8.3).
+    #[allow(clippy::too_many_arguments)]
+    fn account_ack(
+        &mut self,
+        now: Instant,
+        p: PathId,
+        tsn: u32,
+        len: u32,
+        state: SentState,
+        transmissions: u32,
+        sent_at: Instant,
+        acked: &mut [u32],
+    ) {
+        match state {
+            SentState::InFlight => self.paths[p].flight_size -= len,
+            SentState::Marked(_) => self.out.marked -= 1,
+            SentState::Acked => return,
+        }
+        acked[p] += len;
+        self.error_count = 0;
+        let path = &mut self.paths[p];
+        path.error_count = 0;
+        // §6.3.1 C5 (Karn): only chunks sent once give RTT samples.
+        if path.rtt_probe.is_some_and(|(t, _)| t == tsn) {
+            path.rtt_probe = None;
+            if transmissions == 1 {
+                path.rto.on_measurement(now.saturating_since(sent_at), &self.config);
+            }
+        }
+        if path.state != super::PathState::Active {
+            // §8.2: an acknowledged TSN makes its destination active again; RFC 7829 §5:
+            // so does it for a PF destination.
+            self.set_path_state(now, p, super::PathState::Active);
+        }
+    }
+
+    // ----- T3-rtx (§6.3.3) -----
+
+    pub(super) fn on_t3_expiry(&mut self, now: Instant, p: PathId) {
+        self.paths[p].t3_rtx = None;
+        let mut marked = 0u32;
+        for s in self.out.sent.iter_mut() {
+            if s.path == p && s.state == SentState::InFlight {
+                s.state = SentState::Marked(RtxKind::Timeout);
+                s.misses = 0;
+                marked += 1;
+                self.out.marked += 1;
+                self.paths[p].flight_size -= s.frag.len();
+            }
+        }
+        if marked == 0 {
+            return; // nothing outstanding here: a stale timer.
+        }
+        let path = &mut self.paths[p];
+        path.stats.t3_timeouts += 1;
+        // E1: ssthresh and cwnd; E2: back off the RTO; Karn: no sample from this round.
+        path.controller.on_timeout(&mut path.cc);
+        path.rto.back_off(&self.config);
+        path.rtt_probe = None;
+        let rto = path.rto.rto;
+        self.events.push_back(Event::T3Timeout { path: p, rto });
+        // E3: one packet of the earliest marked chunks goes out at once, to an alternate.
+        self.force_packet = Some(self.alternate(p));
+        self.path_error(now, p);
+    }
+
+    // ----- destination choice (§6.4) -----
+
+    /// Where new data goes: the primary if usable; else the first usable destination after
+    /// it; else (every destination PF or inactive, RFC 7829 dormant state) the PF
+    /// destination with the fewest errors, or the primary.
+    pub(super) fn select_data_path(&self) -> PathId {
+        let n = self.paths.len();
+        if self.paths[self.primary].is_usable() {
+            return self.primary;
+        }
+        if let Some(p) = (1..n).map(|k| (self.primary + k) % n).find(|&p| self.paths[p].is_usable()) {
+            return p;
+        }
+        self.paths
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| p.confirmed && p.state == super::PathState::PotentiallyFailed)
+            .min_by_key(|(i, p)| (p.error_count, *i != self.primary))
+            .map_or(self.primary, |(i, _)| i)
+    }
+
+    /// An active destination other than `p` for retransmissions (§6.4), or `p` itself.
+    pub(super) fn alternate(&self, p: PathId) -> PathId {
+        let n = self.paths.len();
+        (1..n)
+            .map(|k| (p + k) % n)
+            .find(|&q| self.paths[q].is_usable())
+            .unwrap_or(p)
+    }
+
+    fn retransmit_path(&self, s: &Sent) -> PathId {
+        match s.state {
+            SentState::Marked(RtxKind::Timeout) => self.alternate(s.path),
+            _ if self.paths[s.path].state == super::PathState::Active => s.path,
+            _ => self.alternate(s.path),
+        }
+    }
+
+    // ----- packet building (§6.1, §6.10) -----
+
+    fn open_packet(&self, path: PathId) -> Open {
+        let limit = self.config.max_packet();
+        let header = CommonHeader {
+            src_port: self.local_port,
+            dst_port: self.peer_port,
+            verification_tag: self.peer_tag,
+        };
+        Open {
+            path,
+            builder: PacketBuilder::new(header, limit),
+            limit,
+        }
+    }
+
+    fn close_packet(&mut self, open: Open) {
+        if open.builder.is_empty() {
+            return;
+        }
+        let path = &mut self.paths[open.path];
+        path.stats.packets_sent += 1;
+        self.transmits.push_back(Transmit {
+            remote: path.remote,
+            path: open.path,
+            payload: open.builder.finish(),
+        });
+    }
+
+    /// Returns the open packet for `path` with room for `need` more bytes, closing the
+    /// current one if it goes elsewhere or is full.
+    fn packet_for(&mut self, current: Option<Open>, path: PathId, need: usize) -> Open {
+        match current {
+            Some(o) if o.path == path && o.builder.len() + need <= o.limit => o,
+            Some(o) => {
+                self.close_packet(o);
+                self.open_packet(path)
+            }
+            None => self.open_packet(path),
+        }
+    }
+
+    /// Builds every packet that may go out now: the SACK, control chunks, retransmissions,
+    /// then new data.
+    pub(super) fn flush(&mut self, now: Instant) {
+        if self.paths.is_empty() {
+            self.control.clear();
+            return;
+        }
+        let mut open: Option<Open> = None;
+        // A SACK leads the first packet to its destination (§6.4: replies go where the
+        // DATA came from).
+        let data_states = matches!(
+            self.state,
+            State::Established | State::ShutdownPending | State::ShutdownSent | State::ShutdownReceived
+        );
+        if data_states && (self.inb.sack_due(now) || self.inb.window_update_due(self.config.pmtu)) {
+            let max_blocks = (self.config.max_packet() - 12 - 16 - 64 * 4) / 4;
+            let sack = Chunk::Sack(self.inb.make_sack(max_blocks.max(1)));
+            self.stats.sacks_sent += 1;
+            let p = self.sack_path.min(self.paths.len() - 1);
+            let mut o = self.packet_for(open, p, sack.buffer_len());
+            o.builder.chunk(&sack);
+            open = Some(o);
+        }
+        while let Some((p, chunk)) = self.control.pop_front() {
+            let p = p.min(self.paths.len() - 1);
+            let len = chunk.buffer_len();
+            let mut o = self.packet_for(open, p, len);
+            o.builder.chunk(&chunk);
+            if let Chunk::Heartbeat { .. } = chunk {
+                self.paths[p].stats.heartbeats_sent += 1;
+                self.events.push_back(Event::HeartbeatSent { path: p });
+            }
+            open = Some(o);
+        }
+        if data_states {
+            open = self.fill_retransmissions(now, open);
+            if matches!(self.state, State::Established | State::ShutdownPending | State::ShutdownReceived) {
+                open = self.fill_new_data(now, open);
+            }
+        }
+        if let Some(o) = open {
+            self.close_packet(o);
+        }
+        self.force_packet = None;
+    }
+
+    /// Chunks marked for retransmission, lowest TSN first (§6.1 C), within each
+    /// destination's cwnd except for one forced packet (§6.3.3 E3, §7.2.4 step 3).
+    fn fill_retransmissions(&mut self, now: Instant, mut open: Option<Open>) -> Option<Open> {
+        if self.out.marked == 0 {
+            return open;
+        }
+        let mut forced_path = self.force_packet;
+        let mut forced_bytes = 0usize;
+        for i in 0..self.out.sent.len() {
+            if self.out.marked == 0 {
+                break;
+            }
+            let SentState::Marked(kind) = self.out.sent[i].state else { continue };
+            let dst = self.retransmit_path(&self.out.sent[i]);
+            let len = self.out.sent[i].frag.len();
+            let chunk_len = (16 + len as usize).next_multiple_of(4);
+            let forced = forced_path == Some(dst) && forced_bytes + chunk_len <= self.config.max_packet() - 12;
+            if !forced && !self.paths[dst].cwnd_allows(len) {
+                continue;
+            }
+            if forced {
+                forced_bytes += chunk_len;
+            } else if forced_path == Some(dst) {
+                forced_path = None;
+            }
+            let mut o = self.packet_for(open.take(), dst, chunk_len);
+            let from = self.out.sent[i].path;
+            let s = &mut self.out.sent[i];
+            o.builder.data(&s.frag.data_ref(s.tsn));
+            s.state = SentState::InFlight;
+            s.path = dst;
+            s.sent_at = now;
+            s.transmissions += 1;
+            self.out.marked -= 1;
+            let path = &mut self.paths[dst];
+            path.flight_size += len;
+            path.stats.bytes_retransmitted += u64::from(len);
+            match kind {
+                RtxKind::Fast => path.stats.fast_retransmissions += 1,
+                RtxKind::Timeout => path.stats.timeout_retransmissions += 1,
+            }
+            path.data_since_hb = true;
+            path.last_data_sent = Some(now);
+            if path.t3_rtx.is_none() {
+                path.t3_rtx = Some(now + path.rto.rto);
+            }
+            self.out.peer_rwnd = self.out.peer_rwnd.saturating_sub(len);
+            if kind == RtxKind::Timeout && dst != from {
+                self.events.push_back(Event::RetransmitOnAlternate { from, to: dst });
+            }
+            open = Some(o);
+        }
+        open
+    }
+
+    /// New data to the selected destination, within cwnd, the peer's rwnd and Max.Burst.
+    fn fill_new_data(&mut self, now: Instant, mut open: Option<Open>) -> Option<Open> {
+        if self.out.queue.is_empty() {
+            return open;
+        }
+        let p = self.select_data_path();
+        self.apply_idle_rule(now, p);
+        let mut packets = 0u32;
+        while let Some(frag) = self.out.queue.front() {
+            let len = frag.len();
+            let chunk_len = (16 + len as usize).next_multiple_of(4);
+            // §6.1 A: respect the peer's rwnd, but one chunk may always be in flight.
+            let rwnd_ok = len <= self.out.peer_rwnd || self.out.sent.is_empty();
+            if !rwnd_ok || !self.paths[p].cwnd_allows(len) {
+                break;
+            }
+            let fits = open.as_ref().is_some_and(|o| o.path == p && o.builder.len() + chunk_len <= o.limit);
+            if !fits {
+                if packets >= self.config.max_burst {
+                    break; // §6.1 D: Max.Burst new-data packets per opportunity.
+                }
+                packets += 1;
+            }
+            let Some(frag) = self.out.queue.pop_front() else { break };
+            let mut o = self.packet_for(open.take(), p, chunk_len);
+            let tsn = self.out.next_tsn;
+            self.out.next_tsn = tsn.wrapping_add(1);
+            o.builder.data(&frag.data_ref(tsn));
+            open = Some(o);
+            let path = &mut self.paths[p];
+            path.flight_size += len;
+            path.stats.data_chunks_sent += 1;
+            path.stats.bytes_sent += u64::from(len);
+            path.data_since_hb = true;
+            path.last_data_sent = Some(now);
+            if path.rtt_probe.is_none() {
+                path.rtt_probe = Some((tsn, now));
+            }
+            if path.t3_rtx.is_none() {
+                path.t3_rtx = Some(now + path.rto.rto);
+            }
+            self.out.peer_rwnd = self.out.peer_rwnd.saturating_sub(len);
+            self.out.sent.push_back(Sent {
+                tsn,
+                frag,
+                path: p,
+                sent_at: now,
+                transmissions: 1,
+                state: SentState::InFlight,
+                misses: 0,
+                fast_retransmitted: false,
+            });
+            if p != self.data_path {
+                let from = self.data_path;
+                self.data_path = p;
+                self.events.push_back(Event::DataPathChanged { from, to: p });
+            }
+        }
+        open
+    }
+
+    /// §7.2.1: a destination that sent nothing for an RTO or more halves its cwnd (to no
+    /// less than 4 MTU) per RTO of silence.
+    fn apply_idle_rule(&mut self, now: Instant, p: PathId) {
+        let path = &mut self.paths[p];
+        let (Some(last), true) = (path.last_data_sent, path.flight_size == 0) else { return };
+        let rto = path.rto.rto.as_nanos().max(1);
+        let rtos = (now.saturating_since(last).as_nanos() / rto).min(u64::from(u32::MAX)) as u32;
+        if rtos > 0 {
+            path.controller.on_idle(&mut path.cc, rtos);
+            path.last_data_sent = Some(now);
+        }
+    }
+
+    /// DATA chunks sent and not yet covered by the cumulative TSN ack.
+    pub fn outstanding_chunks(&self) -> usize {
+        self.out.sent.len()
+    }
+
+    /// Highest TSN assigned so far.
+    pub fn highest_tsn_sent(&self) -> u32 {
+        self.out.next_tsn.wrapping_sub(1)
+    }
+}

@@ -1,0 +1,211 @@
+//! Association parameters: RFC 9260 §16 protocol parameters with their RFC defaults, the
+//! RFC 7829 potentially-failed settings, and local choices (buffers, SACK policy, congestion
+//! control). Named presets reproduce other stacks' documented defaults.
+
+use simtime::Duration;
+
+use crate::congestion::CongestionConfig;
+
+/// Everything that configures one association. `Config::default()` is the `rfc9260` preset.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Config {
+    /// RTO.Initial (§16): RTO before the first RTT measurement. Default 1 s.
+    pub rto_initial: Duration,
+    /// RTO.Min (§16): lower bound of the computed RTO. Default 1 s.
+    pub rto_min: Duration,
+    /// RTO.Max (§16): upper bound, also of the backed-off RTO. Default 60 s.
+    pub rto_max: Duration,
+    /// RTO.Alpha (§16): SRTT gain. Default 1/8.
+    pub rto_alpha: f64,
+    /// RTO.Beta (§16): RTTVAR gain. Default 1/4.
+    pub rto_beta: f64,
+    /// Clock granularity G (§6.3.1 C3): RTTVAR is never taken below it. Default 1 ms.
+    pub clock_granularity: Duration,
+    /// Max.Burst (§16): new-data packets sent in one transmission opportunity. Default 4.
+    pub max_burst: u32,
+    /// Valid.Cookie.Life (§16). Default 60 s.
+    pub valid_cookie_life: Duration,
+    /// Association.Max.Retrans (§16): consecutive errors before the association fails.
+    /// Default 10.
+    pub assoc_max_retrans: u32,
+    /// Path.Max.Retrans (§16): consecutive errors on a destination before it is marked
+    /// inactive (when its error counter *exceeds* this value, §8.2). Default 5.
+    pub path_max_retrans: u32,
+    /// Max.Init.Retransmits (§16): INIT and COOKIE ECHO retransmissions. Default 8.
+    pub max_init_retransmits: u32,
+    /// HB.interval (§16). `None` disables heartbeats on idle confirmed paths. Default 30 s.
+    pub hb_interval: Option<Duration>,
+    /// HB.Max.Burst (§16): heartbeats to unconfirmed addresses sent at once. Default 1.
+    pub hb_max_burst: u32,
+    /// SACK.Delay (§16, §6.2): longest wait before acknowledging DATA. Default 200 ms.
+    pub sack_delay: Duration,
+    /// SACK frequency: acknowledge every Nth packet carrying DATA at once (§6.2 says every
+    /// second packet). 1 acknowledges every packet. Default 2.
+    pub sack_freq: u32,
+    /// PotentiallyFailed.Max.Retrans (RFC 7829 §4): a destination whose error counter
+    /// exceeds this value enters the PF state. `None` (default) disables PF.
+    pub pf_max_retrans: Option<u32>,
+    /// Primary.Switchover.Max.Retrans (RFC 7829 §5): when the primary's error counter
+    /// exceeds it, the alternate in use becomes the primary for good. `None` (default) never.
+    pub primary_switchover_max_retrans: Option<u32>,
+    /// Return to the configured primary when it becomes active again (§6.4). `false` makes
+    /// the alternate chosen at failover the new primary, as stacks' "no switch-back" options
+    /// do. Default true.
+    pub switchback: bool,
+    /// Receive buffer in bytes: the a_rwnd advertised when empty (§6.2.1). Default 256 KiB.
+    pub recv_buffer: u32,
+    /// Send buffer in bytes: user data accepted but not yet acknowledged. Default 256 KiB.
+    pub send_buffer: u32,
+    /// Outbound streams requested in INIT (OS). Default 10.
+    pub outbound_streams: u16,
+    /// Inbound streams accepted (MIS). Default 10.
+    pub max_inbound_streams: u16,
+    /// Path MTU in bytes at the IP layer, used for fragmentation and in the congestion
+    /// control's MTU terms. Default 1500.
+    pub pmtu: u32,
+    /// Bytes below the SCTP common header per packet (20 for IPv4, 28 for IPv4 + UDP
+    /// encapsulation per RFC 6951). Default 20.
+    pub lower_layer_overhead: u32,
+    /// Congestion control for every destination.
+    pub congestion: CongestionConfig,
+    /// Fixed initial TSN instead of a random one (tests use it to cross the 2^32 wrap).
+    pub initial_tsn: Option<u32>,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            rto_initial: Duration::from_secs(1),
+            rto_min: Duration::from_secs(1),
+            rto_max: Duration::from_secs(60),
+            rto_alpha: 0.125,
+            rto_beta: 0.25,
+            clock_granularity: Duration::from_millis(1),
+            max_burst: 4,
+            valid_cookie_life: Duration::from_secs(60),
+            assoc_max_retrans: 10,
+            path_max_retrans: 5,
+            max_init_retransmits: 8,
+            hb_interval: Some(Duration::from_secs(30)),
+            hb_max_burst: 1,
+            sack_delay: Duration::from_millis(200),
+            sack_freq: 2,
+            pf_max_retrans: None,
+            primary_switchover_max_retrans: None,
+            switchback: true,
+            recv_buffer: 256 * 1024,
+            send_buffer: 256 * 1024,
+            outbound_streams: 10,
+            max_inbound_streams: 10,
+            pmtu: 1500,
+            lower_layer_overhead: 20,
+            congestion: CongestionConfig::default(),
+            initial_tsn: None,
+        }
+    }
+}
+
+/// Named parameter sets. See the scenario reference for where each value comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Preset {
+    /// RFC 9260 §16 defaults, PF off.
+    Rfc9260,
+    /// RFC 4960 §15 defaults (RTO.Initial 3 s) with RFC 4960's congestion-control rules.
+    Rfc4960,
+    /// Linux defaults (include/net/sctp/constants.h and the net.sctp sysctls): RTO.Initial
+    /// 3 s, PF enabled with pf_retrans 0, ps_retrans 0xffff (no switchover), rmem_default
+    /// 212992-byte receive buffer.
+    Linux,
+    /// FreeBSD defaults (netinet/sctp_constants.h, sctp_sysctl.h): RTO.Initial 3 s, PF off
+    /// (path_pf_threshold 0xffff), 256 KiB receive space.
+    FreeBsd,
+}
+
+impl Preset {
+    /// Every preset with its name, in documentation order.
+    pub const ALL: [(&'static str, Preset); 4] = [
+        ("rfc9260", Preset::Rfc9260),
+        ("rfc4960", Preset::Rfc4960),
+        ("linux", Preset::Linux),
+        ("freebsd", Preset::FreeBsd),
+    ];
+
+    /// Looks a preset up by name.
+    pub fn from_name(name: &str) -> Option<Preset> {
+        Self::ALL.iter().find(|(n, _)| *n == name).map(|(_, p)| *p)
+    }
+
+    /// The parameters of this preset.
+    pub fn config(self) -> Config {
+        let base = Config::default();
+        match self {
+            Preset::Rfc9260 => base,
+            Preset::Rfc4960 => Config {
+                rto_initial: Duration::from_secs(3),
+                congestion: CongestionConfig::rfc4960(),
+                ..base
+            },
+            Preset::Linux => Config {
+                rto_initial: Duration::from_secs(3),
+                pf_max_retrans: Some(0),
+                recv_buffer: 212_992,
+                send_buffer: 212_992,
+                ..base
+            },
+            Preset::FreeBsd => Config {
+                rto_initial: Duration::from_secs(3),
+                recv_buffer: 262_144,
+                send_buffer: 262_144,
+                ..base
+            },
+        }
+    }
+}
+
+impl Config {
+    /// Largest user-data payload of one DATA chunk on a path of `pmtu` bytes: the MTU less
+    /// the lower layers, the common header (12) and the DATA chunk header (16).
+    pub fn max_fragment(&self) -> usize {
+        (self.pmtu.saturating_sub(self.lower_layer_overhead + 12 + 16) as usize & !3).max(4)
+    }
+
+    /// Largest SCTP packet (common header and chunks) that fits the path MTU.
+    pub fn max_packet(&self) -> usize {
+        self.pmtu.saturating_sub(self.lower_layer_overhead) as usize
+    }
+
+    /// Checks values that would make the engine misbehave; the message names the field.
+    pub fn validate(&self) -> Result<(), String> {
+        let fail = |field: &str, why: &str| Err(format!("{field}: {why}"));
+        if self.rto_min > self.rto_max {
+            return fail("rto_min", "must not exceed rto_max");
+        }
+        if self.rto_initial.is_zero() || self.rto_min.is_zero() {
+            return fail("rto_initial", "RTO values must be positive");
+        }
+        if !(0.0..=1.0).contains(&self.rto_alpha) || !(0.0..=1.0).contains(&self.rto_beta) {
+            return fail("rto_alpha", "RTO gains must be within [0, 1]");
+        }
+        if self.max_burst == 0 {
+            return fail("max_burst", "must be at least 1");
+        }
+        if self.sack_freq == 0 {
+            return fail("sack_freq", "must be at least 1");
+        }
+        if self.outbound_streams == 0 || self.max_inbound_streams == 0 {
+            return fail("streams", "must be at least 1");
+        }
+        if self.pmtu < self.lower_layer_overhead + 12 + 16 + 64 {
+            return fail("pmtu", "too small to carry DATA");
+        }
+        if self.recv_buffer < 1500 {
+            return fail("recv_buffer", "must be at least 1500 bytes (RFC 9260 §6.1)");
+        }
+        if let Some(f) = self.congestion.shrink_factor() {
+            if !(0.0..1.0).contains(&f) {
+                return fail("congestion.factor", "must be within [0, 1)");
+            }
+        }
+        Ok(())
+    }
+}

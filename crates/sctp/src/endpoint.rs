@@ -1,0 +1,346 @@
+//! An SCTP endpoint (RFC 9260 §2.1): one port on a set of local addresses, owning its
+//! associations. It checks the CRC32c, demultiplexes packets to associations, answers
+//! INIT statelessly with a signed cookie (§5.1.3), creates associations from valid
+//! COOKIE ECHOs (§5.1.5) and handles out-of-the-blue packets (§8.4).
+//!
+//! Driving contract: like [`Association`] — `handle` / `handle_timeout` in,
+//! [`poll_transmit`](Endpoint::poll_transmit) until `None`, then events from each
+//! association, then [`poll_timeout`](Endpoint::poll_timeout).
+
+use std::collections::VecDeque;
+use std::net::IpAddr;
+
+use rand::{RngCore, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+use simtime::Instant;
+
+use crate::association::{peer_addresses, Association, CookieError, CookieState};
+use crate::config::Config;
+use crate::wire::{
+    unknown_parameter_action, Chunk, ChunkView, CommonHeader, ErrorCause, HeaderView, InitChunk, PacketBuilder,
+    Parameter, UnknownAction,
+};
+
+/// Index of an association in its endpoint.
+pub type AssocId = usize;
+
+/// A packet the endpoint wants sent.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Datagram {
+    /// Destination address.
+    pub remote: IpAddr,
+    /// Source address to use, when it matters (replies go out from the address the request
+    /// came to); `None` lets routing choose.
+    pub local: Option<IpAddr>,
+    /// Association that sent it, if any.
+    pub assoc: Option<AssocId>,
+    /// The SCTP packet.
+    pub payload: Vec<u8>,
+}
+
+/// Endpoint-level counters.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct EndpointStats {
+    /// Packets too short for a common header or with malformed chunks.
+    pub malformed: u64,
+    /// Packets with a wrong CRC32c (§6.8: discarded).
+    pub bad_checksum: u64,
+    /// Out-of-the-blue packets (§8.4).
+    pub out_of_the_blue: u64,
+    /// COOKIE ECHOs whose cookie failed the MAC check.
+    pub invalid_cookies: u64,
+    /// COOKIE ECHOs with an expired cookie.
+    pub stale_cookies: u64,
+}
+
+/// One SCTP endpoint.
+#[derive(Debug)]
+pub struct Endpoint {
+    config: Config,
+    local_addrs: Vec<IpAddr>,
+    port: u16,
+    /// Accepts new associations from INIT / COOKIE ECHO.
+    listening: bool,
+    secret: [u8; 32],
+    rng: Xoshiro256PlusPlus,
+    associations: Vec<Association>,
+    replies: VecDeque<Datagram>,
+    stats: EndpointStats,
+}
+
+impl Endpoint {
+    /// An endpoint on `local_addrs`:`port`. `listening` accepts incoming associations.
+    /// `seed` feeds the cookie secret and each association's RNG.
+    pub fn new(config: Config, local_addrs: Vec<IpAddr>, port: u16, listening: bool, seed: u64) -> Self {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+        let mut secret = [0u8; 32];
+        rng.fill_bytes(&mut secret);
+        Endpoint {
+            config,
+            local_addrs,
+            port,
+            listening,
+            secret,
+            rng,
+            associations: Vec::new(),
+            replies: VecDeque::new(),
+            stats: EndpointStats::default(),
+        }
+    }
+
+    /// Opens an association to `remote_addrs` (the first is the primary) on `peer_port`.
+    pub fn connect(&mut self, now: Instant, remote_addrs: &[IpAddr], peer_port: u16) -> AssocId {
+        let seed = self.rng.next_u64();
+        let a = Association::connect(
+            self.config.clone(),
+            self.local_addrs.clone(),
+            self.port,
+            remote_addrs,
+            peer_port,
+            now,
+            seed,
+        );
+        self.associations.push(a);
+        self.associations.len() - 1
+    }
+
+    /// The associations, indexed by [`AssocId`].
+    pub fn associations(&self) -> &[Association] {
+        &self.associations
+    }
+
+    /// One association, mutably (application commands, events).
+    pub fn association_mut(&mut self, id: AssocId) -> Option<&mut Association> {
+        self.associations.get_mut(id)
+    }
+
+    /// Counters.
+    pub fn stats(&self) -> &EndpointStats {
+        &self.stats
+    }
+
+    /// The local port.
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// A packet from `from` to our address `to`. Returns the association it went to.
+    pub fn handle(&mut self, now: Instant, from: IpAddr, to: IpAddr, packet: &[u8]) -> Option<AssocId> {
+        let Ok(header) = HeaderView::new_checked(packet) else {
+            self.stats.malformed += 1;
+            return None;
+        };
+        if !header.checksum_ok() {
+            self.stats.bad_checksum += 1;
+            return None;
+        }
+        if header.dst_port() != self.port {
+            return None;
+        }
+        let Some(Ok(first)) = header.chunks().next() else {
+            self.stats.malformed += 1;
+            return None;
+        };
+        let peer_port = header.src_port();
+        let found = self
+            .associations
+            .iter()
+            .position(|a| a.peer_port() == peer_port && a.path_of(from).is_some() && a.state() != crate::State::Closed);
+        if let Some(id) = found {
+            self.associations[id].handle_packet(now, from, packet);
+            return Some(id);
+        }
+        self.out_of_the_blue(now, from, to, &header, &first)
+    }
+
+    /// §8.4 and the passive side of §5.1.
+    fn out_of_the_blue(
+        &mut self,
+        now: Instant,
+        from: IpAddr,
+        to: IpAddr,
+        header: &HeaderView<'_>,
+        first: &ChunkView<'_>,
+    ) -> Option<AssocId> {
+        self.stats.out_of_the_blue += 1;
+        let vtag = header.verification_tag();
+        let reply = |tag: u32, chunk: Chunk| -> Vec<u8> {
+            let h = CommonHeader {
+                src_port: header.dst_port(),
+                dst_port: header.src_port(),
+                verification_tag: tag,
+            };
+            let mut b = PacketBuilder::new(h, 64 + chunk.buffer_len());
+            b.chunk(&chunk);
+            b.finish()
+        };
+        match first.chunk_type {
+            // INIT: must be alone with tag 0 (§8.5.1 A, §6.10).
+            1 if self.listening && vtag == 0 => {
+                let Ok(Chunk::Init(init)) = Chunk::parse(first) else { return None };
+                if header.chunks().count() != 1 {
+                    return None;
+                }
+                let payload = match self.answer_init(now, from, header, &init) {
+                    Ok(init_ack) => reply(init.initiate_tag, init_ack),
+                    // §3.3.2: zero tag or stream counts: ABORT.
+                    Err(abort) => reply(init.initiate_tag, abort),
+                };
+                self.replies.push_back(Datagram { remote: from, local: Some(to), assoc: None, payload });
+                None
+            }
+            10 if self.listening => {
+                let Ok(Chunk::CookieEcho { cookie }) = Chunk::parse(first) else { return None };
+                match CookieState::open(&cookie, &self.secret, now) {
+                    Ok(state) => {
+                        // §5.1.5 step 2: the header's tag and ports must match the cookie.
+                        if state.local_tag != vtag || state.peer_port != header.src_port() {
+                            return None;
+                        }
+                        let seed = self.rng.next_u64();
+                        let a = Association::accept(self.config.clone(), self.local_addrs.clone(), &state, from, now, seed);
+                        self.associations.push(a);
+                        let id = self.associations.len() - 1;
+                        // Chunks bundled after the COOKIE ECHO (§5.1 D) are processed now.
+                        self.associations[id].handle_bundled_after_cookie(now, from, header);
+                        Some(id)
+                    }
+                    Err(CookieError::Stale(by)) => {
+                        // §5.2.6: tell the peer how stale the cookie was, in microseconds.
+                        self.stats.stale_cookies += 1;
+                        let measure = u32::try_from(by.as_nanos() / 1000).unwrap_or(u32::MAX);
+                        let chunk = Chunk::Error {
+                            causes: vec![ErrorCause::StaleCookie { staleness_us: measure }],
+                        };
+                        let payload = reply(vtag_of_peer(&cookie).unwrap_or(0), chunk);
+                        self.replies.push_back(Datagram { remote: from, local: Some(to), assoc: None, payload });
+                        None
+                    }
+                    Err(CookieError::Invalid) => {
+                        self.stats.invalid_cookies += 1;
+                        None
+                    }
+                }
+            }
+            // §8.4 2, 6, 7: ABORT, SHUTDOWN COMPLETE, COOKIE ACK and ERROR are discarded.
+            6 | 9 | 11 | 14 => None,
+            // §8.4 5: SHUTDOWN ACK gets SHUTDOWN COMPLETE with the T bit, tag reflected.
+            8 => {
+                let payload = reply(vtag, Chunk::ShutdownComplete { t_bit: true });
+                self.replies.push_back(Datagram { remote: from, local: Some(to), assoc: None, payload });
+                None
+            }
+            // §8.4 8: anything else gets ABORT with the T bit, tag reflected.
+            _ => {
+                let payload = reply(vtag, Chunk::Abort { t_bit: true, causes: Vec::new() });
+                self.replies.push_back(Datagram { remote: from, local: Some(to), assoc: None, payload });
+                None
+            }
+        }
+    }
+
+    /// Builds the INIT ACK with a signed cookie (§5.1 B), keeping no state.
+    fn answer_init(&mut self, now: Instant, from: IpAddr, header: &HeaderView<'_>, init: &InitChunk) -> Result<Chunk, Chunk> {
+        if init.initiate_tag == 0 || init.outbound_streams == 0 || init.inbound_streams == 0 {
+            return Err(Chunk::Abort {
+                t_bit: false,
+                causes: vec![ErrorCause::InvalidMandatoryParameter],
+            });
+        }
+        // §3.2.1: report unknown parameters whose upper bits ask for it.
+        let mut unrecognized = Vec::new();
+        for p in &init.params {
+            if let Parameter::Unknown { param_type, value } = p {
+                match unknown_parameter_action(*param_type) {
+                    UnknownAction::Stop => return Err(Chunk::Abort { t_bit: false, causes: Vec::new() }),
+                    UnknownAction::StopAndReport | UnknownAction::SkipAndReport => {
+                        unrecognized.extend_from_slice(&param_type.to_be_bytes());
+                        unrecognized.extend_from_slice(&((value.len() + 4) as u16).to_be_bytes());
+                        unrecognized.extend_from_slice(value);
+                        unrecognized.resize(unrecognized.len().next_multiple_of(4), 0);
+                    }
+                    UnknownAction::Skip => {}
+                }
+            }
+        }
+        let local_tag = loop {
+            let t = self.rng.next_u32();
+            if t != 0 {
+                break t;
+            }
+        };
+        let local_initial_tsn = self.config.initial_tsn.unwrap_or_else(|| self.rng.next_u32());
+        let outbound = self.config.outbound_streams.min(init.inbound_streams);
+        let inbound = self.config.max_inbound_streams.min(init.outbound_streams);
+        let state = CookieState {
+            created: now,
+            lifespan: self.config.valid_cookie_life,
+            local_tag,
+            peer_tag: init.initiate_tag,
+            local_initial_tsn,
+            peer_initial_tsn: init.initial_tsn,
+            peer_rwnd: init.a_rwnd,
+            outbound_streams: outbound,
+            inbound_streams: inbound,
+            local_port: header.dst_port(),
+            peer_port: header.src_port(),
+            peer_addrs: peer_addresses(from, &init.params),
+        };
+        let mut params = if self.local_addrs.len() > 1 {
+            crate::association::address_params(&self.local_addrs)
+        } else {
+            Vec::new()
+        };
+        params.push(Parameter::StateCookie(state.seal(&self.secret)));
+        if !unrecognized.is_empty() {
+            params.push(Parameter::UnrecognizedParameter(unrecognized));
+        }
+        Ok(Chunk::InitAck(InitChunk {
+            initiate_tag: local_tag,
+            a_rwnd: self.config.recv_buffer,
+            outbound_streams: outbound,
+            inbound_streams: inbound,
+            initial_tsn: local_initial_tsn,
+            params,
+        }))
+    }
+
+    /// The next packet: stateless replies first, then each association's.
+    pub fn poll_transmit(&mut self, now: Instant) -> Option<Datagram> {
+        if let Some(d) = self.replies.pop_front() {
+            return Some(d);
+        }
+        for (id, a) in self.associations.iter_mut().enumerate() {
+            if let Some(t) = a.poll_transmit(now) {
+                return Some(Datagram {
+                    remote: t.remote,
+                    local: None,
+                    assoc: Some(id),
+                    payload: t.payload,
+                });
+            }
+        }
+        None
+    }
+
+    /// The earliest timer of any association.
+    pub fn poll_timeout(&self) -> Option<Instant> {
+        self.associations.iter().filter_map(Association::poll_timeout).min()
+    }
+
+    /// Fires every association timer due at `now`.
+    pub fn handle_timeout(&mut self, now: Instant) {
+        for a in &mut self.associations {
+            if a.poll_timeout().is_some_and(|t| t <= now) {
+                a.handle_timeout(now);
+            }
+        }
+    }
+}
+
+/// The peer's tag inside a cookie we issued (for the Stale Cookie error's header), read
+/// without trusting the MAC (the error carries no state).
+fn vtag_of_peer(cookie: &[u8]) -> Option<u32> {
+    // Layout: version (1), created (8), lifespan (8), local tag (4), peer tag (4), ...
+    cookie.get(21..25).and_then(|b| b.try_into().ok()).map(u32::from_be_bytes)
+}

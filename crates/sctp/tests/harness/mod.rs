@@ -1,0 +1,264 @@
+//! A two-endpoint test harness: virtual time, one point-to-point link per address pair
+//! (client address i <-> server address i) with its own one-way delay, optional rate,
+//! Bernoulli loss and up/down state, plus scripted drops. No simulator involved.
+
+#![allow(dead_code, unreachable_pub)]
+
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BinaryHeap};
+use std::net::IpAddr;
+
+use rand::{Rng, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+use sctp::{AssocId, Config, Endpoint, Event, Message};
+use simtime::{Duration, Instant};
+
+pub const CLIENT: usize = 0;
+pub const SERVER: usize = 1;
+
+pub struct Link {
+    pub delay: Duration,
+    /// Bits per second; 0 = infinite.
+    pub rate_bps: u64,
+    pub loss: f64,
+    pub up: bool,
+    busy_until: [Instant; 2],
+}
+
+/// What each side's application does.
+#[derive(Default)]
+pub struct App {
+    /// Bytes still to send (u64::MAX: unlimited).
+    pub to_send: u64,
+    pub msg_size: usize,
+    pub streams: u16,
+    pub unordered: bool,
+    /// Read everything as it arrives.
+    pub reading: bool,
+    pub received: Vec<Message>,
+    pub received_bytes: u64,
+    pub sent_msgs: u64,
+}
+
+struct InFlight {
+    to_side: usize,
+    from: IpAddr,
+    to: IpAddr,
+    link: usize,
+    bytes: Vec<u8>,
+}
+
+pub struct Harness {
+    pub now: Instant,
+    pub eps: [Endpoint; 2],
+    pub addrs: [Vec<IpAddr>; 2],
+    pub links: Vec<Link>,
+    pub apps: [App; 2],
+    pub events: [Vec<(Instant, Event)>; 2],
+    /// Every packet delivered: (time, to_side, link, bytes).
+    pub delivered: Vec<(Instant, usize, usize, usize)>,
+    /// Every packet sent: (time, from_side, link, payload).
+    pub sent: Vec<(Instant, usize, usize, Vec<u8>)>,
+    /// Drop the n-th packet sent by a side (1-based): (side, n).
+    pub drop_nth: Vec<(usize, u64)>,
+    /// Hook that may rewrite packets in flight (fuzzing).
+    pub mangle: Option<Box<dyn FnMut(&mut Vec<u8>)>>,
+    pub sent_count: [u64; 2],
+    queue: BinaryHeap<Reverse<(Instant, u64)>>,
+    packets: BTreeMap<u64, InFlight>,
+    seq: u64,
+    rng: Xoshiro256PlusPlus,
+    pub assoc: [Option<AssocId>; 2],
+}
+
+fn addr(side: usize, i: usize) -> IpAddr {
+    IpAddr::from([10, i as u8, 0, side as u8 + 1])
+}
+
+impl Harness {
+    /// Client and server each with `paths` addresses; link i joins address i of each.
+    pub fn new(client: Config, server: Config, paths: usize, delay: Duration, seed: u64) -> Self {
+        let addrs = [
+            (0..paths).map(|i| addr(CLIENT, i)).collect::<Vec<_>>(),
+            (0..paths).map(|i| addr(SERVER, i)).collect::<Vec<_>>(),
+        ];
+        let eps = [
+            Endpoint::new(client, addrs[0].clone(), 5000, false, seed),
+            Endpoint::new(server, addrs[1].clone(), 6000, true, seed + 1),
+        ];
+        let links = (0..paths)
+            .map(|_| Link { delay, rate_bps: 0, loss: 0.0, up: true, busy_until: [Instant::ZERO; 2] })
+            .collect();
+        Harness {
+            now: Instant::ZERO,
+            eps,
+            addrs,
+            links,
+            apps: [App::default(), App::default()],
+            events: [Vec::new(), Vec::new()],
+            delivered: Vec::new(),
+            sent: Vec::new(),
+            drop_nth: Vec::new(),
+            mangle: None,
+            sent_count: [0; 2],
+            queue: BinaryHeap::new(),
+            packets: BTreeMap::new(),
+            seq: 0,
+            rng: Xoshiro256PlusPlus::seed_from_u64(seed ^ 0xabcdef),
+            assoc: [None, None],
+        }
+    }
+
+    pub fn connect(&mut self) {
+        let remote = self.addrs[SERVER].clone();
+        let id = self.eps[CLIENT].connect(self.now, &remote, 6000);
+        self.assoc[CLIENT] = Some(id);
+    }
+
+    pub fn assoc(&mut self, side: usize) -> &mut sctp::Association {
+        let id = self.assoc[side].expect("association exists");
+        self.eps[side].association_mut(id).expect("association exists")
+    }
+
+    pub fn assoc_ref(&self, side: usize) -> &sctp::Association {
+        &self.eps[side].associations()[self.assoc[side].expect("association exists")]
+    }
+
+    fn route(&mut self, side: usize, remote: IpAddr, mut bytes: Vec<u8>) {
+        self.sent_count[side] += 1;
+        let n = self.sent_count[side];
+        let Some(l) = self.addrs[1 - side].iter().position(|&a| a == remote) else { return };
+        self.sent.push((self.now, side, l, bytes.clone()));
+        if self.drop_nth.contains(&(side, n)) {
+            return;
+        }
+        if let Some(m) = self.mangle.as_mut() {
+            m(&mut bytes);
+        }
+        let from = self.addrs[side][l];
+        let link = &mut self.links[l];
+        if !link.up || (link.loss > 0.0 && self.rng.random::<f64>() < link.loss) {
+            return;
+        }
+        let start = self.now.max(link.busy_until[side]);
+        let ser = if link.rate_bps == 0 {
+            Duration::ZERO
+        } else {
+            Duration::transmission(bytes.len() + 20, link.rate_bps)
+        };
+        link.busy_until[side] = start + ser;
+        let at = start + ser + link.delay;
+        self.seq += 1;
+        self.queue.push(Reverse((at, self.seq)));
+        self.packets.insert(self.seq, InFlight { to_side: 1 - side, from, to: remote, link: l, bytes });
+    }
+
+    fn pump_apps(&mut self) {
+        for side in 0..2 {
+            let Some(id) = self.assoc[side] else { continue };
+            let Some(a) = self.eps[side].association_mut(id) else { continue };
+            let app = &mut self.apps[side];
+            while app.to_send > 0 && app.msg_size > 0 {
+                let len = (app.msg_size as u64).min(app.to_send) as usize;
+                let stream = (app.sent_msgs % u64::from(app.streams.max(1))) as u16;
+                let mut msg = vec![(app.sent_msgs % 251) as u8; len];
+                let k = 8.min(len);
+                msg[..k].copy_from_slice(&app.sent_msgs.to_be_bytes()[..k]);
+                if a.send(stream, 0, app.unordered, &msg).is_err() {
+                    break;
+                }
+                app.sent_msgs += 1;
+                if app.to_send != u64::MAX {
+                    app.to_send -= len as u64;
+                }
+            }
+            if app.reading {
+                while let Some(m) = a.read() {
+                    app.received_bytes += m.data.len() as u64;
+                    app.received.push(m);
+                }
+            }
+        }
+    }
+
+    fn drain(&mut self) {
+        loop {
+            self.pump_apps();
+            let mut any = false;
+            for side in 0..2 {
+                while let Some(d) = self.eps[side].poll_transmit(self.now) {
+                    any = true;
+                    self.route(side, d.remote, d.payload);
+                }
+                if let Some(id) = self.assoc[side] {
+                    if let Some(a) = self.eps[side].association_mut(id) {
+                        while let Some(e) = a.poll_event() {
+                            self.events[side].push((self.now, e));
+                        }
+                    }
+                }
+            }
+            if !any {
+                break;
+            }
+        }
+    }
+
+    /// Runs until `end` or until nothing is left to do.
+    pub fn run_until(&mut self, end: Instant) {
+        loop {
+            self.drain();
+            let next_pkt = self.queue.peek().map(|r| r.0 .0);
+            let next_timer = [self.eps[0].poll_timeout(), self.eps[1].poll_timeout()].into_iter().flatten().min();
+            let Some(next) = [next_pkt, next_timer].into_iter().flatten().min() else {
+                self.now = end;
+                return;
+            };
+            if next > end {
+                self.now = end;
+                return;
+            }
+            self.now = next.max(self.now);
+            while let Some(Reverse((at, seq))) = self.queue.peek().copied() {
+                if at > self.now {
+                    break;
+                }
+                self.queue.pop();
+                let Some(p) = self.packets.remove(&seq) else { continue };
+                if !self.links[p.link].up {
+                    continue; // lost with the link
+                }
+                self.delivered.push((self.now, p.to_side, p.link, p.bytes.len()));
+                let id = self.eps[p.to_side].handle(self.now, p.from, p.to, &p.bytes);
+                if self.assoc[p.to_side].is_none() {
+                    self.assoc[p.to_side] = id;
+                }
+            }
+            for side in 0..2 {
+                if self.eps[side].poll_timeout().is_some_and(|t| t <= self.now) {
+                    self.eps[side].handle_timeout(self.now);
+                }
+            }
+        }
+    }
+
+    pub fn run_for(&mut self, d: Duration) {
+        let end = self.now + d;
+        self.run_until(end);
+    }
+
+    /// Breaks or restores link `l`; packets on it are lost while it is down.
+    pub fn set_link(&mut self, l: usize, up: bool) {
+        self.links[l].up = up;
+    }
+
+    /// Times of events on `side` matching `f`.
+    pub fn event_times(&self, side: usize, f: impl Fn(&Event) -> bool) -> Vec<Instant> {
+        self.events[side].iter().filter(|(_, e)| f(e)).map(|(t, _)| *t).collect()
+    }
+
+    /// Last delivery to `side` over link `l` at or before `t`.
+    pub fn last_delivery(&self, side: usize, l: usize, t: Instant) -> Option<Instant> {
+        self.delivered.iter().filter(|d| d.1 == side && d.2 == l && d.0 <= t).map(|d| d.0).last()
+    }
+}
