@@ -144,6 +144,8 @@ impl Inbound {
             return DataOutcome::NoSpace;
         }
         let had_gaps = !self.gaps.is_empty();
+        // The 64-bit position is taken before the cumulative TSN moves past this TSN.
+        let pos = self.position(d.tsn);
         self.record_tsn(d.tsn);
         if tsn_gt(d.tsn, self.highest) {
             self.highest = d.tsn;
@@ -173,7 +175,6 @@ impl Inbound {
                 data: frag.data,
             }, frag.ssn);
         } else {
-            let pos = self.position(d.tsn);
             self.fragments.insert(pos, frag);
             self.try_reassemble(pos);
         }

@@ -192,7 +192,9 @@ impl Association {
             let Some(s) = self.out.sent.pop_front() else { break };
             self.out.buffered = self.out.buffered.saturating_sub(s.frag.len());
             if s.state != SentState::Acked {
-                cum_acked_on[s.path] = true;
+                // §6.3.2 R3 concerns data outstanding on the path, not chunks marked for
+                // retransmission.
+                cum_acked_on[s.path] |= s.state == SentState::InFlight;
                 self.newly_acked(now, &s, &mut acked);
                 highest_newly_acked = Some(s.tsn);
             }
@@ -247,6 +249,8 @@ impl Association {
                     s.misses = 0;
                     self.out.marked += 1;
                     self.paths[s.path].flight_size -= s.frag.len();
+                    // §6.2.1 C: a chunk marked for retransmission gives its size back to rwnd.
+                    self.out.peer_rwnd = self.out.peer_rwnd.saturating_add(s.frag.len());
                     fast[s.path] += 1;
                 }
             }
@@ -323,7 +327,13 @@ impl Association {
     ) {
         match state {
             SentState::InFlight => self.paths[p].flight_size -= len,
-            SentState::Marked(_) => self.out.marked -= 1,
+            SentState::Marked(_) => {
+                // Acknowledged while waiting for retransmission: its last transmission may
+                // have crossed a path that has since failed, so (as Linux does for its
+                // retransmit queue) it credits no destination and clears no error counter.
+                self.out.marked -= 1;
+                return;
+            }
             SentState::Acked => return,
         }
         acked[p] += len;
@@ -356,6 +366,7 @@ impl Association {
                 marked += 1;
                 self.out.marked += 1;
                 self.paths[p].flight_size -= s.frag.len();
+                self.out.peer_rwnd = self.out.peer_rwnd.saturating_add(s.frag.len());
             }
         }
         if marked == 0 {
@@ -562,21 +573,16 @@ impl Association {
         }
         let p = self.select_data_path();
         self.apply_idle_rule(now, p);
-        let mut packets = 0u32;
+        // §6.1 D, first method: within one transmission opportunity the window is at most
+        // flightsize + Max.Burst * MTU (cwnd itself is not changed).
+        let burst_window = self.paths[p].flight_size + self.config.max_burst * self.config.pmtu;
         while let Some(frag) = self.out.queue.front() {
             let len = frag.len();
             let chunk_len = (16 + len as usize).next_multiple_of(4);
             // §6.1 A: respect the peer's rwnd, but one chunk may always be in flight.
             let rwnd_ok = len <= self.out.peer_rwnd || self.out.sent.is_empty();
-            if !rwnd_ok || !self.paths[p].cwnd_allows(len) {
+            if !rwnd_ok || !self.paths[p].window_allows(len, burst_window) {
                 break;
-            }
-            let fits = open.as_ref().is_some_and(|o| o.path == p && o.builder.len() + chunk_len <= o.limit);
-            if !fits {
-                if packets >= self.config.max_burst {
-                    break; // §6.1 D: Max.Burst new-data packets per opportunity.
-                }
-                packets += 1;
             }
             let Some(frag) = self.out.queue.pop_front() else { break };
             let mut o = self.packet_for(open.take(), p, chunk_len);

@@ -198,7 +198,12 @@ impl Path {
     /// §6.1 rule B: a chunk of `len` bytes may be sent if the flight stays below
     /// cwnd + PMTU - 1.
     pub fn cwnd_allows(&self, len: u32) -> bool {
-        self.flight_size + len <= self.cc.cwnd + self.cc.mtu - 1
+        self.window_allows(len, u32::MAX)
+    }
+
+    /// As [`Path::cwnd_allows`] with the window capped at `limit` (Max.Burst, §6.1 D).
+    pub fn window_allows(&self, len: u32, limit: u32) -> bool {
+        self.flight_size + len <= self.cc.cwnd.min(limit) + self.cc.mtu - 1
     }
 }
 
