@@ -296,11 +296,10 @@ impl Association {
 
         // §6.3.2 R2/R3: stop T3 where nothing is outstanding; restart it where the earliest
         // outstanding TSN was acknowledged.
-        for p in 0..n {
-            let path = &mut self.paths[p];
+        for (path, &restart) in self.paths.iter_mut().zip(&cum_acked_on) {
             if path.flight_size == 0 {
                 path.t3_rtx = None;
-            } else if cum_acked_on[p] {
+            } else if restart {
                 path.t3_rtx = Some(now + path.rto.rto);
             }
         }

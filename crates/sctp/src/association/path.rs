@@ -203,7 +203,7 @@ impl Path {
 
     /// As [`Path::cwnd_allows`] with the window capped at `limit` (Max.Burst, §6.1 D).
     pub fn window_allows(&self, len: u32, limit: u32) -> bool {
-        self.flight_size + len <= self.cc.cwnd.min(limit) + self.cc.mtu - 1
+        self.flight_size + len < self.cc.cwnd.min(limit) + self.cc.mtu
     }
 }
 

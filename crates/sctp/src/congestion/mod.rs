@@ -72,9 +72,10 @@ pub trait Controller: Send + std::fmt::Debug {
 }
 
 /// Which controller every destination of an association uses.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub enum CongestionConfig {
     /// RFC 9260 §7.2 (`"rfc9260"`, the default).
+    #[default]
     Rfc9260,
     /// RFC 4960 §7.2 rules, before the errata RFC 9260 folded in (`"rfc4960"`).
     Rfc4960,
@@ -85,12 +86,6 @@ pub enum CongestionConfig {
         /// Fraction of cwnd removed per SACK while cwnd > ssthresh.
         factor: f64,
     },
-}
-
-impl Default for CongestionConfig {
-    fn default() -> Self {
-        CongestionConfig::Rfc9260
-    }
 }
 
 impl CongestionConfig {

@@ -16,6 +16,9 @@ use simtime::{Duration, Instant};
 pub const CLIENT: usize = 0;
 pub const SERVER: usize = 1;
 
+/// Rewrites a packet in flight.
+pub type Mangler = Box<dyn FnMut(&mut Vec<u8>)>;
+
 pub struct Link {
     pub delay: Duration,
     /// Bits per second; 0 = infinite.
@@ -62,7 +65,7 @@ pub struct Harness {
     /// Drop the n-th packet sent by a side (1-based): (side, n).
     pub drop_nth: Vec<(usize, u64)>,
     /// Hook that may rewrite packets in flight (fuzzing).
-    pub mangle: Option<Box<dyn FnMut(&mut Vec<u8>)>>,
+    pub mangle: Option<Mangler>,
     pub sent_count: [u64; 2],
     queue: BinaryHeap<Reverse<(Instant, u64)>>,
     packets: BTreeMap<u64, InFlight>,
@@ -259,6 +262,6 @@ impl Harness {
 
     /// Last delivery to `side` over link `l` at or before `t`.
     pub fn last_delivery(&self, side: usize, l: usize, t: Instant) -> Option<Instant> {
-        self.delivered.iter().filter(|d| d.1 == side && d.2 == l && d.0 <= t).map(|d| d.0).last()
+        self.delivered.iter().rev().find(|d| d.1 == side && d.2 == l && d.0 <= t).map(|d| d.0)
     }
 }
