@@ -87,6 +87,17 @@ impl Ctx<'_> {
         self.sched.schedule_in(delay, Event::Timer { agent: self.me, token });
     }
 
+    /// The first scheduled failure on the route from this node (source `src`) to `dst`.
+    pub fn first_break_on_route(&self, src: Ipv4Addr, dst: Ipv4Addr) -> Option<Instant> {
+        self.net.first_break_on_route(self.node, src, dst)
+    }
+
+    /// The address of the interface routing would use towards `dst`.
+    pub fn source_for(&self, dst: Ipv4Addr) -> Option<Ipv4Addr> {
+        let out = self.net.nodes[self.node.index()].routes.lookup(dst, None)?;
+        Some(self.net.ifaces[out.index()].addr)
+    }
+
     /// Counters of a registered flow.
     pub fn flow_mut(&mut self, flow: u32) -> Option<&mut FlowStats> {
         self.net.flows.get_mut(flow as usize)

@@ -27,7 +27,7 @@ use crate::rng::SimRng;
 use crate::routing::RoutingTable;
 use crate::stats::TimeAverage;
 use crate::time::{Duration, Instant};
-use crate::wire::{Packet, UdpView, PROTO_TCP, PROTO_UDP};
+use crate::wire::{Packet, UdpView, PROTO_SCTP, PROTO_TCP, PROTO_UDP};
 use crate::world::Event;
 
 macro_rules! id_type {
@@ -209,6 +209,8 @@ pub struct Network {
     pub names: Names,
     /// Trace sinks.
     pub tracer: Tracer,
+    /// Every scheduled fault, so agents can tell when their route breaks.
+    pub fault_plan: Vec<(Instant, crate::fault::FaultAction)>,
     next_uid: u64,
 }
 
@@ -222,6 +224,7 @@ impl Network {
             flows: Vec::new(),
             names: Names::default(),
             tracer: Tracer::default(),
+            fault_plan: Vec::new(),
             next_uid: 0,
         }
     }
@@ -291,6 +294,37 @@ impl Network {
     /// The interface of `node` that owns `addr`, if any.
     pub fn iface_with_addr(&self, node: NodeId, addr: Ipv4Addr) -> Option<IfaceId> {
         self.nodes[node.index()].ifaces.iter().copied().find(|i| self.ifaces[i.index()].addr == addr)
+    }
+
+    /// The first scheduled link-down or interface-down on the static route from `node`
+    /// (leaving through the interface that owns `src`, when it reaches `dst`) to `dst`.
+    pub fn first_break_on_route(&self, node: NodeId, src: Ipv4Addr, dst: Ipv4Addr) -> Option<Instant> {
+        use crate::fault::FaultAction;
+        let (mut links, mut ifaces) = (Vec::new(), Vec::new());
+        let mut at = node;
+        let mut preferred = self.iface_with_addr(node, src);
+        for _ in 0..64 {
+            let out = self.nodes[at.index()].routes.lookup(dst, preferred)?;
+            let (link, side) = self.ifaces[out.index()].link?;
+            let far = self.links[link.index()].ends[1 - side];
+            links.push(link);
+            ifaces.extend([out, far]);
+            let far_iface = &self.ifaces[far.index()];
+            if far_iface.addr == dst || self.nodes[far_iface.node.index()].kind != NodeKind::Router {
+                break;
+            }
+            at = far_iface.node;
+            preferred = None;
+        }
+        self.fault_plan
+            .iter()
+            .filter(|(_, f)| match f {
+                FaultAction::LinkDown(l) => links.contains(l),
+                FaultAction::IfaceDown(i) => ifaces.contains(i),
+                _ => false,
+            })
+            .map(|(t, _)| *t)
+            .min()
     }
 
     /// Next IPv4 identification value of `node`.
@@ -437,8 +471,9 @@ impl Network {
         let node = &self.nodes[node_id.index()];
         if local {
             let agent = node.protocols.get(&protocol).copied().or_else(|| match protocol {
-                PROTO_UDP | PROTO_TCP => {
-                    let port = UdpView::new(ip.payload())?.dst_port(); // same offset in TCP
+                PROTO_UDP | PROTO_TCP | PROTO_SCTP => {
+                    // The destination port sits at the same offset in UDP, TCP and SCTP.
+                    let port = UdpView::new(ip.payload())?.dst_port();
                     node.ports.get(&(protocol, port)).copied()
                 }
                 _ => None,

@@ -88,8 +88,9 @@ pub struct Graph {
     pub transit: Vec<bool>,
     /// Per node: (own interface, neighbour node, link cost) for each interface that has a link.
     pub adjacency: Vec<Vec<(IfaceId, usize, u64)>>,
-    /// Per node: its addresses.
-    pub addresses: Vec<Vec<Ipv4Addr>>,
+    /// Per node: its addresses, each with the node at the other end of its interface's link
+    /// and that link's cost (`None` for an unattached interface).
+    pub addresses: Vec<Vec<(Ipv4Addr, Option<(usize, u64)>)>>,
 }
 
 impl Graph {
@@ -100,22 +101,34 @@ impl Graph {
         (0..n)
             .map(|s| {
                 let mut table: FxHashMap<u32, Vec<IfaceId>> = FxHashMap::default();
+                // An address is reached over its own interface's link: the last hop is the
+                // node at the other end of that link (so a multihomed host's addresses are
+                // reached over their own paths, as SCTP multihoming needs).
                 for d in (0..n).filter(|&d| d != s) {
-                    let mut options: Vec<(u64, IfaceId)> = self.adjacency[s]
-                        .iter()
-                        .filter(|(_, nb, _)| dist[*nb][d] != u64::MAX)
-                        .map(|&(iface, nb, cost)| (cost + dist[nb][d], iface))
-                        .collect();
-                    options.sort();
-                    if self.transit[s] {
-                        options.truncate(1); // a router only needs its best next hop
-                    }
-                    if options.is_empty() {
-                        continue;
-                    }
-                    let ifaces: Vec<IfaceId> = options.into_iter().map(|(_, i)| i).collect();
-                    for addr in &self.addresses[d] {
-                        table.insert(u32::from(*addr), ifaces.clone());
+                    for &(addr, attached) in &self.addresses[d] {
+                        let Some((last, last_cost)) = attached else { continue };
+                        let mut options: Vec<(u64, IfaceId)> = self.adjacency[s]
+                            .iter()
+                            .filter_map(|&(iface, nb, cost)| {
+                                let rest = if nb == d {
+                                    (last == s).then_some(0)?
+                                } else if nb == last {
+                                    last_cost
+                                } else if self.transit[last] && dist[nb][last] != u64::MAX {
+                                    dist[nb][last] + last_cost
+                                } else {
+                                    return None;
+                                };
+                                Some((cost + rest, iface))
+                            })
+                            .collect();
+                        options.sort();
+                        if self.transit[s] {
+                            options.truncate(1); // a router only needs its best next hop
+                        }
+                        if !options.is_empty() {
+                            table.insert(u32::from(addr), options.into_iter().map(|(_, i)| i).collect());
+                        }
                     }
                 }
                 table
@@ -168,20 +181,28 @@ mod tests {
                 vec![(IfaceId(6), 2, 1), (IfaceId(7), 4, 1)],
                 vec![(IfaceId(8), 0, 1), (IfaceId(9), 3, 1)],
             ],
-            addresses: vec![vec![ip(1), ip(2)], vec![ip(11)], vec![ip(12)], vec![ip(31), ip(32)], vec![ip(14)]],
+            addresses: vec![
+                vec![(ip(1), Some((1, 1))), (ip(2), Some((4, 1)))],
+                vec![(ip(11), Some((0, 1)))],
+                vec![(ip(12), Some((1, 1)))],
+                vec![(ip(31), Some((2, 1))), (ip(32), Some((4, 1)))],
+                vec![(ip(14), Some((0, 1)))],
+            ],
         }
     }
 
     #[test]
     fn hosts_rank_interfaces_and_routers_keep_the_best() {
         let tables = graph().shortest_paths();
-        // Host 0 to host 3: via R4 (2 hops) first, via R1-R2 (3 hops) second.
+        // Host 0 to host 3: each of H3's addresses is reached over its own link, so
+        // 10.0.0.31 (on the R2 link) via R1-R2 and 10.0.0.32 (on the R4 link) via R4.
         let mut t0 = RoutingTable::default();
         t0.set_auto(tables[0].clone());
-        assert_eq!(t0.candidates(ip(31)), &[IfaceId(1), IfaceId(0)]);
-        assert_eq!(t0.lookup(ip(31), None), Some(IfaceId(1)));
-        // Source-address preference picks the longer path's interface.
-        assert_eq!(t0.lookup(ip(32), Some(IfaceId(0))), Some(IfaceId(0)));
+        assert_eq!(t0.candidates(ip(31)), &[IfaceId(0)]);
+        assert_eq!(t0.lookup(ip(31), None), Some(IfaceId(0)));
+        assert_eq!(t0.candidates(ip(32)), &[IfaceId(1)]);
+        // A source address whose interface does not reach the destination is not used.
+        assert_eq!(t0.lookup(ip(32), Some(IfaceId(0))), Some(IfaceId(1)));
         // Router R1 reaches H3 via R2 (its only non-host path; H0 is not transit).
         assert_eq!(tables[1][&u32::from(ip(31))], vec![IfaceId(3)]);
         // Router R2 reaches R4 only through H3 or H0, which do not forward: unreachable.

@@ -58,6 +58,18 @@ impl DelayStats {
     pub fn max_s(&self) -> f64 {
         if self.n == 0 { f64::NAN } else { self.max as f64 * 1e-9 }
     }
+    /// Every statistic as (metric name, seconds), as results report them.
+    pub fn summary(&self) -> [(&'static str, f64); 7] {
+        [
+            ("delay_mean", self.mean_s()),
+            ("delay_stdev", self.stdev_s()),
+            ("delay_min", self.min_s()),
+            ("delay_p50", self.quantile_s(0.50)),
+            ("delay_p95", self.quantile_s(0.95)),
+            ("delay_p99", self.quantile_s(0.99)),
+            ("delay_max", self.max_s()),
+        ]
+    }
     /// The `q`-quantile (0..=1) in seconds (NaN when empty): the middle of the histogram
     /// bucket holding it (within 0.1 %), clamped to the exact [min, max] so that a quantile
     /// never lies outside the samples.

@@ -165,6 +165,7 @@ impl WorldBuilder {
     /// Schedule a fault.
     pub fn fault(&mut self, at: Instant, action: FaultAction) {
         self.faults.push(Fault { at, action });
+        self.net.fault_plan.push((at, action));
     }
 
     /// Sample time series every `interval` (from time zero).
@@ -196,7 +197,24 @@ impl WorldBuilder {
                         .collect()
                 })
                 .collect(),
-            addresses: self.net.nodes.iter().map(|n| n.ifaces.iter().map(|i| self.net.ifaces[i.index()].addr).collect()).collect(),
+            addresses: self
+                .net
+                .nodes
+                .iter()
+                .map(|n| {
+                    n.ifaces
+                        .iter()
+                        .map(|&i| {
+                            let iface = &self.net.ifaces[i.index()];
+                            let attached = iface.link.map(|(l, side)| {
+                                let link = &self.net.links[l.index()];
+                                (self.net.ifaces[link.ends[1 - side].index()].node.index(), link.cost)
+                            });
+                            (iface.addr, attached)
+                        })
+                        .collect()
+                })
+                .collect(),
         };
         for (node, table) in self.net.nodes.iter_mut().zip(graph.shortest_paths()) {
             node.routes.set_auto(table);
@@ -376,13 +394,9 @@ impl World {
                 _ => f64::NAN,
             };
             row(out, "goodput", goodput, "bit/s");
-            row(out, "delay_mean", f.delay.mean_s(), "s");
-            row(out, "delay_stdev", f.delay.stdev_s(), "s");
-            row(out, "delay_min", f.delay.min_s(), "s");
-            row(out, "delay_p50", f.delay.quantile_s(0.50), "s");
-            row(out, "delay_p95", f.delay.quantile_s(0.95), "s");
-            row(out, "delay_p99", f.delay.quantile_s(0.99), "s");
-            row(out, "delay_max", f.delay.max_s(), "s");
+            for (metric, value) in f.delay.summary() {
+                row(out, metric, value, "s");
+            }
         }
     }
 

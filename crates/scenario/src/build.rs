@@ -6,7 +6,8 @@ use netsim::apps::udp::{UdpCbr, UdpSink};
 use netsim::pcap::PcapSink;
 use netsim::recorder::EventLog;
 use netsim::routing::StaticRoute;
-use netsim::wire::PROTO_UDP;
+use netsim::transport::sctp::SctpApp;
+use netsim::wire::{PROTO_SCTP, PROTO_UDP};
 use netsim::world::{World, WorldBuilder};
 use netsim::Instant;
 
@@ -50,6 +51,16 @@ impl Scenario {
                 AppSpec::UdpSink { name, node, port } => {
                     let agent = b.agent(node_ids[*node], Box::new(UdpSink::new(name)));
                     let bound = b.bind_port(agent, PROTO_UDP, *port);
+                    debug_assert!(bound, "validation guarantees free ports");
+                }
+                AppSpec::Sctp { node, config } => {
+                    let mut config = config.clone();
+                    // The endpoint's RNG (tags, initial TSNs, heartbeat jitter) comes from the
+                    // run's seed and the application's name.
+                    config.seed = rand::RngCore::next_u64(&mut b.rng().stream(&format!("app/{}/sctp", config.name)));
+                    let port = config.port;
+                    let agent = b.agent(node_ids[*node], Box::new(SctpApp::new(config)));
+                    let bound = b.bind_port(agent, PROTO_SCTP, port);
                     debug_assert!(bound, "validation guarantees free ports");
                 }
             }

@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 use std::net::Ipv4Addr;
 
 use netsim::apps::udp::{CbrConfig, CBR_HEADER_LEN};
+use netsim::transport::sctp::{SctpAppConfig, SctpRole, MESSAGE_HEADER_LEN};
 use netsim::fault::FaultAction;
 use netsim::loss::LossConfig;
 use netsim::network::{ChannelConfig, IfaceId, LinkId, NodeKind};
@@ -95,6 +96,13 @@ pub enum AppSpec {
         node: usize,
         /// Port.
         port: u16,
+    },
+    /// An SCTP application (bulk sender, sink or request/response client).
+    Sctp {
+        /// Node index.
+        node: usize,
+        /// Parameters (the endpoint seed is derived from the run's seed at build time).
+        config: SctpAppConfig,
     },
 }
 
@@ -190,6 +198,7 @@ struct Parser {
     link_names: BTreeMap<String, String>,
     app_names: BTreeMap<String, String>,
     ports: BTreeMap<(usize, u16), String>,
+    sctp_ports: BTreeMap<(usize, u16), String>,
     flows: usize,
 }
 
@@ -441,6 +450,7 @@ impl Parser {
                 self.flows += 1;
                 Ok(AppSpec::UdpCbr { name, node, config })
             }
+            "sctp-bulk" | "sctp-sink" | "sctp-requests" => self.sctp_app(r, &kind, name, node, index),
             _udp_sink => {
                 let port = r.int("port")? as u16;
                 if let Some(other) = self.ports.insert((node, port), r.path().to_string()) {
@@ -449,6 +459,108 @@ impl Parser {
                 Ok(AppSpec::UdpSink { name, node, port })
             }
         }
+    }
+
+    fn sctp_app(&mut self, r: &mut Reader<'_>, kind: &str, name: String, node: usize, index: usize) -> Result<AppSpec, ScenarioError> {
+        let node_name = self.nodes[node].name.clone();
+        let port = match r.opt_int("port")? {
+            Some(p) => p as u16,
+            None => {
+                let p = 5000 + (index as u16 % 60000);
+                r.resolve("port", p as i64);
+                p
+            }
+        };
+        if let Some(other) = self.sctp_ports.insert((node, port), r.path().to_string()) {
+            return Err(r.error("port", format!("SCTP port {port} on \"{node_name}\" is already used by {other}")));
+        }
+        let mut s = r.table("sctp")?.expect("sctp has a default");
+        let config = Self::sctp_config(&mut s)?;
+        r.put_table("sctp", s.finish());
+        let role = if kind == "sctp-sink" {
+            let read_rate = r.opt_rate("read_rate")?.map(|bps| (bps / 8).max(1));
+            SctpRole::Sink { read_rate }
+        } else {
+            let peer_name = r.str("peer")?;
+            let peer_node = self.node_ref(&peer_name).map_err(|m| r.error("peer", m))?;
+            let mut peer: Vec<_> = self.nodes[peer_node].ifaces.iter().map(|(_, a)| *a).collect();
+            if peer.is_empty() || peer_node == node {
+                return Err(r.error("peer", format!("\"{peer_name}\" must be another host with interfaces")));
+            }
+            if let Some(text) = r.opt_str("primary")? {
+                let a = self.destination(&text).map_err(|m| r.error("primary", m))?;
+                let Some(i) = peer.iter().position(|x| *x == a) else {
+                    return Err(r.error("primary", format!("\"{text}\" is not an address of \"{peer_name}\"")));
+                };
+                peer.swap(0, i);
+            }
+            let peer_port = r.int("peer_port")? as u16;
+            let start = Instant(r.duration("start")?.as_nanos());
+            let message_size = r.size("message_size")?;
+            if !(MESSAGE_HEADER_LEN as u64..=1 << 20).contains(&message_size) {
+                return Err(r.error("message_size", format!("{message_size} is out of range (expected {MESSAGE_HEADER_LEN}..1048576 bytes)")));
+            }
+            if message_size > u64::from(config.send_buffer) {
+                return Err(r.error("message_size", format!("{message_size} bytes does not fit the send buffer ({} bytes)", config.send_buffer)));
+            }
+            if kind == "sctp-bulk" {
+                SctpRole::Bulk {
+                    peer,
+                    peer_port,
+                    start,
+                    bytes: r.opt_size("bytes")?,
+                    message_size: message_size as usize,
+                    streams: r.int("streams")? as u16,
+                    unordered: r.str("delivery")? == "unordered",
+                }
+            } else {
+                SctpRole::Requests { peer, peer_port, start, message_size: message_size as usize, rate: r.int("rate")? as f64 }
+            }
+        };
+        let addrs = self.nodes[node].ifaces.iter().map(|(_, a)| *a).collect();
+        Ok(AppSpec::Sctp { node, config: SctpAppConfig { name, addrs, port, config, role, seed: 0 } })
+    }
+
+    /// `apps[].sctp`: a preset, then every key given.
+    fn sctp_config(r: &mut Reader<'_>) -> Result<sctp::Config, ScenarioError> {
+        let preset = r.str("preset")?;
+        let mut c = sctp::Preset::from_name(&preset).expect("schema lists only known presets").config();
+        let dur = |r: &mut Reader<'_>, key: &str| -> Result<Option<netsim::Duration>, ScenarioError> {
+            Ok(r.opt_duration(key)?.map(|d| netsim::Duration(d.as_nanos())))
+        };
+        let int = |r: &mut Reader<'_>, key: &str| -> Result<Option<u32>, ScenarioError> { Ok(r.opt_int(key)?.map(|v| v as u32)) };
+        if let Some(v) = dur(r, "rto_initial")? { c.rto_initial = v; }
+        if let Some(v) = dur(r, "rto_min")? { c.rto_min = v; }
+        if let Some(v) = dur(r, "rto_max")? { c.rto_max = v; }
+        if r.has("rto_alpha") { c.rto_alpha = r.probability("rto_alpha")?; }
+        if r.has("rto_beta") { c.rto_beta = r.probability("rto_beta")?; }
+        if let Some(v) = int(r, "max_burst")? { c.max_burst = v; }
+        if let Some(v) = dur(r, "valid_cookie_life")? { c.valid_cookie_life = v; }
+        if let Some(v) = int(r, "assoc_max_retrans")? { c.assoc_max_retrans = v; }
+        if let Some(v) = int(r, "path_max_retrans")? { c.path_max_retrans = v; }
+        if let Some(v) = int(r, "max_init_retransmits")? { c.max_init_retransmits = v; }
+        if let Some(v) = dur(r, "hb_interval")? { c.hb_interval = (!v.is_zero()).then_some(v); }
+        if let Some(v) = dur(r, "sack_delay")? { c.sack_delay = v; }
+        if let Some(v) = int(r, "sack_freq")? { c.sack_freq = v; }
+        if let Some(v) = int(r, "pf_max_retrans")? { c.pf_max_retrans = Some(v); }
+        if r.opt_str("pf")?.as_deref() == Some("off") { c.pf_max_retrans = None; }
+        if let Some(v) = int(r, "primary_switchover_max_retrans")? { c.primary_switchover_max_retrans = Some(v); }
+        c.switchback = r.str("switchback")? == "on";
+        if let Some(v) = r.opt_size("recv_buffer")? { c.recv_buffer = v.min(u64::from(u32::MAX)) as u32; }
+        if let Some(v) = r.opt_size("send_buffer")? { c.send_buffer = v.min(u64::from(u32::MAX)) as u32; }
+        if let Some(v) = r.opt_int("streams")? {
+            c.outbound_streams = v as u16;
+            c.max_inbound_streams = v as u16;
+        }
+        let factor = r.probability("congestion_factor")?;
+        if let Some(name) = r.opt_str("congestion")? {
+            c.congestion = sctp::CongestionConfig::from_name(&name, Some(factor)).expect("schema lists only known controllers");
+        }
+        c.validate().map_err(|m| {
+            let (key, why) = m.split_once(": ").unwrap_or(("preset", m.as_str()));
+            r.error(key, why.to_string())
+        })?;
+        Ok(c)
     }
 
     fn fault(&mut self, r: &mut Reader<'_>) -> Result<(Instant, FaultAction), ScenarioError> {

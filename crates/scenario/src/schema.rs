@@ -116,7 +116,7 @@ const fn f(key: &'static str, ty: Ty, default: Fallback, unit: &'static str, doc
 use Fallback::{Absent, Required, Value};
 
 /// Words accepted by `record.events`.
-pub const EVENT_KINDS: &[&str] = &["fault", "drop", "enqueue", "dequeue", "tx", "rx"];
+pub const EVENT_KINDS: &[&str] = &["fault", "drop", "enqueue", "dequeue", "tx", "rx", "sctp"];
 
 /// The top level of a scenario file.
 pub static ROOT: Section = Section {
@@ -236,7 +236,7 @@ pub static ROUTE: Section = Section {
 pub static APP: Section = Section {
     path: "apps[]",
     fields: &[
-        f("kind", Ty::Enum(&["udp-cbr", "udp-sink"]), Required, "", "Application type."),
+        f("kind", Ty::Enum(&["udp-cbr", "udp-sink", "sctp-bulk", "sctp-sink", "sctp-requests"]), Required, "", "Application type."),
         f("name", Ty::Name, Absent("\"<kind>-<i>\" where i is the position in the list"), "", "Unique application name; a source's name is its flow's name in results."),
         f("node", Ty::Name, Required, "", "Host it runs on."),
     ],
@@ -256,7 +256,76 @@ pub static APP: Section = Section {
             ],
         ),
         ("udp-sink", &[f("port", Ty::Int(1, 65535), Value("9"), "", "UDP port it listens on.")]),
+        (
+            "sctp-bulk",
+            &[
+                f("peer", Ty::Name, Required, "", "Host running the sctp-sink; every address of it becomes a path."),
+                f("primary", Ty::Destination, Absent("the peer's first interface"), "", "The peer address used as the primary path (an address or \"node/iface\")."),
+                f("port", Ty::Int(1, 65535), Absent("5000 + position in the apps list"), "", "Local SCTP port."),
+                f("peer_port", Ty::Int(1, 65535), Value("5000"), "", "The sink's SCTP port."),
+                f("start", Ty::Duration, Value("0s"), "s", "When the association is opened (data follows at once)."),
+                f("bytes", Ty::Size, Absent("unlimited: sends until the end of the run"), "bytes", "User bytes to transfer."),
+                f("message_size", Ty::Size, Value("1452"), "bytes", "User message size (16..1048576); the first 16 bytes carry a sequence number and the send time."),
+                f("streams", Ty::Int(1, 65535), Value("1"), "", "Messages go round-robin over this many streams."),
+                f("delivery", Ty::Enum(&["ordered", "unordered"]), Value("ordered"), "", "Ordered or unordered delivery."),
+                f("sctp", Ty::Table(&SCTP), Value("{}"), "", "Association parameters."),
+            ],
+        ),
+        (
+            "sctp-sink",
+            &[
+                f("port", Ty::Int(1, 65535), Value("5000"), "", "SCTP port it listens on."),
+                f("read_rate", Ty::Rate, Absent("reads everything at once"), "bit/s", "Rate at which the application drains the receive buffer."),
+                f("sctp", Ty::Table(&SCTP), Value("{}"), "", "Association parameters."),
+            ],
+        ),
+        (
+            "sctp-requests",
+            &[
+                f("peer", Ty::Name, Required, "", "Host running the sctp-sink that answers each request."),
+                f("primary", Ty::Destination, Absent("the peer's first interface"), "", "The peer address used as the primary path."),
+                f("port", Ty::Int(1, 65535), Absent("5000 + position in the apps list"), "", "Local SCTP port."),
+                f("peer_port", Ty::Int(1, 65535), Value("5000"), "", "The sink's SCTP port."),
+                f("start", Ty::Duration, Value("0s"), "s", "When the association is opened."),
+                f("message_size", Ty::Size, Value("200"), "bytes", "Request (and response) size, 16..1048576."),
+                f("rate", Ty::Int(1, 1_000_000), Value("10"), "1/s", "Requests per second."),
+                f("sctp", Ty::Table(&SCTP), Value("{}"), "", "Association parameters."),
+            ],
+        ),
     ],
+};
+
+/// `apps[].sctp`: association parameters (RFC 9260 §16, RFC 7829). Unset keys take the
+/// preset's value.
+pub static SCTP: Section = Section {
+    path: "apps[].sctp",
+    fields: &[
+        f("preset", Ty::Enum(&["rfc9260", "rfc4960", "linux", "freebsd"]), Value("rfc9260"), "", "Parameter set the other keys start from (see the SCTP section of the README)."),
+        f("rto_initial", Ty::Duration, Absent("preset (RFC 9260: 1s)"), "s", "RTO.Initial."),
+        f("rto_min", Ty::Duration, Absent("preset (1s)"), "s", "RTO.Min."),
+        f("rto_max", Ty::Duration, Absent("preset (60s)"), "s", "RTO.Max."),
+        f("rto_alpha", Ty::Probability, Absent("preset (0.125)"), "", "RTO.Alpha."),
+        f("rto_beta", Ty::Probability, Absent("preset (0.25)"), "", "RTO.Beta."),
+        f("max_burst", Ty::Int(1, 1000), Absent("preset (4)"), "packets", "Max.Burst."),
+        f("valid_cookie_life", Ty::Duration, Absent("preset (60s)"), "s", "Valid.Cookie.Life."),
+        f("assoc_max_retrans", Ty::Int(0, 1000), Absent("preset (10)"), "", "Association.Max.Retrans."),
+        f("path_max_retrans", Ty::Int(0, 1000), Absent("preset (5)"), "", "Path.Max.Retrans: a path is inactive when its error count exceeds it."),
+        f("max_init_retransmits", Ty::Int(0, 1000), Absent("preset (8)"), "", "Max.Init.Retransmits."),
+        f("hb_interval", Ty::Duration, Absent("preset (30s)"), "s", "HB.interval (0s disables heartbeats on idle confirmed paths)."),
+        f("sack_delay", Ty::Duration, Absent("preset (200ms)"), "s", "SACK.Delay."),
+        f("sack_freq", Ty::Int(1, 1000), Absent("preset (2)"), "packets", "Acknowledge every Nth packet carrying DATA."),
+        f("pf_max_retrans", Ty::Int(0, 1000), Absent("preset (rfc9260: PF off; linux: 0)"), "", "PotentiallyFailed.Max.Retrans (RFC 7829); setting it turns PF on."),
+        f("pf", Ty::Enum(&["on", "off"]), Absent("preset"), "", "Turn the PF state off even where the preset has it."),
+        f("primary_switchover_max_retrans", Ty::Int(0, 1000), Absent("never"), "", "RFC 7829 Primary.Switchover.Max.Retrans."),
+        f("switchback", Ty::Enum(&["on", "off"]), Value("on"), "", "Return to the primary when it is active again, or keep the alternate."),
+        f("recv_buffer", Ty::Size, Absent("preset (256KiB)"), "bytes", "Receive buffer (initial a_rwnd)."),
+        f("send_buffer", Ty::Size, Absent("preset (256KiB)"), "bytes", "Send buffer."),
+        f("streams", Ty::Int(1, 65535), Absent("10"), "", "Outbound streams requested and inbound streams accepted."),
+        f("congestion", Ty::Enum(&["rfc9260", "rfc4960", "ca-shrink"]), Absent("preset (rfc9260)"), "", "Congestion control; ca-shrink is paper 000's extra stage (cwnd -= factor*cwnd while cwnd > ssthresh)."),
+        f("congestion_factor", Ty::Probability, Value("0.144"), "", "The factor of ca-shrink."),
+    ],
+    tag: None,
+    variants: &[],
 };
 
 /// `faults[]`.

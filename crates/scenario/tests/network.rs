@@ -184,23 +184,31 @@ fn cbr(name: &str, extra: &str) -> String {
 
 #[test]
 fn routing_takes_shortest_paths_and_honours_source_addresses() {
-    // H1 owns 10.2.1.1 whichever interface a packet arrives on, so the shortest way there from
-    // H0 is H0/eth0 -> R1 -> H1 (2 hops), not H0/eth1 -> R2 -> R3 -> H1 (3 hops). A flow that
-    // binds H0/eth1's address leaves by eth1 instead, as on a multihomed host with
-    // source-address routing.
-    let text = format!("{TWO_PATHS}{}{}", cbr("short", "dst = \"10.2.1.1\""), cbr("pinned", "dst = \"10.2.1.1\"\nsrc = \"H0/eth1\""));
+    // An address is reached over its own interface's link: 10.2.1.1 sits on the R3-H1 link,
+    // so both flows take H0/eth1 -> R2 -> R3 -> H1 even though H0/eth0 -> R1 -> H1 is
+    // shorter to the node, and even the flow bound to H0/eth0's address leaves by eth1 (its
+    // source interface does not reach that link). 10.1.1.1 is reached via R1.
+    let text = format!(
+        "{TWO_PATHS}{}{}{}",
+        cbr("far", "dst = \"10.2.1.1\""),
+        cbr("pinned", "dst = \"10.2.1.1\"\nsrc = \"H0/eth0\""),
+        cbr("near", "dst = \"10.1.1.1\"")
+    );
     let r = run(&text);
-    for flow in ["short", "pinned"] {
+    for flow in ["far", "pinned", "near"] {
         assert_eq!(get(&r, "flow", flow, "rx_packets"), get(&r, "flow", flow, "tx_packets"));
     }
-    assert_eq!(get(&r, "iface", "R1/eth1", "tx_packets"), get(&r, "flow", "short", "tx_packets"));
-    assert_eq!(get(&r, "iface", "R3/eth1", "tx_packets"), get(&r, "flow", "pinned", "tx_packets"));
+    let far = get(&r, "flow", "far", "tx_packets") + get(&r, "flow", "pinned", "tx_packets");
+    assert_eq!(get(&r, "iface", "R3/eth1", "tx_packets"), far);
+    assert_eq!(get(&r, "iface", "R1/eth1", "tx_packets"), get(&r, "flow", "near", "tx_packets"));
 }
 
 #[test]
 fn explicit_routes_override_automatic_ones() {
-    // A host route on H0 steers traffic for 10.1.1.1 onto the long path.
-    let text = format!("{TWO_PATHS}{}[[routes]]\nnode = \"H0\"\ndest = \"10.1.1.1/32\"\nvia = \"eth1\"\n", cbr("f", "dst = \"10.1.1.1\""));
+    // Host routes on H0, R2 and R3 steer traffic for 10.1.1.1 onto the long path (H1
+    // accepts it on either interface).
+    let steer = "[[routes]]\nnode = \"H0\"\ndest = \"10.1.1.1/32\"\nvia = \"eth1\"\n[[routes]]\nnode = \"R2\"\ndest = \"10.1.1.1/32\"\nvia = \"eth1\"\n[[routes]]\nnode = \"R3\"\ndest = \"10.1.1.1/32\"\nvia = \"eth1\"\n";
+    let text = format!("{TWO_PATHS}{}{steer}", cbr("f", "dst = \"10.1.1.1\""));
     let r = run(&text);
     let tx = get(&r, "flow", "f", "tx_packets");
     assert_eq!(get(&r, "iface", "R3/eth1", "tx_packets"), tx);
