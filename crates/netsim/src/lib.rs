@@ -21,6 +21,7 @@ pub mod recorder;
 pub mod rng;
 pub mod routing;
 pub mod stats;
+pub mod transport;
 pub use simtime as time;
 pub mod wire;
 pub mod world;

@@ -1,6 +1,6 @@
 //! Engine tests in the two-endpoint harness: handshake, transfer, loss recovery, RTO backoff,
 //! close, zero window, resets.
-#![allow(missing_docs)]
+#![allow(missing_docs, clippy::unwrap_used)]
 
 mod common;
 
