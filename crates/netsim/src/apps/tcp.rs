@@ -1,8 +1,10 @@
 //! TCP applications: a bulk sender ("FTP upload of N bytes", or unlimited) and a sink.
 //!
 //! The sender writes the byte stream as records of [`RECORD_LEN`] bytes, each starting with
-//! its index and the instant the application handed it to TCP (both big-endian u64), and
-//! keeps the send buffer full. The sink reads the stream, finds the record headers by their
+//! its index and the instant the application handed it to TCP (both big-endian u64). It keeps
+//! no more than two congestion windows of data queued beyond what is in flight (as Linux's
+//! send-buffer autotuning and `TCP_NOTSENT_LOWAT` do), so the connection never starves and
+//! the measured delay is not dominated by a deep send buffer. The sink reads the stream, finds the record headers by their
 //! offset, and records each record's end-to-end delay (delivery to the application minus
 //! hand-over by the sending application) in the flow's delay statistics. Bytes count as
 //! received when the application reads them, so the flow's goodput is what the receiving
@@ -75,7 +77,9 @@ impl TcpBulk {
     fn fill(&mut self, now: Instant) {
         let Some(s) = self.socket.as_mut() else { return };
         loop {
-            let room = s.conn.send_space() as u64;
+            let queued = s.conn.send_buffered() as u64;
+            let target = s.conn.in_flight() + 2 * s.conn.cwnd().max(4 * s.conn.smss());
+            let room = (s.conn.send_space() as u64).min(target.saturating_sub(queued));
             let left = self.config.bytes.map_or(u64::MAX, |b| b - self.written);
             let n = room.min(left).min(64 * RECORD_LEN);
             if n == 0 {
@@ -123,7 +127,7 @@ impl TcpBulk {
             }
         }
         // Writing may have become possible after the ACKs just processed.
-        if s.conn.send_space() > 0 && self.config.bytes.is_none_or(|b| self.written < b) {
+        if self.config.bytes.is_none_or(|b| self.written < b) {
             self.fill(now);
             if let Some(s) = self.socket.as_mut() {
                 s.flush(ctx, &mut self.events);
@@ -281,7 +285,6 @@ impl TcpSink {
         if c.flow != NO_FLOW {
             if let Some(f) = ctx.flow_mut(c.flow) {
                 f.rx_bytes += n as u64;
-                f.rx_packets += n.div_ceil(RECORD_LEN as usize) as u64;
                 f.last_rx = Some(now);
                 for d in delays {
                     f.delay.record(d);
@@ -337,6 +340,12 @@ impl Agent for TcpSink {
                 i
             }
         };
+        let flow = self.conns[i].flow;
+        if flow != NO_FLOW && !seg.payload().is_empty() {
+            if let Some(f) = ctx.flow_mut(flow) {
+                f.rx_packets += 1; // data segments that reached the sink
+            }
+        }
         self.conns[i].socket.on_packet(ctx, &pkt);
         self.service(ctx, i);
     }
