@@ -80,3 +80,46 @@ fn tcp_example_runs_its_groups_and_mix() {
     let again = s.build(s.seed, None).unwrap().world.run().unwrap();
     assert_eq!(format!("{:?}", r.scalars), format!("{:?}", again.scalars));
 }
+
+#[test]
+fn vbr_and_onoff_sources_keep_their_mean_rates() {
+    let text = r#"
+duration = "1000s"
+[[nodes]]
+name = "A"
+interfaces = [{ address = "10.0.0.1" }]
+[[nodes]]
+name = "B"
+interfaces = [{ address = "10.0.0.2" }]
+[[links]]
+ends = ["A/eth0", "B/eth0"]
+[[apps]]
+kind = "udp-sink"
+node = "B"
+[[apps]]
+kind = "udp-vbr"
+name = "vbr"
+node = "A"
+dst = "B"
+random = true
+[[apps]]
+kind = "udp-onoff"
+name = "onoff"
+node = "A"
+dst = "B"
+rate = "2Mbps"
+on_mean = "300ms"
+off_mean = "700ms"
+"#;
+    let r = run(text);
+    let rate = |flow: &str| get(&r, "flow", flow, "tx_bytes") * 8.0 / 1000.0;
+    // Paper 003, Table 1: 448 kbit/s on average, payloads uniform in 100..200 bytes.
+    let vbr = rate("vbr");
+    assert!((vbr / 448e3 - 1.0).abs() < 0.03, "{vbr}");
+    let mean_size = get(&r, "flow", "vbr", "tx_bytes") / get(&r, "flow", "vbr", "tx_packets");
+    assert!((mean_size - 150.0).abs() < 3.0, "{mean_size}");
+    // On 30 % of the time at 2 Mbit/s.
+    let onoff = rate("onoff");
+    assert!((onoff / 600e3 - 1.0).abs() < 0.08, "{onoff}");
+    assert_eq!(get(&r, "flow", "onoff", "rx_packets"), get(&r, "flow", "onoff", "tx_packets"));
+}
