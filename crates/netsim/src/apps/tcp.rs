@@ -267,21 +267,25 @@ impl TcpSink {
             self.credit -= n as f64;
         }
         self.rx_bytes += n as u64;
-        // Record headers: collect the first RECORD_HEADER bytes of every record.
+        // Record headers: collect the first RECORD_HEADER bytes of every record in the range
+        // read, visiting only the header positions.
         let mut delays = Vec::new();
-        for &b in &self.buf {
-            let pos = (c.offset % RECORD_LEN) as usize;
-            if pos < RECORD_HEADER {
-                c.header[pos] = b;
-                if pos == RECORD_HEADER - 1 {
+        let (lo, hi) = (c.offset, c.offset + n as u64);
+        let mut rec = lo / RECORD_LEN * RECORD_LEN;
+        while rec < hi {
+            let (from, to) = (rec.max(lo), (rec + RECORD_HEADER as u64).min(hi));
+            if from < to {
+                c.header[(from - rec) as usize..(to - rec) as usize].copy_from_slice(&self.buf[(from - lo) as usize..(to - lo) as usize]);
+                if to == rec + RECORD_HEADER as u64 {
                     let sent = u64::from_be_bytes(c.header[8..16].try_into().unwrap_or_default());
                     if sent <= now.as_nanos() {
                         delays.push(now - Instant(sent));
                     }
                 }
             }
-            c.offset += 1;
+            rec += RECORD_LEN;
         }
+        c.offset = hi;
         if c.flow != NO_FLOW {
             if let Some(f) = ctx.flow_mut(c.flow) {
                 f.rx_bytes += n as u64;

@@ -71,7 +71,11 @@ impl RecvBuffer {
     /// Move up to `max` in-order bytes into `out`.
     pub(super) fn read(&mut self, out: &mut Vec<u8>, max: usize) -> usize {
         let n = max.min(self.data.len());
-        out.extend(self.data.drain(..n));
+        let (a, b) = self.data.as_slices();
+        let first = n.min(a.len());
+        out.extend_from_slice(&a[..first]);
+        out.extend_from_slice(&b[..n - first]);
+        self.data.drain(..n);
         n
     }
 
