@@ -123,3 +123,37 @@ off_mean = "700ms"
     assert!((onoff / 600e3 - 1.0).abs() < 0.08, "{onoff}");
     assert_eq!(get(&r, "flow", "onoff", "rx_packets"), get(&r, "flow", "onoff", "tx_packets"));
 }
+
+#[test]
+fn a_slow_reader_limits_goodput_through_the_window() {
+    let text = r#"
+duration = "30s"
+[[nodes]]
+name = "A"
+interfaces = [{ address = "10.0.0.1" }]
+[[nodes]]
+name = "B"
+interfaces = [{ address = "10.0.0.2" }]
+[[links]]
+ends = ["A/eth0", "B/eth0"]
+rate = "10Mbps"
+delay = "10ms"
+[[apps]]
+kind = "tcp-sink"
+node = "B"
+drain_rate = "2Mbps"
+tcp = { recv_buffer = "64KiB" }
+[[apps]]
+kind = "tcp-bulk"
+name = "up"
+node = "A"
+dst = "B"
+tcp = { initial_window = 4 }
+"#;
+    let r = run(text);
+    let goodput = get(&r, "flow", "up", "goodput");
+    assert!((goodput / 2e6 - 1.0).abs() < 0.03, "{goodput}");
+    // The sender was held back by the window, not by loss.
+    assert_eq!(get(&r, "tcp", "up", "retransmissions"), 0.0);
+    assert_eq!(get(&r, "flow", "up", "drops"), 0.0);
+}

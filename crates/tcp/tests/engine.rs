@@ -340,3 +340,13 @@ fn drop_tail_bottleneck_is_filled_and_recovered() {
         assert!(h.dropped[0] > 0, "{cc}: the queue overflowed");
     }
 }
+
+#[test]
+fn initial_window_is_configurable() {
+    let cfg = Config { initial_window: Some(4), ..Config::default() };
+    let mut h = Harness::new(cfg, Config::default(), Path::default(), 10).transfer(100_000);
+    h.run(secs(10));
+    let first_rtt = h.data_segments().iter().filter(|s| s.0 < Instant::ZERO + Duration::from_millis(25)).count();
+    assert_eq!(first_rtt, 4);
+    assert_eq!(h.received.len(), 100_000);
+}
