@@ -325,3 +325,13 @@ def test_params_markdown(tmp_path: Path) -> None:
     # Every key the core knows is documented.
     for p in sctpsim._core.params():
         assert f"`{p['key']}`" in page
+
+
+def test_tcp_example_summary_shows_senders_and_groups(tmp_path: Path) -> None:
+    example = Path(__file__).parent.parent / "examples" / "tcp-dumbbell.toml"
+    proc = sctpsim_cmd("run", example, "--out", tmp_path / "out", "--set", "duration=5s", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert "TCP senders" in proc.stdout and "Groups (TCP flows)" in proc.stdout
+    scalars = (tmp_path / "out" / "scalars.csv").read_text()
+    assert "group,cross,jain_index," in scalars
+    assert "tcp,ftp-1,retransmissions," in scalars

@@ -4,7 +4,8 @@ The summary is built from the scalars only (no time series), so it is cheap even
 long runs. It is meant for people: numbers are rounded and given human units; the
 exact values are in ``scalars.csv``.
 
-Tables for entities that do not exist in the run are skipped, and the node table is
+TCP senders and flow groups (with Jain's fairness index) get tables of their own when the
+run has them. Tables for entities that do not exist in the run are skipped, and the node table is
 shown only when some node dropped packets (drops at nodes — no route, TTL expired —
 usually mean a misconfigured scenario, so they deserve to stand out).
 """
@@ -179,6 +180,68 @@ def _flows_table(result: RunResult) -> Table | None:
     return table
 
 
+def _tcp_table(result: RunResult) -> Table | None:
+    conns = _entities(result, "tcp")
+    if not conns:
+        return None
+    table = _table(
+        "TCP senders",
+        [
+            ("flow", "left"),
+            ("segments", "right"),
+            ("retransmitted", "right"),
+            ("fast rtx", "right"),
+            ("timeouts", "right"),
+            ("srtt ms", "right"),
+            ("cwnd bytes", "right"),
+            ("completed s", "right"),
+        ],
+    )
+    for conn in conns:
+        s = partial(result.scalar_or_nan, "tcp", conn)
+        table.add_row(
+            conn,
+            format_count(s("segments_sent")),
+            format_count(s("retransmissions")),
+            format_count(s("fast_retransmits")),
+            format_count(s("timeouts")),
+            format_ms(s("srtt")),
+            format_count(s("cwnd")),
+            format_float(s("completion_time"), digits=3),
+        )
+    return table
+
+
+def _groups_table(result: RunResult) -> Table | None:
+    groups = _entities(result, "group")
+    if not groups:
+        return None
+    table = _table(
+        "Groups (TCP flows)",
+        [
+            ("group", "left"),
+            ("flows", "right"),
+            ("goodput sum", "right"),
+            ("mean", "right"),
+            ("min", "right"),
+            ("max", "right"),
+            ("Jain index", "right"),
+        ],
+    )
+    for group in groups:
+        s = partial(result.scalar_or_nan, "group", group)
+        table.add_row(
+            group,
+            format_count(s("flows")),
+            format_rate(s("goodput_sum")),
+            format_rate(s("goodput_mean")),
+            format_rate(s("goodput_min")),
+            format_rate(s("goodput_max")),
+            format_float(s("jain_index"), digits=3),
+        )
+    return table
+
+
 def _ifaces_table(result: RunResult) -> Table | None:
     # Interfaces that sent nothing and dropped nothing are noise in a summary (a host's
     # receive-only side, an unused router port); the scalars still hold them.
@@ -251,7 +314,14 @@ def header_line(result: RunResult) -> Text:
 def print_summary(result: RunResult, console: Console) -> None:
     """Print the header line and the non-empty tables of ``result`` to ``console``."""
     console.print(header_line(result))
-    for table in (_flows_table(result), _ifaces_table(result), _nodes_table(result)):
+    tables = (
+        _flows_table(result),
+        _tcp_table(result),
+        _groups_table(result),
+        _ifaces_table(result),
+        _nodes_table(result),
+    )
+    for table in tables:
         if table is not None:
             console.print()
             console.print(table)

@@ -120,9 +120,27 @@ impl TimeAverage {
     }
 }
 
+/// Jain's fairness index, `(sum x)^2 / (n * sum x^2)`: 1 when all values are equal, `1/n`
+/// when one takes everything. NaN for an empty list or all zeros.
+pub fn jain_index(xs: &[f64]) -> f64 {
+    let sum: f64 = xs.iter().sum();
+    let squares: f64 = xs.iter().map(|x| x * x).sum();
+    if xs.is_empty() || squares == 0.0 {
+        return f64::NAN;
+    }
+    sum * sum / (xs.len() as f64 * squares)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn jain_index_bounds() {
+        assert_eq!(jain_index(&[5.0, 5.0, 5.0]), 1.0);
+        assert!((jain_index(&[1.0, 0.0, 0.0, 0.0]) - 0.25).abs() < 1e-12);
+        assert!(jain_index(&[]).is_nan());
+    }
 
     #[test]
     fn delay_stats_match_direct_computation() {

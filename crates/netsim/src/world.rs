@@ -90,6 +90,7 @@ pub struct WorldBuilder {
     statics: Vec<(NodeId, StaticRoute)>,
     stop: Instant,
     sample_interval: Option<Duration>,
+    groups: Vec<(String, Vec<u32>)>,
 }
 
 impl WorldBuilder {
@@ -103,6 +104,7 @@ impl WorldBuilder {
             statics: Vec::new(),
             stop,
             sample_interval: None,
+            groups: Vec::new(),
         }
     }
 
@@ -142,6 +144,11 @@ impl WorldBuilder {
     /// Register a flow for accounting.
     pub fn flow(&mut self, name: &str) -> u32 {
         self.net.add_flow(name)
+    }
+
+    /// Report `flows` together as a group: total and mean goodput and Jain's fairness index.
+    pub fn group(&mut self, name: &str, flows: Vec<u32>) {
+        self.groups.push((name.to_string(), flows));
     }
 
     /// Add an agent on `node`.
@@ -241,6 +248,7 @@ impl WorldBuilder {
             series: TimeSeries::default(),
             last_tx_bytes: vec![0; n_ifaces],
             last_flow_bytes: vec![(0, 0); n_flows],
+            groups: self.groups,
         }
     }
 }
@@ -256,6 +264,7 @@ pub struct World {
     series: TimeSeries,
     last_tx_bytes: Vec<u64>,
     last_flow_bytes: Vec<(u64, u64)>,
+    groups: Vec<(String, Vec<u32>)>,
 }
 
 impl World {
@@ -366,6 +375,7 @@ impl World {
         out.push("run", "run", "sim_time", now.as_secs_f64(), "s");
         out.push("run", "run", "events", self.sched.processed() as f64, "events");
         self.report_flows(now, &mut out);
+        self.report_groups(&mut out);
         self.report_ifaces(now, &mut out);
         for (node, name) in self.net.nodes.iter().zip(&self.net.names.nodes) {
             push_drops(&mut out, "node", name, &node.drops);
@@ -388,15 +398,26 @@ impl World {
             push_drops(out, "flow", name, &f.drops);
             let loss = if f.tx_packets > 0 { f.drops.total() as f64 / f.tx_packets as f64 } else { f64::NAN };
             row(out, "loss_rate", loss, "1");
-            // goodput: application bytes delivered / (last delivery - first send) (DESIGN.md).
-            let goodput = match (f.first_tx, f.last_rx) {
-                (Some(a), Some(b)) if b > a => f.rx_bytes as f64 * 8.0 / (b - a).as_secs_f64(),
-                _ => f64::NAN,
-            };
-            row(out, "goodput", goodput, "bit/s");
+            row(out, "goodput", flow_goodput(f), "bit/s");
             for (metric, value) in f.delay.summary() {
                 row(out, metric, value, "s");
             }
+        }
+    }
+
+    /// Per group: goodput total, mean, min, max, and Jain's fairness index over its flows
+    /// (a flow that delivered nothing counts as zero).
+    fn report_groups(&self, out: &mut Scalars) {
+        for (name, flows) in &self.groups {
+            let goodputs: Vec<f64> = flows.iter().map(|&f| flow_goodput(&self.net.flows[f as usize])).map(|g| if g.is_nan() { 0.0 } else { g }).collect();
+            let n = goodputs.len() as f64;
+            let sum: f64 = goodputs.iter().sum();
+            out.push("group", name, "flows", n, "flows");
+            out.push("group", name, "goodput_sum", sum, "bit/s");
+            out.push("group", name, "goodput_mean", if n > 0.0 { sum / n } else { f64::NAN }, "bit/s");
+            out.push("group", name, "goodput_min", goodputs.iter().copied().fold(f64::NAN, f64::min), "bit/s");
+            out.push("group", name, "goodput_max", goodputs.iter().copied().fold(f64::NAN, f64::max), "bit/s");
+            out.push("group", name, "jain_index", crate::stats::jain_index(&goodputs), "1");
         }
     }
 
@@ -419,6 +440,14 @@ impl World {
             row(out, "queue_max_bytes", s.backlog_bytes.max() as f64, "bytes");
             push_drops(out, "iface", name, &s.drops);
         }
+    }
+}
+
+/// goodput: application bytes delivered / (last delivery - first send) (DESIGN.md).
+fn flow_goodput(f: &crate::recorder::FlowStats) -> f64 {
+    match (f.first_tx, f.last_rx) {
+        (Some(a), Some(b)) if b > a => f.rx_bytes as f64 * 8.0 / (b - a).as_secs_f64(),
+        _ => f64::NAN,
     }
 }
 

@@ -2,12 +2,16 @@
 
 use std::path::Path;
 
+use netsim::apps::onoff::UdpOnOff;
+use netsim::apps::tcp::{TcpBulk, TcpSink};
 use netsim::apps::udp::{UdpCbr, UdpSink};
+use netsim::apps::vbr::UdpVbr;
 use netsim::pcap::PcapSink;
 use netsim::recorder::EventLog;
 use netsim::routing::StaticRoute;
 use netsim::transport::sctp::SctpApp;
-use netsim::wire::{PROTO_SCTP, PROTO_UDP};
+use netsim::wire::{PROTO_SCTP, PROTO_TCP, PROTO_UDP};
+use rand::RngCore;
 use netsim::world::{World, WorldBuilder};
 use netsim::Instant;
 
@@ -42,7 +46,10 @@ impl Scenario {
         for route in &self.routes {
             b.route(node_ids[route.node], StaticRoute { prefix: route.prefix, len: route.len, iface: ids[route.node][route.via] });
         }
+        let mut flow_of = std::collections::BTreeMap::new();
         for app in &self.apps {
+            // Each source draws from (and seeds its connection with) a stream named after it.
+            let stream = |name: &str| b.rng().stream(&format!("app/{name}"));
             match app {
                 AppSpec::UdpCbr { name, node, config } => {
                     let flow = b.flow(name);
@@ -63,7 +70,34 @@ impl Scenario {
                     let bound = b.bind_port(agent, PROTO_SCTP, port);
                     debug_assert!(bound, "validation guarantees free ports");
                 }
+                AppSpec::UdpVbr { name, node, config } => {
+                    let rng = stream(name);
+                    let flow = b.flow(name);
+                    b.agent(node_ids[*node], Box::new(UdpVbr::new(config.clone(), flow, rng)));
+                }
+                AppSpec::UdpOnOff { name, node, config } => {
+                    let rng = stream(name);
+                    let flow = b.flow(name);
+                    b.agent(node_ids[*node], Box::new(UdpOnOff::new(config.clone(), flow, rng)));
+                }
+                AppSpec::TcpBulk { name, node, config } => {
+                    let seed = stream(name).next_u64();
+                    let flow = b.flow(name);
+                    flow_of.insert(name.as_str(), flow);
+                    let agent = b.agent(node_ids[*node], Box::new(TcpBulk::new(netsim::apps::tcp::BulkConfig { seed, ..config.clone() }, flow, name)));
+                    let bound = b.bind_port(agent, PROTO_TCP, config.src_port);
+                    debug_assert!(bound, "validation guarantees free ports");
+                }
+                AppSpec::TcpSink { name, node, config } => {
+                    let seed = stream(name).next_u64();
+                    let agent = b.agent(node_ids[*node], Box::new(TcpSink::new(netsim::apps::tcp::SinkConfig { seed, ..config.clone() }, name)));
+                    let bound = b.bind_port(agent, PROTO_TCP, config.port);
+                    debug_assert!(bound, "validation guarantees free ports");
+                }
             }
+        }
+        for (name, members) in &self.flow_groups {
+            b.group(name, members.iter().filter_map(|m| flow_of.get(m.as_str()).copied()).collect());
         }
         for (at, action) in &self.faults {
             b.fault(*at, *action);

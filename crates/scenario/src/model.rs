@@ -8,8 +8,13 @@
 use std::collections::BTreeMap;
 use std::net::Ipv4Addr;
 
+use netsim::apps::onoff::OnOffConfig;
+use netsim::apps::tcp::{BulkConfig, SinkConfig};
 use netsim::apps::udp::{CbrConfig, CBR_HEADER_LEN};
 use netsim::transport::sctp::{SctpAppConfig, SctpRole, MESSAGE_HEADER_LEN};
+use netsim::apps::vbr::VbrConfig;
+use netsim::wire::{PROTO_TCP, PROTO_UDP};
+use netsim::wire::PROTO_SCTP;
 use netsim::fault::FaultAction;
 use netsim::loss::LossConfig;
 use netsim::network::{ChannelConfig, IfaceId, LinkId, NodeKind};
@@ -104,6 +109,42 @@ pub enum AppSpec {
         /// Parameters (the endpoint seed is derived from the run's seed at build time).
         config: SctpAppConfig,
     },
+    /// UDP variable bit rate source.
+    UdpVbr {
+        /// Name (and flow name).
+        name: String,
+        /// Node index.
+        node: usize,
+        /// Parameters.
+        config: VbrConfig,
+    },
+    /// UDP exponential on/off source.
+    UdpOnOff {
+        /// Name (and flow name).
+        name: String,
+        /// Node index.
+        node: usize,
+        /// Parameters.
+        config: OnOffConfig,
+    },
+    /// TCP bulk transfer (its seed is derived from its name when the world is built).
+    TcpBulk {
+        /// Name (and flow name).
+        name: String,
+        /// Node index.
+        node: usize,
+        /// Parameters.
+        config: BulkConfig,
+    },
+    /// TCP sink.
+    TcpSink {
+        /// Name.
+        name: String,
+        /// Node index.
+        node: usize,
+        /// Parameters.
+        config: SinkConfig,
+    },
 }
 
 /// What to record.
@@ -136,6 +177,9 @@ pub struct Scenario {
     pub apps: Vec<AppSpec>,
     /// Faults, as (time, action) with ids in build order.
     pub faults: Vec<(Instant, FaultAction)>,
+    /// Flow groups reported together (name, names of the member sources): one per
+    /// `groups[]` entry, over its TCP uploads.
+    pub flow_groups: Vec<(String, Vec<String>)>,
     /// Recording options.
     pub record: RecordSpec,
     resolved: Table,
@@ -165,12 +209,20 @@ impl Scenario {
         let links = b.list(&mut r, "links", Parser::link)?;
         b.links = links.iter().map(|l| l.name.clone()).collect();
         let routes = b.list(&mut r, "routes", Parser::route)?;
-        let apps = b.list(&mut r, "apps", Parser::app)?;
+        let mut apps = b.list(&mut r, "apps", Parser::app)?;
+        let mut links = links;
+        let mut flow_groups = Vec::new();
+        let mut group_readers = r.table_list("groups")?;
+        for (gi, gr) in group_readers.iter_mut().enumerate() {
+            flow_groups.push(b.group(gr, gi, &mut links, &mut apps)?);
+        }
+        r.put_list("groups", group_readers.into_iter().map(Reader::finish).collect());
+        b.links = links.iter().map(|l| l.name.clone()).collect();
         let faults = b.list(&mut r, "faults", Parser::fault)?;
         let mut rec = r.table("record")?.expect("record has a default");
         let record = b.record(&mut rec)?;
         r.put_table("record", rec.finish());
-        Ok(Scenario { name, duration, seed, nodes: b.nodes, links, routes, apps, faults, record, resolved: r.finish() })
+        Ok(Scenario { name, duration, seed, nodes: b.nodes, links, routes, apps, faults, flow_groups, record, resolved: r.finish() })
     }
 
     /// The scenario with every default filled in, as TOML (with `seed` set to `seed`).
@@ -197,8 +249,7 @@ struct Parser {
     link_of_iface: BTreeMap<(usize, usize), String>,
     link_names: BTreeMap<String, String>,
     app_names: BTreeMap<String, String>,
-    ports: BTreeMap<(usize, u16), String>,
-    sctp_ports: BTreeMap<(usize, u16), String>,
+    ports: BTreeMap<(usize, u8, u16), String>,
     flows: usize,
 }
 
@@ -402,67 +453,60 @@ impl Parser {
         }
         match kind.as_str() {
             "udp-cbr" => {
-                let dst_text = r.str("dst")?;
-                let dst = self.destination(&dst_text).map_err(|m| r.error("dst", m))?;
-                let dst_port = r.int("dst_port")? as u16;
-                let src = match r.opt_str("src")? {
-                    None => {
-                        let a = self.nodes[node].ifaces[0].1;
-                        r.resolve("src", a.to_string());
-                        a
-                    }
-                    Some(text) => {
-                        let a = self.destination(&text).map_err(|m| r.error("src", m))?;
-                        if !self.nodes[node].ifaces.iter().any(|(_, x)| *x == a) {
-                            return Err(r.error("src", format!("\"{text}\" is not an address of \"{node_name}\"")));
-                        }
-                        a
-                    }
-                };
-                let src_port = match r.opt_int("src_port")? {
-                    Some(p) => p as u16,
-                    None => {
-                        let p = 49152 + (index as u16 % 16384);
-                        r.resolve("src_port", p as i64);
-                        p
-                    }
-                };
+                let (src, src_port, dst, dst_port) = self.endpoints(r, node, &node_name, index)?;
                 let rate_bps = r.rate("rate")?;
-                let payload = r.size("packet_size")?;
-                if !(CBR_HEADER_LEN as u64..=65507).contains(&payload) {
-                    return Err(r.error("packet_size", format!("{} is out of range (expected {CBR_HEADER_LEN}..65507 bytes)", show(r.given("packet_size").unwrap_or(&Value::Integer(payload as i64))))));
-                }
-                let start = r.duration("start")?;
-                let stop = r.opt_duration("stop")?;
-                if let Some(stop) = stop.filter(|s| *s < start) {
-                    return Err(r.error("stop", format!("\"{stop}\" is before start (\"{start}\")")));
-                }
-                let config = CbrConfig {
-                    src,
-                    src_port,
-                    dst,
-                    dst_port,
-                    rate_bps,
-                    payload: payload as usize,
-                    start: Instant(start.as_nanos()),
-                    stop: stop.map_or(Instant::MAX, |s| Instant(s.as_nanos())),
-                };
+                let payload = payload_size(r, "packet_size")?;
+                let (start, stop) = start_stop(r)?;
+                let config = CbrConfig { src, src_port, dst, dst_port, rate_bps, payload, start, stop };
                 self.flows += 1;
                 Ok(AppSpec::UdpCbr { name, node, config })
             }
             "sctp-bulk" | "sctp-sink" | "sctp-requests" => self.sctp_app(r, &kind, name, node, index),
+            "udp-vbr" => {
+                let (src, src_port, dst, dst_port) = self.endpoints(r, node, &node_name, index)?;
+                let rate_bps = r.rate("rate")?;
+                let (min_size, max_size) = size_range(r)?;
+                let random = r.bool("random")?;
+                let (start, stop) = start_stop(r)?;
+                let config = VbrConfig { src, src_port, dst, dst_port, rate_bps, min_size, max_size, random, start, stop };
+                self.flows += 1;
+                Ok(AppSpec::UdpVbr { name, node, config })
+            }
+            "udp-onoff" => {
+                let (src, src_port, dst, dst_port) = self.endpoints(r, node, &node_name, index)?;
+                let rate_bps = r.rate("rate")?;
+                let packet_size = payload_size(r, "packet_size")?;
+                let (on_mean, off_mean) = on_off(r)?;
+                let (start, stop) = start_stop(r)?;
+                let config = OnOffConfig { src, src_port, dst, dst_port, rate_bps, packet_size, on_mean, off_mean, start, stop };
+                self.flows += 1;
+                Ok(AppSpec::UdpOnOff { name, node, config })
+            }
+            "tcp-bulk" => {
+                let (src, src_port, dst, dst_port) = self.endpoints(r, node, &node_name, index)?;
+                self.bind(r, "src_port", node, PROTO_TCP, src_port)?;
+                let bytes = r.opt_size("bytes")?;
+                let start = Instant(r.duration("start")?.as_nanos());
+                let tcp = self.tcp_table(r)?;
+                self.flows += 1;
+                Ok(AppSpec::TcpBulk { name, node, config: BulkConfig { src, src_port, dst, dst_port, bytes, start, tcp, seed: 0 } })
+            }
+            "tcp-sink" => {
+                let port = r.int("port")? as u16;
+                self.bind(r, "port", node, PROTO_TCP, port)?;
+                let drain_rate = r.opt_rate("drain_rate")?;
+                let tcp = self.tcp_table(r)?;
+                Ok(AppSpec::TcpSink { name, node, config: SinkConfig { port, tcp, drain_rate, seed: 0 } })
+            }
             _udp_sink => {
                 let port = r.int("port")? as u16;
-                if let Some(other) = self.ports.insert((node, port), r.path().to_string()) {
-                    return Err(r.error("port", format!("UDP port {port} on \"{node_name}\" is already used by {other}")));
-                }
+                self.bind(r, "port", node, PROTO_UDP, port)?;
                 Ok(AppSpec::UdpSink { name, node, port })
             }
         }
     }
 
     fn sctp_app(&mut self, r: &mut Reader<'_>, kind: &str, name: String, node: usize, index: usize) -> Result<AppSpec, ScenarioError> {
-        let node_name = self.nodes[node].name.clone();
         let port = match r.opt_int("port")? {
             Some(p) => p as u16,
             None => {
@@ -471,9 +515,7 @@ impl Parser {
                 p
             }
         };
-        if let Some(other) = self.sctp_ports.insert((node, port), r.path().to_string()) {
-            return Err(r.error("port", format!("SCTP port {port} on \"{node_name}\" is already used by {other}")));
-        }
+        self.bind(r, "port", node, PROTO_SCTP, port)?;
         let mut s = r.table("sctp")?.expect("sctp has a default");
         let config = Self::sctp_config(&mut s)?;
         r.put_table("sctp", s.finish());
@@ -563,6 +605,194 @@ impl Parser {
         Ok(c)
     }
 
+    /// Claim (protocol, port) on a node for the app being read.
+    fn bind(&mut self, r: &Reader<'_>, key: &str, node: usize, protocol: u8, port: u16) -> Result<(), ScenarioError> {
+        if let Some(other) = self.ports.insert((node, protocol, port), r.path().to_string()) {
+            let proto = match protocol {
+                PROTO_TCP => "TCP",
+                PROTO_SCTP => "SCTP",
+                _ => "UDP",
+            };
+            return Err(r.error(key, format!("{proto} port {port} on \"{}\" is already used by {other}", self.nodes[node].name)));
+        }
+        Ok(())
+    }
+
+    /// `src`, `src_port`, `dst`, `dst_port` of a source on `node`.
+    fn endpoints(&mut self, r: &mut Reader<'_>, node: usize, node_name: &str, index: usize) -> Result<(Ipv4Addr, u16, Ipv4Addr, u16), ScenarioError> {
+        let dst_text = r.str("dst")?;
+        let dst = self.destination(&dst_text).map_err(|m| r.error("dst", m))?;
+        let dst_port = r.int("dst_port")? as u16;
+        let src = match r.opt_str("src")? {
+            None => {
+                let a = self.nodes[node].ifaces[0].1;
+                r.resolve("src", a.to_string());
+                a
+            }
+            Some(text) => {
+                let a = self.destination(&text).map_err(|m| r.error("src", m))?;
+                if !self.nodes[node].ifaces.iter().any(|(_, x)| *x == a) {
+                    return Err(r.error("src", format!("\"{text}\" is not an address of \"{node_name}\"")));
+                }
+                a
+            }
+        };
+        let src_port = match r.opt_int("src_port")? {
+            Some(p) => p as u16,
+            None => {
+                let p = 49152 + (index as u16 % 16384);
+                r.resolve("src_port", p as i64);
+                p
+            }
+        };
+        Ok((src, src_port, dst, dst_port))
+    }
+
+    /// The `tcp` table of an app or group.
+    fn tcp_table(&self, r: &mut Reader<'_>) -> Result<tcp::Config, ScenarioError> {
+        let mut t = r.table("tcp")?.expect("tcp has a default");
+        let cfg = tcp_config(&mut t)?;
+        r.put_table("tcp", t.finish());
+        Ok(cfg)
+    }
+
+    /// Expand one `groups[]` entry into hosts, links, sources and sinks. Returns the flow group
+    /// of its TCP uploads.
+    fn group(&mut self, r: &mut Reader<'_>, gi: usize, links: &mut Vec<LinkSpec>, apps: &mut Vec<AppSpec>) -> Result<(String, Vec<String>), ScenarioError> {
+        let name = r.str("name")?;
+        let router_name = r.str("router")?;
+        let router = self.node_ref(&router_name).map_err(|m| r.error("router", m))?;
+        if self.nodes[router].kind != NodeKind::Router {
+            return Err(r.error("router", format!("\"{router_name}\" is a host; hosts attach to a router")));
+        }
+        let count = r.int("count")? as usize;
+        let dst_text = r.str("dst")?;
+        let dst = self.destination(&dst_text).map_err(|m| r.error("dst", m))?;
+        let dst_node = self.node_of(dst);
+        if self.nodes[dst_node].kind == NodeKind::Router {
+            return Err(r.error("dst", format!("\"{dst_text}\" is a router; the destination runs sinks, so it must be a host")));
+        }
+        let (base, len) = match r.opt_str("prefix")? {
+            Some(_) => r.prefix("prefix")?,
+            None => {
+                let p = (Ipv4Addr::new(10, (200 + gi % 56) as u8, 0, 0), 16);
+                r.resolve("prefix", format!("{}/{}", p.0, p.1));
+                p
+            }
+        };
+        let room = 1u64 << (32 - len as u32);
+        if (count as u64) * 4 > room {
+            return Err(r.error("prefix", format!("\"{base}/{len}\" has {room} addresses; {count} hosts need {} (4 each)", count * 4)));
+        }
+        let link_cfg = {
+            let mut l = r.table("link")?.expect("link has a default");
+            let cfg = self.channel(&mut l, None)?;
+            r.put_table("link", l.finish());
+            cfg
+        };
+        let (tcp_w, udp_w) = {
+            let mut m = r.table("mix")?.expect("mix has a default");
+            let w = (m.int("tcp")? as u64, m.int("udp")? as u64);
+            if w.0 + w.1 == 0 {
+                return Err(m.error("tcp", "tcp and udp weights are both 0 (give at least one a positive weight)"));
+            }
+            r.put_table("mix", m.finish());
+            w
+        };
+        let n_udp = ((count as u64 * udp_w) as f64 / (tcp_w + udp_w) as f64).round() as usize;
+        let start = r.duration("start")?;
+        let spread = r.duration("spread")?;
+        let bytes = r.opt_size("bytes")?;
+        let tcp_port = r.int("tcp_port")? as u16;
+        let tcp = self.tcp_table(r)?;
+        let mut u = r.table("udp")?.expect("udp has a default");
+        let udp_kind = u.str("kind")?;
+        let udp_port = u.int("port")? as u16;
+        let udp_rate = u.rate("rate")?;
+        let udp_sizes = match udp_kind.as_str() {
+            "vbr" => size_range(&mut u)?,
+            _ => {
+                let s = payload_size(&mut u, "packet_size")?;
+                (s, s)
+            }
+        };
+        let udp_random = if udp_kind == "vbr" { u.bool("random")? } else { false };
+        let udp_onoff = if udp_kind == "onoff" { Some(on_off(&mut u)?) } else { None };
+        r.put_table("udp", u.finish());
+
+        let base = u32::from(base) & !((room - 1) as u32);
+        let mut members = Vec::new();
+        for i in 0..count {
+            let host = format!("{name}-{}", i + 1);
+            let host_addr = Ipv4Addr::from(base + 4 * i as u32 + 1);
+            let router_addr = Ipv4Addr::from(base + 4 * i as u32 + 2);
+            let clash = |what: &str, other: &str| r.error("name", format!("generated {what} \"{host}\" clashes with {other}"));
+            if self.node_index.contains_key(&host) {
+                return Err(clash("host", "a node of the same name"));
+            }
+            if let Some(other) = self.link_names.get(&host) {
+                return Err(clash("link", other));
+            }
+            if let Some(other) = self.app_names.get(&host) {
+                return Err(clash("source", other));
+            }
+            for addr in [host_addr, router_addr] {
+                if let Some(owner) = self.addresses.get(&addr) {
+                    return Err(r.error("prefix", format!("generated address {addr} is already used by {owner}")));
+                }
+            }
+            if self.nodes[router].ifaces.iter().any(|(n, _)| *n == host) {
+                return Err(clash("router interface", "an interface of the router"));
+            }
+            let h = self.nodes.len();
+            self.node_index.insert(host.clone(), h);
+            self.nodes.push(NodeSpec { name: host.clone(), kind: NodeKind::Host, ifaces: vec![("eth0".into(), host_addr)] });
+            self.nodes[router].ifaces.push((host.clone(), router_addr));
+            self.addresses.insert(host_addr, format!("{host}/eth0"));
+            self.addresses.insert(router_addr, format!("{router_name}/{host}"));
+            let ends = [IfaceRef { node: h, iface: 0 }, IfaceRef { node: router, iface: self.nodes[router].ifaces.len() - 1 }];
+            let path = format!("{} (host {})", r.path(), i + 1);
+            self.link_names.insert(host.clone(), path.clone());
+            self.app_names.insert(host.clone(), path);
+            links.push(LinkSpec { name: host.clone(), ends, dirs: [link_cfg.clone(), link_cfg.clone()], cost: 1 });
+            let at = start.as_nanos() + (spread.as_nanos() as u128 * i as u128 / count as u128) as u64;
+            let (start_i, stop) = (Instant(at), Instant::MAX);
+            let src_port = 49152 + (i as u16 % 16384);
+            self.flows += 1;
+            if i < count - n_udp {
+                let config = BulkConfig { src: host_addr, src_port, dst, dst_port: tcp_port, bytes, start: start_i, tcp: tcp.clone(), seed: 0 };
+                apps.push(AppSpec::TcpBulk { name: host.clone(), node: h, config });
+                members.push(host);
+            } else {
+                let (src, dst_port) = (host_addr, udp_port);
+                apps.push(match (udp_kind.as_str(), udp_onoff) {
+                    ("vbr", _) => AppSpec::UdpVbr { name: host, node: h, config: VbrConfig { src, src_port, dst, dst_port, rate_bps: udp_rate, min_size: udp_sizes.0, max_size: udp_sizes.1, random: udp_random, start: start_i, stop } },
+                    (_, Some((on_mean, off_mean))) => AppSpec::UdpOnOff { name: host, node: h, config: OnOffConfig { src, src_port, dst, dst_port, rate_bps: udp_rate, packet_size: udp_sizes.0, on_mean, off_mean, start: start_i, stop } },
+                    _ => AppSpec::UdpCbr { name: host, node: h, config: CbrConfig { src, src_port, dst, dst_port, rate_bps: udp_rate, payload: udp_sizes.0, start: start_i, stop } },
+                });
+            }
+        }
+        // Sinks on the destination, unless something already listens on the port.
+        if n_udp < count && !self.ports.contains_key(&(dst_node, PROTO_TCP, tcp_port)) {
+            let sink = format!("{name}-tcp-sink");
+            self.ports.insert((dst_node, PROTO_TCP, tcp_port), r.path().to_string());
+            self.app_names.insert(sink.clone(), r.path().to_string());
+            apps.push(AppSpec::TcpSink { name: sink, node: dst_node, config: SinkConfig { port: tcp_port, tcp, drain_rate: None, seed: 0 } });
+        }
+        if n_udp > 0 && !self.ports.contains_key(&(dst_node, PROTO_UDP, udp_port)) {
+            let sink = format!("{name}-udp-sink");
+            self.ports.insert((dst_node, PROTO_UDP, udp_port), r.path().to_string());
+            self.app_names.insert(sink.clone(), r.path().to_string());
+            apps.push(AppSpec::UdpSink { name: sink, node: dst_node, port: udp_port });
+        }
+        Ok((name, members))
+    }
+
+    /// The node owning an address known to be in the scenario.
+    fn node_of(&self, addr: Ipv4Addr) -> usize {
+        self.nodes.iter().position(|n| n.ifaces.iter().any(|(_, a)| *a == addr)).unwrap_or(0)
+    }
+
     fn fault(&mut self, r: &mut Reader<'_>) -> Result<(Instant, FaultAction), ScenarioError> {
         let at = Instant(r.duration("at")?.as_nanos());
         let action = r.str("action")?;
@@ -598,4 +828,82 @@ impl Parser {
             .collect::<Result<Vec<_>, _>>()?;
         Ok(RecordSpec { interval, events, capture })
     }
+}
+
+/// A payload size in 16..65507 bytes (the first 16 carry sequence number and send time).
+fn payload_size(r: &mut Reader<'_>, key: &str) -> Result<usize, ScenarioError> {
+    let v = r.size(key)?;
+    if !(CBR_HEADER_LEN as u64..=65507).contains(&v) {
+        return Err(r.error(key, format!("{} is out of range (expected {CBR_HEADER_LEN}..65507 bytes)", show(r.given(key).unwrap_or(&Value::Integer(v as i64))))));
+    }
+    Ok(v as usize)
+}
+
+/// `min_size` and `max_size` of a VBR source.
+fn size_range(r: &mut Reader<'_>) -> Result<(usize, usize), ScenarioError> {
+    let lo = payload_size(r, "min_size")?;
+    let hi = payload_size(r, "max_size")?;
+    if hi < lo {
+        return Err(r.error("max_size", format!("{hi} is below min_size ({lo})")));
+    }
+    Ok((lo, hi))
+}
+
+/// `on_mean` and `off_mean` of an on/off source (both positive).
+fn on_off(r: &mut Reader<'_>) -> Result<(Duration, Duration), ScenarioError> {
+    let on = r.duration("on_mean")?;
+    if on == Duration::ZERO {
+        return Err(r.error("on_mean", "must be longer than 0s"));
+    }
+    Ok((on, r.duration("off_mean")?))
+}
+
+/// `start` and `stop` of a UDP source.
+fn start_stop(r: &mut Reader<'_>) -> Result<(Instant, Instant), ScenarioError> {
+    let start = r.duration("start")?;
+    let stop = r.opt_duration("stop")?;
+    if let Some(stop) = stop.filter(|s| *s < start) {
+        return Err(r.error("stop", format!("\"{stop}\" is before start (\"{start}\")")));
+    }
+    Ok((Instant(start.as_nanos()), stop.map_or(Instant::MAX, |s| Instant(s.as_nanos()))))
+}
+
+/// Read a `tcp` table into the engine's configuration.
+fn tcp_config(r: &mut Reader<'_>) -> Result<tcp::Config, ScenarioError> {
+    let cc = tcp::CcAlgorithm::from_name(&r.str("cc")?).unwrap_or_default();
+    let mss = r.size("mss")?;
+    if !(64..=65495).contains(&mss) {
+        return Err(r.error("mss", format!("{mss} is out of range (expected 64..65495 bytes)")));
+    }
+    let initial_window = r.opt_int("initial_window")?.map(|n| n as u32);
+    let (sack, window_scaling, timestamps) = (r.bool("sack")?, r.bool("window_scaling")?, r.bool("timestamps")?);
+    let mut buffer = |key: &str| -> Result<usize, ScenarioError> {
+        let b = r.size(key)?;
+        // RFC 7323 §2.3: a window of at most 2^30 bytes can be advertised.
+        if !(mss..=1 << 30).contains(&b) {
+            return Err(r.error(key, format!("{b} is out of range (expected mss ({mss})..1GiB bytes)")));
+        }
+        Ok(b as usize)
+    };
+    let send_buffer = buffer("send_buffer")?;
+    let recv_buffer = buffer("recv_buffer")?;
+    let delayed_ack = r.duration("delayed_ack")?;
+    if delayed_ack > Duration::from_millis(500) {
+        return Err(r.error("delayed_ack", format!("\"{delayed_ack}\" is longer than the 500ms RFC 5681 allows")));
+    }
+    let ack_every = r.int("ack_every")? as u32;
+    let nagle = r.bool("nagle")?;
+    let initial_rto = r.duration("initial_rto")?;
+    let min_rto = r.duration("min_rto")?;
+    let max_rto = r.duration("max_rto")?;
+    if min_rto == Duration::ZERO {
+        return Err(r.error("min_rto", "must be longer than 0s"));
+    }
+    if max_rto < min_rto {
+        return Err(r.error("max_rto", format!("\"{max_rto}\" is below min_rto (\"{min_rto}\")")));
+    }
+    let max_retries = r.int("max_retries")? as u32;
+    let dupthresh = r.int("dupthresh")? as u32;
+    let time_wait = r.duration("time_wait")?;
+    Ok(tcp::Config { mss: mss as u16, initial_window, cc, sack, window_scaling, timestamps, send_buffer, recv_buffer, delayed_ack, ack_every, nagle, initial_rto, min_rto, max_rto, max_retries, dupthresh, time_wait })
 }

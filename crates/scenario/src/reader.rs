@@ -248,6 +248,15 @@ impl<'a> Reader<'a> {
         Ok(self.required(key, v))
     }
 
+    /// A boolean.
+    pub fn bool(&mut self, key: &str) -> Result<bool, ScenarioError> {
+        let v = self.typed(key, |v| match v {
+            Value::Boolean(b) => Ok(*b),
+            _ => Err(format!("{} is not a boolean (write true or false)", show(v))),
+        })?;
+        Ok(self.required(key, v))
+    }
+
     /// A list of strings; each element's path is `key[i]`.
     pub fn str_list(&mut self, key: &str) -> Result<Vec<String>, ScenarioError> {
         let v = self.typed(key, |v| {

@@ -33,6 +33,8 @@ pub enum Ty {
     Destination,
     /// A queue capacity: an integer (packets) or a size string (bytes).
     QueueLimit,
+    /// `true` or `false`.
+    Bool,
     /// A list of strings.
     StrList,
     /// A table of keys described by a nested section.
@@ -58,6 +60,7 @@ impl Ty {
             Ty::Endpoint => "\"node/iface\"".into(),
             Ty::Destination => "address, node or \"node/iface\"".into(),
             Ty::QueueLimit => "packets (integer) or size".into(),
+            Ty::Bool => "boolean".into(),
             Ty::StrList => "list of strings".into(),
             Ty::Table(_) => "table".into(),
             Ty::TableList(_) => "list of tables".into(),
@@ -116,7 +119,7 @@ const fn f(key: &'static str, ty: Ty, default: Fallback, unit: &'static str, doc
 use Fallback::{Absent, Required, Value};
 
 /// Words accepted by `record.events`.
-pub const EVENT_KINDS: &[&str] = &["fault", "drop", "enqueue", "dequeue", "tx", "rx", "sctp"];
+pub const EVENT_KINDS: &[&str] = &["fault", "drop", "enqueue", "dequeue", "tx", "rx", "tcp", "sctp"];
 
 /// The top level of a scenario file.
 pub static ROOT: Section = Section {
@@ -129,6 +132,7 @@ pub static ROOT: Section = Section {
         f("links", Ty::TableList(&LINK), Value("[]"), "", "Full-duplex point-to-point links between interfaces."),
         f("routes", Ty::TableList(&ROUTE), Value("[]"), "", "Explicit routes; they override the automatic shortest-path routes."),
         f("apps", Ty::TableList(&APP), Value("[]"), "", "Traffic sources and sinks on hosts."),
+        f("groups", Ty::TableList(&GROUP), Value("[]"), "", "Shorthand for many single-homed hosts behind a router, each running a TCP upload or a UDP source to one destination host (hosts, links, sources and sinks are generated)."),
         f("faults", Ty::TableList(&FAULT), Value("[]"), "", "Scheduled link and interface failures and repairs."),
         f("record", Ty::Table(&RECORD), Value("{}"), "", "What to record besides the scalars."),
     ],
@@ -236,7 +240,7 @@ pub static ROUTE: Section = Section {
 pub static APP: Section = Section {
     path: "apps[]",
     fields: &[
-        f("kind", Ty::Enum(&["udp-cbr", "udp-sink", "sctp-bulk", "sctp-sink", "sctp-requests"]), Required, "", "Application type."),
+        f("kind", Ty::Enum(&["udp-cbr", "udp-vbr", "udp-onoff", "udp-sink", "tcp-bulk", "tcp-sink", "sctp-bulk", "sctp-sink", "sctp-requests"]), Required, "", "Application type."),
         f("name", Ty::Name, Absent("\"<kind>-<i>\" where i is the position in the list"), "", "Unique application name; a source's name is its flow's name in results."),
         f("node", Ty::Name, Required, "", "Host it runs on."),
     ],
@@ -252,6 +256,36 @@ pub static APP: Section = Section {
                 f("rate", Ty::Rate, Required, "bit/s", "Application data rate (payload bits per second)."),
                 f("packet_size", Ty::Size, Value("1000"), "bytes", "Application payload per datagram (16..65507); the first 16 bytes carry a sequence number and the send time."),
                 f("start", Ty::Duration, Value("0s"), "s", "Time of the first datagram."),
+                f("stop", Ty::Duration, Absent("runs until the end"), "s", "No datagram is sent at or after this time."),
+            ],
+        ),
+        (
+            "udp-vbr",
+            &[
+                f("dst", Ty::Destination, Required, "", "Destination: an IPv4 address, a node name (its first interface) or \"node/iface\"."),
+                f("dst_port", Ty::Int(1, 65535), Value("9"), "", "Destination UDP port."),
+                f("src", Ty::Destination, Absent("the node's first interface"), "", "Source address of this node."),
+                f("src_port", Ty::Int(1, 65535), Absent("49152 + position in the apps list"), "", "Source UDP port."),
+                f("rate", Ty::Rate, Value("448kbps"), "bit/s", "Mean application data rate (paper 003, Table 1: 448 kbit/s)."),
+                f("min_size", Ty::Size, Value("100"), "bytes", "Smallest payload (16..65507); sizes are uniform between min_size and max_size."),
+                f("max_size", Ty::Size, Value("200"), "bytes", "Largest payload (min_size..65507)."),
+                f("random", Ty::Bool, Value("false"), "", "Dither each inter-departure gap by a uniform factor in [0.5, 1.5) (ns-2 random_)."),
+                f("start", Ty::Duration, Value("0s"), "s", "Time of the first datagram."),
+                f("stop", Ty::Duration, Absent("runs until the end"), "s", "No datagram is sent at or after this time."),
+            ],
+        ),
+        (
+            "udp-onoff",
+            &[
+                f("dst", Ty::Destination, Required, "", "Destination: an IPv4 address, a node name (its first interface) or \"node/iface\"."),
+                f("dst_port", Ty::Int(1, 65535), Value("9"), "", "Destination UDP port."),
+                f("src", Ty::Destination, Absent("the node's first interface"), "", "Source address of this node."),
+                f("src_port", Ty::Int(1, 65535), Absent("49152 + position in the apps list"), "", "Source UDP port."),
+                f("rate", Ty::Rate, Required, "bit/s", "Application data rate during ON periods."),
+                f("packet_size", Ty::Size, Value("1000"), "bytes", "Application payload per datagram (16..65507)."),
+                f("on_mean", Ty::Duration, Value("500ms"), "s", "Mean of the exponentially distributed ON periods."),
+                f("off_mean", Ty::Duration, Value("500ms"), "s", "Mean of the exponentially distributed OFF periods."),
+                f("start", Ty::Duration, Value("0s"), "s", "Start of the first ON period."),
                 f("stop", Ty::Duration, Absent("runs until the end"), "s", "No datagram is sent at or after this time."),
             ],
         ),
@@ -290,6 +324,130 @@ pub static APP: Section = Section {
                 f("message_size", Ty::Size, Value("200"), "bytes", "Request (and response) size, 16..1048576."),
                 f("rate", Ty::Int(1, 1_000_000), Value("10"), "1/s", "Requests per second."),
                 f("sctp", Ty::Table(&SCTP), Value("{}"), "", "Association parameters."),
+            ],
+        ),
+        (
+            "tcp-bulk",
+            &[
+                f("dst", Ty::Destination, Required, "", "Destination host (a tcp-sink listens there): an IPv4 address, a node name or \"node/iface\"."),
+                f("dst_port", Ty::Int(1, 65535), Value("5001"), "", "Destination TCP port."),
+                f("src", Ty::Destination, Absent("the node's first interface"), "", "Source address of this node."),
+                f("src_port", Ty::Int(1, 65535), Absent("49152 + position in the apps list"), "", "Source TCP port."),
+                f("bytes", Ty::Size, Absent("unlimited: sends until the end of the run"), "bytes", "Bytes to upload (\"FTP upload of N bytes\"); the connection closes when all are acknowledged."),
+                f("start", Ty::Duration, Value("0s"), "s", "When the connection opens."),
+                f("tcp", Ty::Table(&TCP), Value("{}"), "", "TCP parameters."),
+            ],
+        ),
+        (
+            "tcp-sink",
+            &[
+                f("port", Ty::Int(1, 65535), Value("5001"), "", "TCP port it listens on; it accepts any number of connections."),
+                f("drain_rate", Ty::Rate, Absent("reads everything as soon as it arrives"), "bit/s", "Rate at which the application reads the receive buffer (a slow reader shrinks the advertised window)."),
+                f("tcp", Ty::Table(&TCP), Value("{}"), "", "TCP parameters of accepted connections (recv_buffer matters most)."),
+            ],
+        ),
+    ],
+};
+
+/// TCP parameters (`apps[].tcp`, `groups[].tcp`).
+pub static TCP: Section = Section {
+    path: "apps[].tcp",
+    fields: &[
+        f("cc", Ty::Enum(&["newreno", "sack", "cubic"]), Value("newreno"), "", "Congestion control: newreno (RFC 5681 + RFC 6582), sack (RFC 5681 + RFC 6675 SACK-based loss recovery), cubic (RFC 9438 with RFC 6675 recovery)."),
+        f("mss", Ty::Size, Value("1460"), "bytes", "Maximum segment size advertised and used (64..65495); with timestamps each segment carries 12 bytes less data (RFC 6691)."),
+        f("initial_window", Ty::Int(1, 1000), Absent("RFC 6928: min(10*MSS, max(2*MSS, 14600 bytes))"), "segments", "Initial congestion window."),
+        f("sack", Ty::Bool, Value("true"), "", "Offer the SACK option (RFC 2018)."),
+        f("window_scaling", Ty::Bool, Value("true"), "", "Offer window scaling (RFC 7323)."),
+        f("timestamps", Ty::Bool, Value("true"), "", "Offer timestamps (RFC 7323)."),
+        f("send_buffer", Ty::Size, Value("\"1MiB\""), "bytes", "Send buffer: how much the application may queue."),
+        f("recv_buffer", Ty::Size, Value("\"1MiB\""), "bytes", "Receive buffer: the largest window advertised."),
+        f("delayed_ack", Ty::Duration, Value("200ms"), "s", "Delayed-ACK timeout (at most 500ms, RFC 5681); \"0s\" acknowledges every segment."),
+        f("ack_every", Ty::Int(1, 64), Value("2"), "segments", "Acknowledge at least every this many segments."),
+        f("nagle", Ty::Bool, Value("true"), "", "Nagle's algorithm (RFC 9293 §3.7.4)."),
+        f("initial_rto", Ty::Duration, Value("1s"), "s", "Retransmission timeout before the first RTT sample (RFC 6298 §2.1)."),
+        f("min_rto", Ty::Duration, Value("1s"), "s", "Lower bound of the retransmission timeout (RFC 6298 §2.4; Linux uses 200ms)."),
+        f("max_rto", Ty::Duration, Value("60s"), "s", "Upper bound of the retransmission timeout."),
+        f("max_retries", Ty::Int(1, 100), Value("15"), "", "Consecutive timeouts after which the connection is aborted."),
+        f("dupthresh", Ty::Int(1, 100), Value("3"), "", "Duplicate ACKs that trigger fast retransmit."),
+        f("time_wait", Ty::Duration, Value("1s"), "s", "Time in TIME-WAIT (2 MSL)."),
+    ],
+    tag: None,
+    variants: &[],
+};
+
+/// `groups[]`.
+pub static GROUP: Section = Section {
+    path: "groups[]",
+    fields: &[
+        f("name", Ty::Name, Required, "", "Group name; hosts are named \"<name>-<i>\" (i from 1), and so are their links, sources and flows."),
+        f("router", Ty::Name, Required, "", "Router the hosts attach to (each gets its own link and router interface)."),
+        f("count", Ty::Int(1, 1000), Required, "hosts", "Number of hosts."),
+        f("dst", Ty::Destination, Required, "", "Destination host of every source: an IPv4 address, a node name or \"node/iface\"; sinks are added there unless one already listens."),
+        f("prefix", Ty::Prefix, Absent("\"10.<200 + position in the groups list>.0.0/16\""), "", "Addresses of the generated hosts and router interfaces: host i gets the 4i+1-th address, the router's interface the 4i+2-th."),
+        f("link", Ty::Table(&GROUP_LINK), Value("{}"), "", "The access links (both directions)."),
+        f("mix", Ty::Table(&MIX), Value("{}"), "", "Share of TCP uploads and UDP sources, as a ratio (paper 003: tcp = 4, udp = 1)."),
+        f("start", Ty::Duration, Value("0s"), "s", "When the sources start."),
+        f("spread", Ty::Duration, Value("0s"), "s", "Host i (from 0) starts at start + i * spread / count."),
+        f("bytes", Ty::Size, Absent("unlimited"), "bytes", "Bytes each TCP host uploads."),
+        f("tcp_port", Ty::Int(1, 65535), Value("5001"), "", "TCP port of the destination's sink."),
+        f("tcp", Ty::Table(&TCP), Value("{}"), "", "TCP parameters of the uploads (and of the sink, when the group adds one)."),
+        f("udp", Ty::Table(&GROUP_UDP), Value("{}"), "", "The UDP sources."),
+    ],
+    tag: None,
+    variants: &[],
+};
+
+/// `groups[].link`.
+pub static GROUP_LINK: Section = Section {
+    path: "groups[].link",
+    fields: &[
+        f("rate", Ty::Rate, Value("100Mbps"), "bit/s", "Data rate of each direction."),
+        f("delay", Ty::Duration, Value("1ms"), "s", "One-way propagation delay."),
+        f("mtu", Ty::Size, Value("1500"), "bytes", "MTU."),
+        f("queue", Ty::Table(&QUEUE), Value("{}"), "", "Output queue of each direction."),
+        f("loss", Ty::Table(&LOSS), Value("{}"), "", "Random loss of each direction."),
+    ],
+    tag: None,
+    variants: &[],
+};
+
+/// `groups[].mix`.
+pub static MIX: Section = Section {
+    path: "groups[].mix",
+    fields: &[
+        f("tcp", Ty::Int(0, 1000), Value("1"), "", "Weight of TCP uploads."),
+        f("udp", Ty::Int(0, 1000), Value("0"), "", "Weight of UDP sources; of count hosts, round(count * udp / (tcp + udp)) run UDP, the last ones."),
+    ],
+    tag: None,
+    variants: &[],
+};
+
+/// `groups[].udp`.
+pub static GROUP_UDP: Section = Section {
+    path: "groups[].udp",
+    fields: &[
+        f("kind", Ty::Enum(&["cbr", "vbr", "onoff"]), Value("cbr"), "", "Source type (as the udp-cbr, udp-vbr and udp-onoff apps)."),
+        f("port", Ty::Int(1, 65535), Value("9"), "", "UDP port of the destination's sink."),
+    ],
+    tag: Some("kind"),
+    variants: &[
+        ("cbr", &[f("rate", Ty::Rate, Value("1Mbps"), "bit/s", "Application data rate."), f("packet_size", Ty::Size, Value("1000"), "bytes", "Payload per datagram (16..65507).")]),
+        (
+            "vbr",
+            &[
+                f("rate", Ty::Rate, Value("448kbps"), "bit/s", "Mean application data rate."),
+                f("min_size", Ty::Size, Value("100"), "bytes", "Smallest payload (16..65507)."),
+                f("max_size", Ty::Size, Value("200"), "bytes", "Largest payload (min_size..65507)."),
+                f("random", Ty::Bool, Value("false"), "", "Dither the gaps by a uniform factor in [0.5, 1.5)."),
+            ],
+        ),
+        (
+            "onoff",
+            &[
+                f("rate", Ty::Rate, Value("1Mbps"), "bit/s", "Data rate during ON periods."),
+                f("packet_size", Ty::Size, Value("1000"), "bytes", "Payload per datagram (16..65507)."),
+                f("on_mean", Ty::Duration, Value("500ms"), "s", "Mean ON period."),
+                f("off_mean", Ty::Duration, Value("500ms"), "s", "Mean OFF period."),
             ],
         ),
     ],
@@ -345,7 +503,7 @@ pub static RECORD: Section = Section {
     path: "record",
     fields: &[
         f("interval", Ty::Duration, Value("100ms"), "s", "Time-series sampling interval (queue lengths, rates); \"0s\" turns time series off."),
-        f("events", Ty::StrList, Value("[\"fault\"]"), "", "Event kinds to log: fault, drop, enqueue, dequeue, tx, rx."),
+        f("events", Ty::StrList, Value("[\"fault\"]"), "", "Event kinds to log: fault, drop, enqueue, dequeue, tx, rx, tcp (state changes and loss episodes of TCP connections)."),
         f("capture", Ty::StrList, Value("[]"), "", "Interfaces (\"node/iface\") to capture to pcap files, packets sent and received there."),
     ],
     tag: None,

@@ -1,3 +1,11 @@
 //! Traffic sources and sinks that run as agents on hosts.
+//!
+//! * [`udp`]: constant bit rate source and a measuring sink.
+//! * [`vbr`]: variable bit rate UDP source (random packet sizes and gaps).
+//! * [`onoff`]: exponential on/off UDP source.
+//! * [`tcp`]: bulk transfer over TCP and a TCP sink.
 
+pub mod onoff;
+pub mod tcp;
 pub mod udp;
+pub mod vbr;

@@ -1,0 +1,124 @@
+//! The TCP driver: one [`tcp::Connection`] inside the simulator.
+//!
+//! [`TcpSocket`] follows the engine's driving contract: after every input it drains
+//! `poll_transmit` into IPv4 packets (protocol 6), surfaces `poll_event`, and arms a simulator
+//! timer for `poll_timeout`. Simulator timers cannot be cancelled, so the socket remembers the
+//! instants it has armed and schedules a new one only when the engine wants to be woken
+//! earlier than any of them; a timer that fires early is harmless.
+//!
+//! Accounting: every segment the socket sends counts in its flow (`tx_packets`, and the
+//! payload in `tx_bytes`), so drops of the flow's packets are comparable with what it sent.
+//! Pure ACKs of a receiving socket belong to no flow.
+
+use std::net::SocketAddrV4;
+
+use tcp::connection::{Event, LossKind};
+use tcp::wire::TcpView;
+use tcp::Connection;
+
+use crate::agent::Ctx;
+use crate::recorder::TimeSeries;
+use crate::time::Instant;
+use crate::wire::{Packet, NO_FLOW, PROTO_TCP};
+
+/// A TCP connection driven by the simulator.
+#[derive(Debug)]
+pub struct TcpSocket {
+    /// The engine.
+    pub conn: Connection,
+    /// Flow its segments are accounted to (`NO_FLOW` for none).
+    flow: u32,
+    /// Timer token the owning agent routes back to [`TcpSocket::on_timer`].
+    token: u64,
+    /// Name used in trace events and time series.
+    name: String,
+    /// Instants for which a simulator timer is pending, ascending.
+    armed: Vec<Instant>,
+}
+
+impl TcpSocket {
+    /// Wrap `conn`; its timers fire with `token`.
+    pub fn new(conn: Connection, flow: u32, token: u64, name: &str) -> Self {
+        TcpSocket { conn, flow, token, name: name.to_string(), armed: Vec::new() }
+    }
+
+    /// Local address and port.
+    pub fn local(&self) -> SocketAddrV4 {
+        self.conn.local()
+    }
+
+    /// Name in results.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// A packet for this connection arrived: hand the segment to the engine.
+    pub fn on_packet(&mut self, ctx: &mut Ctx<'_>, pkt: &Packet) {
+        if let Some(ip) = pkt.ip() {
+            self.conn.handle_segment(ctx.now(), ip.payload());
+        }
+    }
+
+    /// A timer with this socket's token fired.
+    pub fn on_timer(&mut self, ctx: &mut Ctx<'_>) {
+        let now = ctx.now();
+        self.armed.retain(|&t| t > now);
+        if self.conn.poll_timeout().is_some_and(|t| t <= now) {
+            self.conn.handle_timeout(now);
+        }
+    }
+
+    /// Send what the engine wants to send, collect its events into `events` (tracing the
+    /// interesting ones), and arm the next timer. Call after every input and command.
+    pub fn flush(&mut self, ctx: &mut Ctx<'_>, events: &mut Vec<Event>) {
+        let now = ctx.now();
+        let (local, remote) = (self.conn.local(), self.conn.remote());
+        while let Some(seg) = self.conn.poll_transmit(now) {
+            let payload = TcpView::new(&seg).map_or(0, |v| v.payload().len());
+            let pkt = ctx.packet(*local.ip(), *remote.ip(), PROTO_TCP, &seg, self.flow);
+            if self.flow != NO_FLOW {
+                if let Some(f) = ctx.flow_mut(self.flow) {
+                    f.tx_packets += 1;
+                    f.tx_bytes += payload as u64;
+                    f.first_tx.get_or_insert(now);
+                }
+            }
+            ctx.send(pkt);
+        }
+        while let Some(e) = self.conn.poll_event() {
+            if ctx.tracing() {
+                let detail = match e {
+                    Event::StateChanged { from, to } => Some(format!("state={} from={}", to.name(), from.name())),
+                    Event::Loss { kind, cwnd, ssthresh } => {
+                        let how = if kind == LossKind::Timeout { "timeout" } else { "fast-retransmit" };
+                        Some(format!("loss={how} cwnd={cwnd} ssthresh={ssthresh}"))
+                    }
+                    Event::Reset => Some("reset".to_string()),
+                    Event::TimedOut => Some("timed-out".to_string()),
+                    _ => None,
+                };
+                if let Some(d) = detail {
+                    ctx.trace("tcp", &self.name, &d);
+                }
+            }
+            events.push(e);
+        }
+        if let Some(t) = self.conn.poll_timeout() {
+            let t = t.max(now);
+            if self.armed.first().is_none_or(|&first| first > t) && ctx.timer_at(t, self.token).is_ok() {
+                self.armed.insert(0, t);
+            }
+        }
+    }
+
+    /// Window, threshold and RTT samples (the flow's time series).
+    pub fn sample(&self, now: Instant, out: &mut TimeSeries) {
+        let c = &self.conn;
+        out.push(now, "tcp", &self.name, "cwnd", "bytes", c.cwnd() as f64);
+        let ssthresh = c.ssthresh();
+        out.push(now, "tcp", &self.name, "ssthresh", "bytes", if ssthresh == u64::MAX { f64::NAN } else { ssthresh as f64 });
+        out.push(now, "tcp", &self.name, "srtt", "s", c.srtt().map_or(f64::NAN, |d| d.as_secs_f64()));
+        out.push(now, "tcp", &self.name, "rto", "s", c.rto().as_secs_f64());
+        out.push(now, "tcp", &self.name, "in_flight", "bytes", c.in_flight() as f64);
+    }
+}
