@@ -17,6 +17,7 @@ from collections.abc import Iterable
 from functools import partial
 from typing import IO, Literal
 
+import pandas as pd
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
@@ -28,8 +29,10 @@ __all__ = [
     "format_ms",
     "format_percent",
     "format_rate",
+    "format_sig",
     "print_summary",
     "summary_console",
+    "sweep_tables",
 ]
 
 #: Width used when the output is not a terminal (CI logs, files): wide enough for
@@ -255,3 +258,67 @@ def print_summary(result: RunResult, console: Console) -> None:
         if table is not None:
             console.print()
             console.print(table)
+
+
+# ------------------------------------------------------------------- sweeps
+
+
+def format_sig(x: float, digits: int = 4) -> str:
+    """A number with ``digits`` significant digits (``"1.235e+07"``, ``"0.01"``), or ``-``."""
+    if _bad(x):
+        return _MISSING
+    return f"{x:.{digits}g}"
+
+
+def _cell(value: object) -> str:
+    return value if isinstance(value, str) else format_sig(value) if isinstance(value, float) else str(value)
+
+
+def sweep_tables(
+    summary: pd.DataFrame, failed: pd.DataFrame, parameters: list[str]
+) -> list[Table]:
+    """One table per metric (mean, stdev, 95% CI per combination), then the failed runs."""
+    tables: list[Table] = []
+    show_failed = bool(len(failed))
+    for metric, rows in summary.groupby("metric", sort=False):
+        unit = str(rows["unit"].iloc[0]) if len(rows) else ""
+        table = _table(
+            f"{metric}" + (f" [{unit}]" if unit else ""),
+            [
+                *((p, "left") for p in parameters),
+                ("n", "right"),
+                *((("failed", "right"),) if show_failed else ()),
+                ("mean", "right"),
+                ("stdev", "right"),
+                ("95% CI (Student t)", "right"),
+            ],
+        )
+        for values in rows.itertuples(index=False, name=None):
+            cells = dict(zip(rows.columns, values, strict=True))
+            low, high = cells["ci95_low"], cells["ci95_high"]
+            ci = _MISSING if _bad(low) else f"{format_sig(low)} .. {format_sig(high)}"
+            table.add_row(
+                *(_cell(cells[p]) for p in parameters),
+                str(cells["n"]),
+                *((str(cells["failed"]),) if show_failed else ()),
+                format_sig(cells["mean"]),
+                format_sig(cells["stdev"]),
+                ci,
+            )
+        tables.append(table)
+    if show_failed:
+        errors = Table(title=f"Failed runs ({len(failed)})", title_justify="left", title_style="bold")
+        errors.add_column("run", justify="right", no_wrap=True)
+        for p in parameters:
+            errors.add_column(p, no_wrap=True)
+        errors.add_column("rep", justify="right", no_wrap=True)
+        errors.add_column("error", overflow="fold")
+        for _, r in failed.iterrows():
+            errors.add_row(
+                str(r["run"]),
+                *(_cell(r[p]) for p in parameters),
+                str(r["replication"]),
+                str(r["error"]),
+            )
+        tables.append(errors)
+    return tables
