@@ -33,6 +33,7 @@ from typing import Any, NoReturn
 import click
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from sctpsim import _core
 from sctpsim._core import ScenarioError, SimulationError
@@ -538,9 +539,10 @@ def sweep(file: str, jobs: int | None, out: Path | None, dask: str | None, quiet
             f"[bold]{definition.name}[/bold]  {outcome.total} runs: {outcome.total - failed} ok, "
             f"{failed} failed  ({outcome.executed} run now, {outcome.reused} reused)"
         )
-        for table in sweep_tables(outcome.summary, outcome.failed, definition.parameters):
-            console.print()
-            console.print(table)
+        for item in sweep_tables(outcome.summary, outcome.failed, definition.parameters):
+            if isinstance(item, Text):
+                console.print()
+            console.print(item)
         console.print()
         click.echo(f"results: {outcome.directory}")
     if failed:

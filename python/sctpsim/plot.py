@@ -83,6 +83,7 @@ def _axis(values: Sequence[Any]) -> tuple[list[float], str, list[str] | None]:
 
 
 def _safe(name: str) -> str:
+    name = name.replace("[", "").replace("]", "")
     return re.sub(r"[^A-Za-z0-9._+-]+", "_", name).strip("._") or "x"
 
 
@@ -135,8 +136,15 @@ def plot_sweep(
         if value not in present:
             raise PlotError("--where", f'{key} is never "{value}" (values: {", ".join(present)})')
         df = df[[_text(v) == value for v in df[key]]]
-    fixed = {x, *(k for k in (where or {})), *((hue,) if hue else ())}
-    varying = [p for p in params if p not in fixed and df[p].map(_text).nunique() > 1]
+    # A parameter not on the plot must take one value per (x, hue) point; zipped
+    # partners of x or hue do, because they vary together with them.
+    on_plot = [x, *((hue,) if hue else ())]
+    keys = df[on_plot].apply(lambda col: col.map(_text))
+    varying = [
+        p
+        for p in params
+        if p not in on_plot and df[p].map(_text).groupby([keys[c] for c in on_plot]).nunique().max() > 1
+    ]
     if varying:
         detail = "; ".join(f"{p} ({', '.join(dict.fromkeys(df[p].map(_text)))})" for p in varying)
         raise PlotError(

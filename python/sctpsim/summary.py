@@ -276,14 +276,16 @@ def _cell(value: object) -> str:
 
 def sweep_tables(
     summary: pd.DataFrame, failed: pd.DataFrame, parameters: list[str]
-) -> list[Table]:
-    """One table per metric (mean, stdev, 95% CI per combination), then the failed runs."""
-    tables: list[Table] = []
+) -> list[Text | Table]:
+    """Per metric a heading and a table (mean, stdev, 95% CI per combination), then the
+    failed runs."""
+    tables: list[Text | Table] = []
     show_failed = bool(len(failed))
     for metric, rows in summary.groupby("metric", sort=False):
         unit = str(rows["unit"].iloc[0]) if len(rows) else ""
+        tables.append(Text(f"{metric}" + (f" [{unit}]" if unit else ""), style="bold"))
         table = _table(
-            f"{metric}" + (f" [{unit}]" if unit else ""),
+            "",
             [
                 *((p, "left") for p in parameters),
                 ("n", "right"),
@@ -307,7 +309,8 @@ def sweep_tables(
             )
         tables.append(table)
     if show_failed:
-        errors = Table(title=f"Failed runs ({len(failed)})", title_justify="left", title_style="bold")
+        tables.append(Text(f"Failed runs ({len(failed)})", style="bold"))
+        errors = Table()
         errors.add_column("run", justify="right", no_wrap=True)
         for p in parameters:
             errors.add_column(p, no_wrap=True)

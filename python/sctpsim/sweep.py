@@ -259,15 +259,7 @@ class Sweep:
 
     def points(self) -> list[dict[str, Any]]:
         """Every parameter combination, in run order (the last axis varies fastest)."""
-        axes: list[list[dict[str, Any]]] = [
-            [{key: v} for v in values] for key, values in self.grid.items()
-        ]
-        for group in self.zip:
-            keys = list(group)
-            axes.append([dict(zip(keys, row, strict=True)) for row in zip(*group.values(), strict=True)])
-        return [
-            {k: v for part in combo for k, v in part.items()} for combo in itertools.product(*axes)
-        ]
+        return _expand(self.grid, self.zip)
 
     def runs(self) -> list[RunSpec]:
         """Every run: each combination, ``replications`` times (replication fastest).
@@ -300,6 +292,15 @@ class Sweep:
                     )
                 )
         return specs
+
+
+def _expand(grid: Mapping[str, Sequence[Any]], groups: Sequence[Mapping[str, Sequence[Any]]]) -> list[dict[str, Any]]:
+    """The cartesian product of the grid keys and the zip groups, last axis fastest."""
+    axes: list[list[dict[str, Any]]] = [[{key: v} for v in values] for key, values in grid.items()]
+    for group in groups:
+        keys = list(group)
+        axes.append([dict(zip(keys, row, strict=True)) for row in zip(*group.values(), strict=True)])
+    return [{k: v for part in combo for k, v in part.items()} for combo in itertools.product(*axes)]
 
 
 def load_sweep(path: str | os.PathLike[str]) -> Sweep:
@@ -515,15 +516,40 @@ class _Reader:
         grid: Mapping[str, list[Any]],
         groups: Sequence[tuple[str, Mapping[str, list[Any]]]],
     ) -> None:
-        """Each value on its own must be valid on top of the base scenario."""
-        axes = [("grid", grid), *groups]
-        for where, table in axes:
+        """Reject values that cannot work: invalid on their own on top of the base
+        scenario, and in every combination of the sweep that contains them.
+
+        A value valid only together with other values of the sweep (a stop time
+        after a start time that is itself varied) passes; combinations that are
+        invalid become failed runs.
+        """
+        points: list[dict[str, Any]] | None = None
+        valid: list[bool] = []
+        for where, table in [("grid", grid), *groups]:
             for key, values in table.items():
                 for i, value in enumerate(values):
                     try:
                         scenario.set(key, value).resolved()
+                        continue
                     except ScenarioError as e:
-                        raise self._attribute(e, {key: _path(where, key, i)}, where) from None
+                        error = e
+                    if points is None:
+                        points = _expand(grid, [g for _, g in groups])
+                        valid = [self._valid(scenario, p) for p in points]
+                    literal = _toml.literal(value)
+                    if not any(
+                        ok and _toml.literal(p[key]) == literal
+                        for p, ok in zip(points, valid, strict=True)
+                    ):
+                        raise self._attribute(error, {key: _path(where, key, i)}, where) from None
+
+    @staticmethod
+    def _valid(scenario: Scenario, point: Mapping[str, Any]) -> bool:
+        try:
+            scenario.with_overrides(point).resolved()
+        except ScenarioError:
+            return False
+        return True
 
     def _attribute(self, e: ScenarioError, locations: Mapping[str, str], fallback: str) -> SweepError:
         """Turn a core error into a sweep error located at the override that caused it."""
