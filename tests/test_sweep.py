@@ -7,6 +7,7 @@ the SIGKILL test uses longer runs so that it can kill the sweep midway.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import signal
@@ -440,3 +441,75 @@ def test_failover_notebook_example_runs(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     assert (tmp_path / "out" / "runs.parquet").is_file()
     assert sorted(p.suffix for p in (tmp_path / "out" / "plots").iterdir()) == [".png", ".svg"]
+
+
+# ------------------------------------------------------------ a real Dask cluster
+
+
+def test_sweep_on_real_dask_scheduler_and_worker_processes(reference: Path, tmp_path: Path) -> None:
+    """A scheduler and two worker processes on loopback, as on a cluster; same bytes."""
+    pytest.importorskip("distributed")
+    scheduler_file = tmp_path / "scheduler.json"
+    common = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL, "start_new_session": True}
+    scheduler = subprocess.Popen(
+        [sys.executable, "-m", "dask", "scheduler", "--host", "127.0.0.1", "--port", "0",
+         "--no-dashboard", "--scheduler-file", str(scheduler_file)],
+        **common,  # type: ignore[call-overload]
+    )
+    worker: subprocess.Popen[bytes] | None = None
+    try:
+        deadline = time.monotonic() + 60
+        while not scheduler_file.exists() and time.monotonic() < deadline:
+            assert scheduler.poll() is None, "the Dask scheduler exited"
+            time.sleep(0.05)
+        import json
+
+        time.sleep(0.1)  # the file is written in one go, but be safe about reading it early
+        address = json.loads(scheduler_file.read_text())["address"]
+        assert address.startswith("tcp://127.0.0.1:")
+        worker = subprocess.Popen(
+            [sys.executable, "-m", "dask", "worker", "--scheduler-file", str(scheduler_file),
+             "--nworkers", "2", "--nthreads", "1", "--host", "127.0.0.1", "--no-dashboard",
+             "--memory-limit", "0"],
+            **common,  # type: ignore[call-overload]
+        )
+        from dask.distributed import Client
+
+        with Client(address, timeout="30s") as client:
+            client.wait_for_workers(2, timeout=60)
+        proc = sctpsim_cmd("sweep", write_sweep(tmp_path), "--out", tmp_path / "out", "--dask", address)
+        assert proc.returncode == 0, proc.stderr
+        assert "12/12" in proc.stderr
+        for name in ("runs.parquet", "summary.csv"):
+            assert (tmp_path / "out" / name).read_bytes() == (reference / name).read_bytes(), name
+    finally:
+        for p in (worker, scheduler):
+            if p is not None:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(p.pid, signal.SIGTERM)
+        for p in (worker, scheduler):
+            if p is not None:
+                try:
+                    p.wait(timeout=20)
+                except subprocess.TimeoutExpired:
+                    os.killpg(p.pid, signal.SIGKILL)
+                    p.wait()
+
+
+def test_unreachable_dask_scheduler_is_one_error_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pytest.importorskip("distributed")
+    import socket
+
+    from sctpsim import runner
+
+    monkeypatch.setattr(runner, "DASK_CONNECT_TIMEOUT", "1s")
+    with socket.socket() as s:  # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    address = f"tcp://127.0.0.1:{port}"
+    rc = cli.main(["sweep", str(write_sweep(tmp_path)), "--out", str(tmp_path / "out"), "--dask", address, "-q"])
+    assert rc == 1
+    last = capsys.readouterr().err.splitlines()[-1]
+    assert last.startswith(f"error: cannot connect to the Dask scheduler at {address}: ")

@@ -50,6 +50,10 @@ from sctpsim.sweep import RunSpec, Sweep
 __all__ = ["ExecutorError", "SweepOutcome", "default_jobs", "execute_run", "run_sweep"]
 
 
+#: How long to wait for an existing Dask scheduler to answer.
+DASK_CONNECT_TIMEOUT = "20s"
+
+
 class ExecutorError(RuntimeError):
     """The runs could not be dispatched (e.g. no Dask scheduler at the given address)."""
 
@@ -139,6 +143,8 @@ def _outcome(fut: Any, task: Mapping[str, Any]) -> dict[str, Any]:
     exc = fut.exception()
     if exc is None:
         return dict(fut.result())
+    if isinstance(exc, KeyboardInterrupt):  # Ctrl-C reached the workers too
+        raise KeyboardInterrupt
     return RunRecord(
         str(task["run_id"]), "failed", f"worker failed: {type(exc).__name__}: {_one_line(str(exc))}"
     ).to_dict()
@@ -167,7 +173,7 @@ def _dask_client(address: str, jobs: int) -> Iterator[Any]:
             cluster.close()
         return
     try:
-        client = Client(address, timeout="20s")
+        client = Client(address, timeout=DASK_CONNECT_TIMEOUT)
     except (OSError, TimeoutError, ValueError) as e:
         raise ExecutorError(f"cannot connect to the Dask scheduler at {address}: {_one_line(str(e))}") from None
     try:
