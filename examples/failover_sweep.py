@@ -66,7 +66,9 @@ def build_sweep(replications: int) -> sctpsim.Sweep:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--out", type=Path, default=Path("results/failover"))
-    parser.add_argument("--jobs", type=int, default=None, help="parallel runs (default: one per CPU)")
+    parser.add_argument(
+        "--jobs", type=int, default=None, help="parallel runs (default: one per CPU)"
+    )
     parser.add_argument("--replications", type=int, default=10)
     args = parser.parse_args(argv)
 
@@ -76,9 +78,13 @@ def main(argv: list[str] | None = None) -> None:
 
     # %% Look at the numbers: one row per parameter value
     summary = outcome.summary
-    print(summary[[PARAMETER, "n", "mean", "stdev", "ci95_low", "ci95_high"]].to_string(index=False))
+    print(
+        summary[[PARAMETER, "n", "mean", "stdev", "ci95_low", "ci95_high"]].to_string(index=False)
+    )
     runs = outcome.runs  # one row per run: parameters, seed, status, every scalar
-    print(f"{len(runs)} runs, {int((runs['status'] != 'ok').sum())} failed; results in {outcome.directory}")
+    print(
+        f"{len(runs)} runs, {int((runs['status'] != 'ok').sum())} failed; results in {outcome.directory}"
+    )
 
     # %% Plot the metric against the parameter with 95% confidence intervals
     png, svg = sctpsim.plot_sweep(outcome.directory, x=PARAMETER, y=METRIC)

@@ -48,7 +48,9 @@ def test_dict_accepted_directly_and_same_as_toml() -> None:
 
 
 def test_load_scenario_with_overrides_matches_run_file() -> None:
-    s = sctpsim.load_scenario(EXAMPLE, {"duration": "1s", "links[3].loss": {"model": "bernoulli", "p": 0.05}})
+    s = sctpsim.load_scenario(
+        EXAMPLE, {"duration": "1s", "links[3].loss": {"model": "bernoulli", "p": 0.05}}
+    )
     assert s.source == str(EXAMPLE)
     r = sctpsim.run(s, seed=2)
     f = sctpsim.run_file(
@@ -66,13 +68,22 @@ def test_flat_scalars_series_with_units() -> None:
     assert flat.attrs["units"]["flow/path1/goodput"] == "bit/s"
     assert flat.attrs["units"]["iface/A/eth0/utilization"] == "1"
     assert len(flat) == len(r.scalars)
-    assert sctpsim.results.split_scalar_name("iface/A/eth0/utilization") == ("iface", "A/eth0", "utilization")
+    assert sctpsim.results.split_scalar_name("iface/A/eth0/utilization") == (
+        "iface",
+        "A/eth0",
+        "utilization",
+    )
 
 
 def test_to_parquet_writes_result_files(tmp_path: Path) -> None:
     r = sctpsim.run(PAIR, seed=1)
     paths = r.to_parquet(tmp_path / "out")
-    assert {p.name for p in paths} == {"scenario.toml", "scalars.csv", "timeseries.parquet", "events.parquet"}
+    assert {p.name for p in paths} == {
+        "scenario.toml",
+        "scalars.csv",
+        "timeseries.parquet",
+        "events.parquet",
+    }
     assert tomllib.loads((tmp_path / "out" / "scenario.toml").read_text())["seed"] == 1
 
 

@@ -90,7 +90,10 @@ def test_expansion_order_zip_and_replications(tmp_path: Path) -> None:
     assert len({r.seed for r in runs}) == 12
     assert len({r.run_id for r in runs}) == 12
     assert runs[0].overrides == (
-        "duration=\"1s\"", "links[3].loss.p=0.01", 'links[3].delay="5ms"', 'apps[3].rate="2Mbps"'
+        'duration="1s"',
+        "links[3].loss.p=0.01",
+        'links[3].delay="5ms"',
+        'apps[3].rate="2Mbps"',
     )
 
 
@@ -113,34 +116,52 @@ def test_seeds_are_stable_and_independent_of_other_runs(tmp_path: Path) -> None:
 def test_run_identity_follows_resolved_inputs(tmp_path: Path) -> None:
     ids = [r.run_id for r in sctpsim.load_sweep(write_sweep(tmp_path)).runs()]
     # Comments, key order and metrics do not change what a run computes...
-    reordered = SWEEP_TEXT.replace('metrics = ["flow/path2/goodput", "flow/*/loss_rate"]', 'metrics = ["flow/path2/goodput"]  # fewer')
-    assert [r.run_id for r in sctpsim.load_sweep(write_sweep(tmp_path, reordered, "b.toml")).runs()] == ids
+    reordered = SWEEP_TEXT.replace(
+        'metrics = ["flow/path2/goodput", "flow/*/loss_rate"]',
+        'metrics = ["flow/path2/goodput"]  # fewer',
+    )
+    assert [
+        r.run_id for r in sctpsim.load_sweep(write_sweep(tmp_path, reordered, "b.toml")).runs()
+    ] == ids
     # ...but a fixed override does (same seeds, different inputs).
     longer = SWEEP_TEXT.replace('duration = "1s"', 'duration = "2s"')
     other = sctpsim.load_sweep(write_sweep(tmp_path, longer, "c.toml")).runs()
-    assert [r.seed for r in other] == [r.seed for r in sctpsim.load_sweep(write_sweep(tmp_path)).runs()]
+    assert [r.seed for r in other] == [
+        r.seed for r in sctpsim.load_sweep(write_sweep(tmp_path)).runs()
+    ]
     assert not set(ids) & {r.run_id for r in other}
     # ...and so does the base scenario's content.
     base = tmp_path / "base.toml"
     base.write_text(EXAMPLE.read_text().replace('rate = "50Mbps"', 'rate = "40Mbps"', 1))
     edited = SWEEP_TEXT.replace(EXAMPLE.as_posix(), "base.toml")
-    assert not set(ids) & {r.run_id for r in sctpsim.load_sweep(write_sweep(tmp_path, edited, "d.toml")).runs()}
+    assert not set(ids) & {
+        r.run_id for r in sctpsim.load_sweep(write_sweep(tmp_path, edited, "d.toml")).runs()
+    }
 
 
 def test_sweep_from_dict_with_a_scenario_object() -> None:
     base = sctpsim.load_scenario(EXAMPLE, {"duration": "1s"})
     sweep = Sweep.from_dict(
-        {"scenario": base, "grid": {"links[3].delay": ["5ms", "10ms"]}, "metrics": ["flow/path2/goodput"]}
+        {
+            "scenario": base,
+            "grid": {"links[3].delay": ["5ms", "10ms"]},
+            "metrics": ["flow/path2/goodput"],
+        }
     )
     assert sweep.name == "two-path-cbr" and len(sweep.runs()) == 2
     with pytest.raises(SweepError) as info:
-        Sweep.from_dict({"scenario": base, "grid": {"links[3].delay": ["5 ms", "1 0ms"]}, "metrics": ["a/b/c"]})
+        Sweep.from_dict(
+            {"scenario": base, "grid": {"links[3].delay": ["5 ms", "1 0ms"]}, "metrics": ["a/b/c"]}
+        )
     assert info.value.key == 'grid."links[3].delay"[1]'
     # Values that are valid only together (start and stop both later than the base
     # scenario's stop) are accepted; the combinations decide.
     late = Sweep.from_dict(
-        {"scenario": base, "grid": {"apps[4].start": ["10s", "11s"], "apps[4].stop": ["10.5s", "12s"]},
-         "metrics": ["a/b/c"]}
+        {
+            "scenario": base,
+            "grid": {"apps[4].start": ["10s", "11s"], "apps[4].stop": ["10.5s", "12s"]},
+            "metrics": ["a/b/c"],
+        }
     )
     assert [r.error is None for r in late.runs()] == [True, True, False, True]
 
@@ -187,12 +208,24 @@ def reference(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_store_layout_and_columns(reference: Path) -> None:
-    assert {p.name for p in reference.iterdir()} >= {"runs", "runs.parquet", "summary.csv", "sweep.toml"}
+    assert {p.name for p in reference.iterdir()} >= {
+        "runs",
+        "runs.parquet",
+        "summary.csv",
+        "sweep.toml",
+    }
     assert len(list((reference / "runs").glob("*.parquet"))) == 12
     df = sctpsim.load_runs(reference)
     assert list(df.columns[:9]) == [
-        "run", "run_id", "links[3].loss.p", "links[3].delay", "apps[3].rate",
-        "replication", "seed", "status", "error",
+        "run",
+        "run_id",
+        "links[3].loss.p",
+        "links[3].delay",
+        "apps[3].rate",
+        "replication",
+        "seed",
+        "status",
+        "error",
     ]
     assert list(df["run"]) == list(range(12))
     assert df["status"].eq("ok").all() and df["error"].isna().all()
@@ -221,7 +254,17 @@ def test_jobs_2_gives_identical_bytes(reference: Path, tmp_path: Path) -> None:
 
 
 def test_dask_local_gives_identical_bytes(reference: Path, tmp_path: Path) -> None:
-    proc = sctpsim_cmd("sweep", write_sweep(tmp_path), "--out", tmp_path / "out", "--dask", "local", "--jobs", "2", "-q")
+    proc = sctpsim_cmd(
+        "sweep",
+        write_sweep(tmp_path),
+        "--out",
+        tmp_path / "out",
+        "--dask",
+        "local",
+        "--jobs",
+        "2",
+        "-q",
+    )
     assert proc.returncode == 0, proc.stderr
     for name in ("runs.parquet", "summary.csv"):
         assert (tmp_path / "out" / name).read_bytes() == (reference / name).read_bytes(), name
@@ -265,12 +308,17 @@ duration = "3s"
     out = tmp_path / "out"
     proc = sctpsim_cmd("sweep", sweep, "--out", out, "--jobs", "2")
     assert proc.returncode == 1
-    assert proc.stderr.splitlines()[-1] == "error: 2 of 8 runs failed; rerun the same command to retry them"
+    assert (
+        proc.stderr.splitlines()[-1]
+        == "error: 2 of 8 runs failed; rerun the same command to retry them"
+    )
     assert "Failed runs (2)" in proc.stdout
     df = sctpsim.load_runs(out)
     failed = df[df["status"] == "failed"]
     assert list(failed["run"]) == [4, 5]  # start 3s, stop 2.5s
-    assert failed["error"].eq('invalid scenario: apps[4].stop: "2500ms" is before start ("3s")').all()
+    assert (
+        failed["error"].eq('invalid scenario: apps[4].stop: "2500ms" is before start ("3s")').all()
+    )
     assert failed["flow/cross/goodput"].isna().all()
     summary = pd.read_csv(out / "summary.csv")
     bad = summary[(summary["apps[4].start"] == "3s") & (summary["apps[4].stop"] == "2.5s")]
@@ -280,8 +328,12 @@ duration = "3s"
     assert again.returncode == 1 and "(2 run now, 6 reused)" in again.stdout
 
 
-def test_unknown_metric_is_reported_after_the_runs_are_stored(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    sweep = write_sweep(tmp_path, SWEEP_TEXT.replace('"flow/path2/goodput"', '"flow/path2/goodptu"'))
+def test_unknown_metric_is_reported_after_the_runs_are_stored(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    sweep = write_sweep(
+        tmp_path, SWEEP_TEXT.replace('"flow/path2/goodput"', '"flow/path2/goodptu"')
+    )
     out = tmp_path / "out"
     assert cli.main(["sweep", str(sweep), "--out", str(out), "--jobs", "1", "-q"]) == 2
     err = capsys.readouterr().err
@@ -292,7 +344,9 @@ def test_unknown_metric_is_reported_after_the_runs_are_stored(tmp_path: Path, ca
     assert len(run_files(out)) == 12 and (out / "runs.parquet").is_file()
 
 
-def test_store_refuses_unrelated_directory(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_store_refuses_unrelated_directory(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     (tmp_path / "notes.txt").write_text("keep")
     assert cli.main(["sweep", str(write_sweep(tmp_path)), "--out", str(tmp_path), "-j", "1"]) == 2
     assert "refusing" in capsys.readouterr().err
@@ -300,14 +354,14 @@ def test_store_refuses_unrelated_directory(tmp_path: Path, capsys: pytest.Captur
 
 
 def test_sigkill_midway_then_resume_runs_everything_exactly_once(tmp_path: Path) -> None:
-    # Longer runs (~0.1-0.3 s each) so the sweep can be killed while running.
+    # Longer runs (~0.05-0.15 s each) so the sweep can be killed while running.
     text = f"""
 name = "killme"
 scenario = "{EXAMPLE.as_posix()}"
 replications = 4
 metrics = ["flow/path2/loss_rate"]
 [set]
-duration = "300s"
+duration = "150s"
 "record.events" = []
 [grid]
 "links[3].loss.p" = [0.01, 0.02, 0.03]
@@ -315,13 +369,26 @@ duration = "300s"
     sweep = write_sweep(tmp_path, text, "killme.toml")
     out = tmp_path / "out"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "sctpsim", "sweep", str(sweep), "--out", str(out), "--jobs", "2", "-q"],
+        [
+            sys.executable,
+            "-m",
+            "sctpsim",
+            "sweep",
+            str(sweep),
+            "--out",
+            str(out),
+            "--jobs",
+            "2",
+            "-q",
+        ],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         start_new_session=True,  # its own process group: the kill takes the workers too
     )
     deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and len(run_files(out) if (out / "runs").is_dir() else {}) < 3:
+    while (
+        time.monotonic() < deadline and len(run_files(out) if (out / "runs").is_dir() else {}) < 3
+    ):
         time.sleep(0.01)
     os.killpg(proc.pid, signal.SIGKILL)
     proc.wait()
@@ -380,12 +447,23 @@ def test_summarize_groups_by_parameters_in_run_order() -> None:
 # ------------------------------------------------------------------- plots
 
 
-def test_plot_writes_png_and_svg(reference: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_plot_writes_png_and_svg(
+    reference: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     import shutil
 
     out = tmp_path / "store"
     shutil.copytree(reference, out)
-    args = ["plot", str(out), "--x", "links[3].loss.p", "--y", "flow/path2/loss_rate", "--hue", "links[3].delay"]
+    args = [
+        "plot",
+        str(out),
+        "--x",
+        "links[3].loss.p",
+        "--y",
+        "flow/path2/loss_rate",
+        "--hue",
+        "links[3].delay",
+    ]
     assert cli.main(args) == 0
     paths = [Path(p) for p in capsys.readouterr().out.split()]
     assert [p.suffix for p in paths] == [".png", ".svg"]
@@ -397,18 +475,52 @@ def test_plot_writes_png_and_svg(reference: Path, tmp_path: Path, capsys: pytest
     capsys.readouterr()
     assert paths[1].read_text() == svg
     # A quantity axis, selected with --where.
-    assert cli.main(["plot", str(out), "--x", "links[3].delay", "--y", "flow/path2/goodput",
-                     "--where", "links[3].loss.p=0.05", "--out", str(tmp_path / "g")]) == 0
+    assert (
+        cli.main(
+            [
+                "plot",
+                str(out),
+                "--x",
+                "links[3].delay",
+                "--y",
+                "flow/path2/goodput",
+                "--where",
+                "links[3].loss.p=0.05",
+                "--out",
+                str(tmp_path / "g"),
+            ]
+        )
+        == 0
+    )
     assert (tmp_path / "g.png").is_file() and (tmp_path / "g.svg").is_file()
 
 
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--x", "links[3].dealy", "--y", "flow/path2/goodput"], '--x: "links[3].dealy" is not a parameter of this sweep'),
-        (["--x", "links[3].delay", "--y", "flow/path2/goodptu"], '--y: "flow/path2/goodptu" is not a metric of this sweep (did you mean "flow/path2/goodput"?)'),
-        (["--x", "links[3].delay", "--y", "flow/path2/goodput"], "--x: other parameters vary too: links[3].loss.p (0.01, 0.05)"),
-        (["--x", "links[3].delay", "--y", "flow/path2/goodput", "--where", "links[3].loss.p=0.5"], "--where: links[3].loss.p is never \"0.5\" (values: 0.01, 0.05)"),
+        (
+            ["--x", "links[3].dealy", "--y", "flow/path2/goodput"],
+            '--x: "links[3].dealy" is not a parameter of this sweep',
+        ),
+        (
+            ["--x", "links[3].delay", "--y", "flow/path2/goodptu"],
+            '--y: "flow/path2/goodptu" is not a metric of this sweep (did you mean "flow/path2/goodput"?)',
+        ),
+        (
+            ["--x", "links[3].delay", "--y", "flow/path2/goodput"],
+            "--x: other parameters vary too: links[3].loss.p (0.01, 0.05)",
+        ),
+        (
+            [
+                "--x",
+                "links[3].delay",
+                "--y",
+                "flow/path2/goodput",
+                "--where",
+                "links[3].loss.p=0.5",
+            ],
+            '--where: links[3].loss.p is never "0.5" (values: 0.01, 0.05)',
+        ),
     ],
 )
 def test_plot_errors_are_one_line(
@@ -434,9 +546,20 @@ def test_example_sweeps_run(path: Path, tmp_path: Path, capsys: pytest.CaptureFi
 
 def test_failover_notebook_example_runs(tmp_path: Path) -> None:
     proc = subprocess.run(
-        [sys.executable, str(ROOT / "examples" / "failover_sweep.py"), "--out", str(tmp_path / "out"),
-         "--replications", "2", "--jobs", "1"],
-        capture_output=True, text=True, timeout=300, check=False,
+        [
+            sys.executable,
+            str(ROOT / "examples" / "failover_sweep.py"),
+            "--out",
+            str(tmp_path / "out"),
+            "--replications",
+            "2",
+            "--jobs",
+            "1",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
     )
     assert proc.returncode == 0, proc.stderr
     assert (tmp_path / "out" / "runs.parquet").is_file()
@@ -452,8 +575,19 @@ def test_sweep_on_real_dask_scheduler_and_worker_processes(reference: Path, tmp_
     scheduler_file = tmp_path / "scheduler.json"
     common = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL, "start_new_session": True}
     scheduler = subprocess.Popen(
-        [sys.executable, "-m", "dask", "scheduler", "--host", "127.0.0.1", "--port", "0",
-         "--no-dashboard", "--scheduler-file", str(scheduler_file)],
+        [
+            sys.executable,
+            "-m",
+            "dask",
+            "scheduler",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            "0",
+            "--no-dashboard",
+            "--scheduler-file",
+            str(scheduler_file),
+        ],
         **common,  # type: ignore[call-overload]
     )
     worker: subprocess.Popen[bytes] | None = None
@@ -468,16 +602,32 @@ def test_sweep_on_real_dask_scheduler_and_worker_processes(reference: Path, tmp_
         address = json.loads(scheduler_file.read_text())["address"]
         assert address.startswith("tcp://127.0.0.1:")
         worker = subprocess.Popen(
-            [sys.executable, "-m", "dask", "worker", "--scheduler-file", str(scheduler_file),
-             "--nworkers", "2", "--nthreads", "1", "--host", "127.0.0.1", "--no-dashboard",
-             "--memory-limit", "0"],
+            [
+                sys.executable,
+                "-m",
+                "dask",
+                "worker",
+                "--scheduler-file",
+                str(scheduler_file),
+                "--nworkers",
+                "2",
+                "--nthreads",
+                "1",
+                "--host",
+                "127.0.0.1",
+                "--no-dashboard",
+                "--memory-limit",
+                "0",
+            ],
             **common,  # type: ignore[call-overload]
         )
         from dask.distributed import Client
 
         with Client(address, timeout="30s") as client:
             client.wait_for_workers(2, timeout=60)
-        proc = sctpsim_cmd("sweep", write_sweep(tmp_path), "--out", tmp_path / "out", "--dask", address)
+        proc = sctpsim_cmd(
+            "sweep", write_sweep(tmp_path), "--out", tmp_path / "out", "--dask", address
+        )
         assert proc.returncode == 0, proc.stderr
         assert "12/12" in proc.stderr
         for name in ("runs.parquet", "summary.csv"):
@@ -509,7 +659,24 @@ def test_unreachable_dask_scheduler_is_one_error_line(
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     address = f"tcp://127.0.0.1:{port}"
-    rc = cli.main(["sweep", str(write_sweep(tmp_path)), "--out", str(tmp_path / "out"), "--dask", address, "-q"])
+    rc = cli.main(
+        [
+            "sweep",
+            str(write_sweep(tmp_path)),
+            "--out",
+            str(tmp_path / "out"),
+            "--dask",
+            address,
+            "-q",
+        ]
+    )
     assert rc == 1
     last = capsys.readouterr().err.splitlines()[-1]
     assert last.startswith(f"error: cannot connect to the Dask scheduler at {address}: ")
+
+
+@pytest.mark.parametrize("command", ["sweep", "plot"])
+def test_help_has_examples(command: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main([command, "--help"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"Usage: sctpsim {command}") and "Examples:" in out

@@ -517,7 +517,9 @@ def sweep(file: str, jobs: int | None, out: Path | None, dask: str | None, quiet
     except SweepError as e:
         _fail(f"{file}: {_one_line(str(e))}")
     except MetricError as e:
-        _fail(f"{file}: metrics[{e.index}]: {_one_line(str(e))} (the runs are stored; rerun after fixing it)")
+        _fail(
+            f"{file}: metrics[{e.index}]: {_one_line(str(e))} (the runs are stored; rerun after fixing it)"
+        )
     except StoreError as e:
         _fail(_one_line(str(e)))
     except ExecutorError as e:
@@ -569,8 +571,16 @@ def _parse_where(
 
 @cli.command(short_help="Plot a sweep's metric against a parameter.")
 @click.argument("directory", type=click.Path(), metavar="DIR")
-@click.option("--x", "x", required=True, metavar="PARAM", help="Parameter for the x axis (a key path).")
-@click.option("--y", "y", required=True, metavar="METRIC", help="Scalar for the y axis, e.g. flow/path1/goodput.")
+@click.option(
+    "--x", "x", required=True, metavar="PARAM", help="Parameter for the x axis (a key path)."
+)
+@click.option(
+    "--y",
+    "y",
+    required=True,
+    metavar="METRIC",
+    help="Scalar for the y axis, e.g. flow/path1/goodput.",
+)
 @click.option("--hue", default=None, metavar="PARAM", help="Parameter drawn as one line per value.")
 @click.option(
     "--where",

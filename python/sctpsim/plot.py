@@ -31,16 +31,35 @@ __all__ = ["PlotError", "parse_quantity", "plot_sweep"]
 PLOTS_DIR = "plots"
 
 _UNITS: dict[str, tuple[float, str]] = {
-    "ns": (1e-9, "s"), "us": (1e-6, "s"), "µs": (1e-6, "s"), "ms": (1e-3, "s"), "s": (1.0, "s"),
-    "min": (60.0, "s"), "h": (3600.0, "s"),
-    "bps": (1.0, "bit/s"), "kbps": (1e3, "bit/s"), "Mbps": (1e6, "bit/s"), "Gbps": (1e9, "bit/s"),
-    "Tbps": (1e12, "bit/s"), "bit/s": (1.0, "bit/s"), "kbit/s": (1e3, "bit/s"),
-    "Mbit/s": (1e6, "bit/s"), "Gbit/s": (1e9, "bit/s"), "Tbit/s": (1e12, "bit/s"),
-    "B": (1.0, "B"), "kB": (1e3, "B"), "MB": (1e6, "B"), "GB": (1e9, "B"),
-    "KiB": (1024.0, "B"), "MiB": (1024.0**2, "B"), "GiB": (1024.0**3, "B"),
+    "ns": (1e-9, "s"),
+    "us": (1e-6, "s"),
+    "µs": (1e-6, "s"),
+    "ms": (1e-3, "s"),
+    "s": (1.0, "s"),
+    "min": (60.0, "s"),
+    "h": (3600.0, "s"),
+    "bps": (1.0, "bit/s"),
+    "kbps": (1e3, "bit/s"),
+    "Mbps": (1e6, "bit/s"),
+    "Gbps": (1e9, "bit/s"),
+    "Tbps": (1e12, "bit/s"),
+    "bit/s": (1.0, "bit/s"),
+    "kbit/s": (1e3, "bit/s"),
+    "Mbit/s": (1e6, "bit/s"),
+    "Gbit/s": (1e9, "bit/s"),
+    "Tbit/s": (1e12, "bit/s"),
+    "B": (1.0, "B"),
+    "kB": (1e3, "B"),
+    "MB": (1e6, "B"),
+    "GB": (1e9, "B"),
+    "KiB": (1024.0, "B"),
+    "MiB": (1024.0**2, "B"),
+    "GiB": (1024.0**3, "B"),
     "%": (0.01, "1"),
 }
-_QUANTITY = re.compile(r"\s*([-+]?[0-9][0-9_]*(?:\.[0-9_]*)?(?:[eE][-+]?[0-9]+)?)\s*([A-Za-zµ/%]+)\s*")
+_QUANTITY = re.compile(
+    r"\s*([-+]?[0-9][0-9_]*(?:\.[0-9_]*)?(?:[eE][-+]?[0-9]+)?)\s*([A-Za-zµ/%]+)\s*"
+)
 
 
 class PlotError(ValueError):
@@ -73,7 +92,10 @@ def _text(value: Any) -> str:
 
 def _axis(values: Sequence[Any]) -> tuple[list[float], str, list[str] | None]:
     """x positions, the axis unit, and tick labels when the axis is categorical."""
-    if all(isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_)) for v in values):
+    if all(
+        isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_))
+        for v in values
+    ):
         return [float(v) for v in values], "", None
     parsed = [parse_quantity(v) if isinstance(v, str) else None for v in values]
     units = {p[1] for p in parsed if p is not None}
@@ -117,7 +139,9 @@ def plot_sweep(
     def check_param(option: str, name: str) -> None:
         if name not in params:
             known = ", ".join(params) if params else "none"
-            raise PlotError(option, f'"{name}" is not a parameter of this sweep (parameters: {known})')
+            raise PlotError(
+                option, f'"{name}" is not a parameter of this sweep (parameters: {known})'
+            )
 
     check_param("--x", x)
     if hue is not None:
@@ -143,7 +167,8 @@ def plot_sweep(
     varying = [
         p
         for p in params
-        if p not in on_plot and df[p].map(_text).groupby([keys[c] for c in on_plot]).nunique().max() > 1
+        if p not in on_plot
+        and df[p].map(_text).groupby([keys[c] for c in on_plot]).nunique().max() > 1
     ]
     if varying:
         detail = "; ".join(f"{p} ({', '.join(dict.fromkeys(df[p].map(_text)))})" for p in varying)
@@ -168,7 +193,9 @@ def plot_sweep(
             sel = ok if h is None else ok[ok[hue].map(_text) == _text(h)]
             xs, means, lo, hi = [], [], [], []
             for xv in x_values:
-                vals = sel[sel[x].map(_text) == _text(xv)][y].to_numpy(dtype=np.float64, na_value=np.nan)
+                vals = sel[sel[x].map(_text) == _text(xv)][y].to_numpy(
+                    dtype=np.float64, na_value=np.nan
+                )
                 mean, _, low, high, n = confidence_interval(vals)
                 if n == 0:
                     continue
@@ -191,7 +218,9 @@ def plot_sweep(
         stem = (
             Path(out)
             if out is not None
-            else Path(directory) / PLOTS_DIR / (f"{_safe(y)}_vs_{_safe(x)}" + (f"_by_{_safe(hue)}" if hue else ""))
+            else Path(directory)
+            / PLOTS_DIR
+            / (f"{_safe(y)}_vs_{_safe(x)}" + (f"_by_{_safe(hue)}" if hue else ""))
         )
         stem.parent.mkdir(parents=True, exist_ok=True)
         png = stem.with_name(stem.name + ".png")

@@ -106,7 +106,7 @@ def split_scalar_name(name: str) -> tuple[str, str, str]:
     kind, sep1, rest = name.partition("/")
     entity, sep2, metric = rest.rpartition("/")
     if not (sep1 and sep2 and kind and entity and metric):
-        raise ValueError(f"{name!r} is not KIND/ENTITY/METRIC (e.g. \"flow/path1/goodput\")")
+        raise ValueError(f'{name!r} is not KIND/ENTITY/METRIC (e.g. "flow/path1/goodput")')
     return kind, entity, metric
 
 

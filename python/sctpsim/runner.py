@@ -43,8 +43,8 @@ from rich.progress import (
 )
 
 from sctpsim import _core
-from sctpsim.store import SUMMARY_FILE, SWEEP_COPY, RunRecord, Store, read_runs, write_atomically
 from sctpsim.stats import expand_metrics, summarize
+from sctpsim.store import SUMMARY_FILE, SWEEP_COPY, RunRecord, Store, read_runs, write_atomically
 from sctpsim.sweep import RunSpec, Sweep
 
 __all__ = ["ExecutorError", "SweepOutcome", "default_jobs", "execute_run", "run_sweep"]
@@ -99,7 +99,9 @@ def execute_run(task: Mapping[str, Any]) -> dict[str, Any]:
     except (KeyboardInterrupt, SystemExit):
         raise
     except BaseException as e:  # noqa: BLE001 - a Rust panic surfaces as a BaseException
-        return RunRecord(run_id, "failed", f"engine error: {type(e).__name__}: {_one_line(str(e))}").to_dict()
+        return RunRecord(
+            run_id, "failed", f"engine error: {type(e).__name__}: {_one_line(str(e))}"
+        ).to_dict()
     sc = raw["scalars"]
     scalars: dict[str, float] = {}
     units: dict[str, str] = {}
@@ -175,7 +177,9 @@ def _dask_client(address: str, jobs: int) -> Iterator[Any]:
     try:
         client = Client(address, timeout=DASK_CONNECT_TIMEOUT)
     except (OSError, TimeoutError, ValueError) as e:
-        raise ExecutorError(f"cannot connect to the Dask scheduler at {address}: {_one_line(str(e))}") from None
+        raise ExecutorError(
+            f"cannot connect to the Dask scheduler at {address}: {_one_line(str(e))}"
+        ) from None
     try:
         yield client
     finally:
@@ -308,7 +312,9 @@ def run_sweep(
     with Store(directory) as store:
         if sweep.source is not None:
             text = Path(sweep.source).read_text(encoding="utf-8")
-            write_atomically(directory / SWEEP_COPY, lambda p: Path(p).write_text(text, encoding="utf-8"))
+            write_atomically(
+                directory / SWEEP_COPY, lambda p: Path(p).write_text(text, encoding="utf-8")
+            )
         stored = store.stored_ids()
         pending: list[RunSpec] = []
         reused = 0

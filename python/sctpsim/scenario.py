@@ -37,7 +37,9 @@ def _override_strings(overrides: Mapping[str, Any] | Iterable[str] | None) -> tu
     if isinstance(overrides, Mapping):
         return tuple(f"{k}={_toml.literal(v)}" for k, v in overrides.items())
     if isinstance(overrides, str):
-        raise TypeError("overrides: expected a mapping or a list of KEY=VALUE strings, not a string")
+        raise TypeError(
+            "overrides: expected a mapping or a list of KEY=VALUE strings, not a string"
+        )
     out = tuple(overrides)
     for item in out:
         if not isinstance(item, str) or "=" not in item:

@@ -36,7 +36,9 @@ class MetricError(ValueError):
         self.index = index
 
 
-def confidence_interval(values: Sequence[float] | np.ndarray, confidence: float = CONFIDENCE) -> tuple[float, float, float, float, int]:
+def confidence_interval(
+    values: Sequence[float] | np.ndarray, confidence: float = CONFIDENCE
+) -> tuple[float, float, float, float, int]:
     """``(mean, stdev, low, high, n)`` of ``values`` (NaN values are ignored).
 
     The interval is Student's t for the mean; with fewer than two values the stdev

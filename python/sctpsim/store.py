@@ -124,7 +124,9 @@ def _parameter_column(values: Sequence[Any]) -> pa.Array:
         return pa.array(values, type=pa.int64())
     if kinds and kinds <= {int, float}:
         return pa.array([float(v) for v in values], type=pa.float64())
-    return pa.array([v if isinstance(v, str) else _toml.literal(v) for v in values], type=pa.string())
+    return pa.array(
+        [v if isinstance(v, str) else _toml.literal(v) for v in values], type=pa.string()
+    )
 
 
 def _scalar_field(name: str, unit: str) -> pa.Field:
@@ -204,7 +206,11 @@ class Store:
 
     def stored_ids(self) -> set[str]:
         """Run ids with a file in ``runs/``."""
-        return {p.name.removesuffix(".parquet") for p in self.runs_dir.iterdir() if _RUN_FILE.fullmatch(p.name)}
+        return {
+            p.name.removesuffix(".parquet")
+            for p in self.runs_dir.iterdir()
+            if _RUN_FILE.fullmatch(p.name)
+        }
 
     def read(self, run_id: str) -> RunRecord | None:
         """The stored record of a run, or ``None`` if there is none (or it is unreadable)."""
@@ -274,7 +280,9 @@ class Store:
         records = [(s, self.read(s.run_id)) for s in specs]
         done = [(s, r) for s, r in records if r is not None]
         table = runs_table(done, parameters, name)
-        write_atomically(self.directory / RUNS_FILE, lambda p: pq.write_table(table, p, compression="zstd"))
+        write_atomically(
+            self.directory / RUNS_FILE, lambda p: pq.write_table(table, p, compression="zstd")
+        )
         return table
 
 
@@ -309,7 +317,9 @@ def runs_table(
         arrays.append(pa.array([r.scalars.get(scalar) for _, r in done], pa.float64()))
         fields.append(_scalar_field(scalar, unit))
     meta = {"name": name, "parameters": list(parameters)}
-    schema = pa.schema(fields, metadata={_META_KEY: json.dumps(meta, sort_keys=True).encode("utf-8")})
+    schema = pa.schema(
+        fields, metadata={_META_KEY: json.dumps(meta, sort_keys=True).encode("utf-8")}
+    )
     return pa.Table.from_arrays(arrays, schema=schema)
 
 

@@ -271,7 +271,13 @@ def format_sig(x: float, digits: int = 4) -> str:
 
 
 def _cell(value: object) -> str:
-    return value if isinstance(value, str) else format_sig(value) if isinstance(value, float) else str(value)
+    return (
+        value
+        if isinstance(value, str)
+        else format_sig(value)
+        if isinstance(value, float)
+        else str(value)
+    )
 
 
 def sweep_tables(

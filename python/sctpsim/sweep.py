@@ -77,7 +77,9 @@ MAX_REPLICATIONS = 1_000_000
 #: Column names of the results store that are not parameters or scalars.
 RESERVED_COLUMNS: tuple[str, ...] = ("run", "run_id", "replication", "seed", "status", "error")
 
-_KEY_PATH = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*(\[[0-9]+\])*(\.[A-Za-z_][A-Za-z0-9_-]*(\[[0-9]+\])*)*")
+_KEY_PATH = re.compile(
+    r"[A-Za-z_][A-Za-z0-9_-]*(\[[0-9]+\])*(\.[A-Za-z_][A-Za-z0-9_-]*(\[[0-9]+\])*)*"
+)
 _TOP_KEYS = ("name", "scenario", "seed", "replications", "metrics", "set", "grid", "zip")
 
 
@@ -294,12 +296,16 @@ class Sweep:
         return specs
 
 
-def _expand(grid: Mapping[str, Sequence[Any]], groups: Sequence[Mapping[str, Sequence[Any]]]) -> list[dict[str, Any]]:
+def _expand(
+    grid: Mapping[str, Sequence[Any]], groups: Sequence[Mapping[str, Sequence[Any]]]
+) -> list[dict[str, Any]]:
     """The cartesian product of the grid keys and the zip groups, last axis fastest."""
     axes: list[list[dict[str, Any]]] = [[{key: v} for v in values] for key, values in grid.items()]
     for group in groups:
         keys = list(group)
-        axes.append([dict(zip(keys, row, strict=True)) for row in zip(*group.values(), strict=True)])
+        axes.append(
+            [dict(zip(keys, row, strict=True)) for row in zip(*group.values(), strict=True)]
+        )
     return [{k: v for part in combo for k, v in part.items()} for combo in itertools.product(*axes)]
 
 
@@ -395,14 +401,19 @@ class _Reader:
             except FileNotFoundError:
                 raise SweepError("scenario", f"{label}: no such file") from None
             except IsADirectoryError:
-                raise SweepError("scenario", f"{label}: is a directory, expected a scenario TOML file") from None
+                raise SweepError(
+                    "scenario", f"{label}: is a directory, expected a scenario TOML file"
+                ) from None
             except UnicodeDecodeError as e:
-                raise SweepError("scenario", f"{label}: not UTF-8 text ({e.reason} at byte {e.start})") from None
+                raise SweepError(
+                    "scenario", f"{label}: not UTF-8 text ({e.reason} at byte {e.start})"
+                ) from None
             except OSError as e:
                 raise SweepError("scenario", f"{label}: cannot read: {e.strerror or e}") from None
         else:
             raise SweepError(
-                "scenario", f"{_quote(value)} is not a file name (expected a string such as \"base.toml\")"
+                "scenario",
+                f'{_quote(value)} is not a file name (expected a string such as "base.toml")',
             )
         try:
             scenario.resolved()
@@ -449,7 +460,8 @@ class _Reader:
             )
         if isinstance(values, (str, bytes)) or not isinstance(values, Sequence):
             raise SweepError(
-                loc, f"{_quote(values)} is not a list (write the values to try as a list, e.g. [{_quote(values)}])"
+                loc,
+                f"{_quote(values)} is not a list (write the values to try as a list, e.g. [{_quote(values)}])",
             )
         if not values:
             raise SweepError(loc, "[] is empty (expected at least one value)")
@@ -476,7 +488,9 @@ class _Reader:
             tables = []
             for i, t in enumerate(raw):
                 if not isinstance(t, Mapping):
-                    raise SweepError(_path("zip", i), f"{_quote(t)} is not a table (write groups as [[zip]])")
+                    raise SweepError(
+                        _path("zip", i), f"{_quote(t)} is not a table (write groups as [[zip]])"
+                    )
                 tables.append((_path("zip", i), t))
         else:
             raise SweepError("zip", f"{_quote(raw)} is not a table (write groups as [[zip]])")
@@ -490,7 +504,10 @@ class _Reader:
             for key, values in table.items():
                 group[key] = self._values(where, key, values)
                 if key in seen:
-                    raise SweepError(_path(where, key), f"also varied in {seen[key]} (vary each key in one place)")
+                    raise SweepError(
+                        _path(where, key),
+                        f"also varied in {seen[key]} (vary each key in one place)",
+                    )
                 seen[key] = where
                 if first is None:
                     first = key
@@ -500,7 +517,9 @@ class _Reader:
                         f"{_count(len(group[key]))}, but {_path(where, first)} has "
                         f"{_count(len(group[first]))} (zipped lists must have equal lengths)",
                     )
-            rows = [tuple(_toml.literal(v) for v in row) for row in zip(*group.values(), strict=True)]
+            rows = [
+                tuple(_toml.literal(v) for v in row) for row in zip(*group.values(), strict=True)
+            ]
             for i, row in enumerate(rows):
                 if row in rows[:i]:
                     raise SweepError(
@@ -551,7 +570,9 @@ class _Reader:
             return False
         return True
 
-    def _attribute(self, e: ScenarioError, locations: Mapping[str, str], fallback: str) -> SweepError:
+    def _attribute(
+        self, e: ScenarioError, locations: Mapping[str, str], fallback: str
+    ) -> SweepError:
         """Turn a core error into a sweep error located at the override that caused it."""
         err_key: str = getattr(e, "key", "") or ""
         reason: str = _one_line(getattr(e, "reason", "") or str(e))
@@ -571,11 +592,15 @@ class _Reader:
         value = self.data.get("metrics")
         example = '["flow/path1/goodput", "flow/*/loss_rate"]'
         if value is None:
-            raise SweepError("metrics", f"missing (expected a list of scalar names, e.g. {example})")
+            raise SweepError(
+                "metrics", f"missing (expected a list of scalar names, e.g. {example})"
+            )
         if isinstance(value, str) or not isinstance(value, Sequence):
             raise SweepError("metrics", f"{_quote(value)} is not a list (e.g. {example})")
         if not value:
-            raise SweepError("metrics", f"[] is empty (expected at least one scalar name, e.g. {example})")
+            raise SweepError(
+                "metrics", f"[] is empty (expected at least one scalar name, e.g. {example})"
+            )
         out: list[str] = []
         for i, m in enumerate(value):
             loc = _path("metrics", i)
@@ -583,7 +608,9 @@ class _Reader:
                 raise SweepError(loc, f"{_quote(m)} is not a scalar name (expected a string)")
             parts = m.split("/")
             if len(parts) < 3 or not all(parts):
-                raise SweepError(loc, f'{_quote(m)} is not KIND/ENTITY/METRIC (e.g. "flow/path1/goodput")')
+                raise SweepError(
+                    loc, f'{_quote(m)} is not KIND/ENTITY/METRIC (e.g. "flow/path1/goodput")'
+                )
             if m in out:
                 raise SweepError(loc, f"{_quote(m)} is listed twice")
             out.append(m)
@@ -594,5 +621,7 @@ class _Reader:
         if isinstance(value, bool) or not isinstance(value, int):
             raise SweepError(key, f"{_quote(value)} is not an integer")
         if not lo <= value <= hi:
-            raise SweepError(key, f"{value} is out of range (expected an integer from {lo} to {hi})")
+            raise SweepError(
+                key, f"{value} is out of range (expected an integer from {lo} to {hi})"
+            )
         return value
