@@ -317,11 +317,13 @@ def run_sweep(
             )
         stored = store.stored_ids()
         pending: list[RunSpec] = []
+        records: dict[str, RunRecord] = {}
         reused = 0
         for spec in specs:
             record = store.read(spec.run_id) if spec.run_id in stored else None
             if record is not None and record.ok:
                 reused += 1
+                records[spec.run_id] = record
             else:
                 pending.append(spec)
         by_id = {s.run_id: s for s in pending}
@@ -331,6 +333,7 @@ def run_sweep(
             def done(raw: dict[str, Any]) -> None:
                 record = RunRecord.from_dict(raw)
                 store.write(by_id[record.run_id], record)
+                records[record.run_id] = record
                 bar.advance(record.ok)
 
             # Combinations the scenario rejects are recorded without simulating.
@@ -346,7 +349,7 @@ def run_sweep(
                 else:
                     _run_processes(tasks, min(jobs, len(tasks)), done)
 
-        store.consolidate(specs, parameters, sweep.name)
+        store.consolidate(specs, parameters, sweep.name, records)
         loaded = read_runs(directory)
         runs = loaded.frame
         metrics = expand_metrics(sweep.metrics, loaded.scalars)

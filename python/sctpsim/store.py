@@ -270,14 +270,21 @@ class Store:
     # ------------------------------------------------------ consolidation
 
     def consolidate(
-        self, specs: Sequence[RunSpec], parameters: Sequence[str], name: str
+        self,
+        specs: Sequence[RunSpec],
+        parameters: Sequence[str],
+        name: str,
+        known: Mapping[str, RunRecord] | None = None,
     ) -> pa.Table:
         """Build ``runs.parquet`` from the stored runs of ``specs`` (in their order).
 
-        Runs without a stored record are left out. The file is written atomically
-        and has the same bytes whatever order the runs finished in.
+        ``known`` holds records already in memory (as written or read), by run id;
+        the others are read from ``runs/``. Runs without a record are left out. The
+        file is written atomically and has the same bytes whatever order the runs
+        finished in.
         """
-        records = [(s, self.read(s.run_id)) for s in specs]
+        known = known or {}
+        records = [(s, known.get(s.run_id) or self.read(s.run_id)) for s in specs]
         done = [(s, r) for s, r in records if r is not None]
         table = runs_table(done, parameters, name)
         write_atomically(
