@@ -172,7 +172,7 @@ class Store:
             )
         self.runs_dir.mkdir(parents=True, exist_ok=True)
         self._acquire_lock()
-        for leftover in self.runs_dir.glob(".*.tmp"):
+        for leftover in [*self.runs_dir.glob(".*.tmp"), *d.glob(".*.tmp")]:
             with contextlib.suppress(OSError):
                 leftover.unlink()
         for name in (RUNS_FILE, SUMMARY_FILE):
