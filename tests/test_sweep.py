@@ -691,3 +691,17 @@ def test_help_has_examples(command: str, capsys: pytest.CaptureFixture[str]) -> 
     assert cli.main([command, "--help"]) == 0
     out = capsys.readouterr().out
     assert out.startswith(f"Usage: sctpsim {command}") and "Examples:" in out
+
+
+def test_dry_run_lists_runs_and_store_state(
+    reference: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    sweep = write_sweep(tmp_path)
+    assert cli.main(["sweep", str(sweep), "--out", str(reference), "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("small  4 combinations x 3 replications = 12 runs")
+    assert out.rstrip().endswith(f"{reference}: 12 finished, 0 failed, 0 to run")
+    fresh = tmp_path / "fresh"
+    assert cli.main(["sweep", str(sweep), "--out", str(fresh), "--dry-run"]) == 0
+    assert capsys.readouterr().out.rstrip().endswith("0 finished, 0 failed, 12 to run")
+    assert not fresh.exists()

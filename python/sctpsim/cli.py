@@ -5,7 +5,7 @@ Commands::
     sctpsim run FILE [--seed N] [--out DIR] [--set KEY=VALUE ...] [--quiet]
     sctpsim check FILE... [--set KEY=VALUE ...] [--print]
     sctpsim params [--markdown]
-    sctpsim sweep FILE [--jobs N] [--out DIR] [--dask ADDRESS|local] [--quiet]
+    sctpsim sweep FILE [--jobs N] [--out DIR] [--dask ADDRESS|local] [--quiet] [--dry-run]
     sctpsim plot DIR --x PARAM --y METRIC [--hue PARAM] [--where KEY=VALUE ...]
 
 Error handling is uniform and script-friendly: every expected failure prints exactly
@@ -463,6 +463,7 @@ Examples:
   sctpsim sweep sweep.toml --jobs 8 --out results/delay
   sctpsim sweep sweep.toml --dask local --jobs 4
   sctpsim sweep sweep.toml --dask tcp://scheduler.example:8786
+  sctpsim sweep sweep.toml --dry-run      # check it and list the runs
 """
 
 
@@ -494,8 +495,15 @@ Examples:
     "tcp://host:8786 uses an existing scheduler (see docs/sweeps.md for Slurm/PBS).",
 )
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar or tables; print only DIR.")
-def sweep(file: str, jobs: int | None, out: Path | None, dask: str | None, quiet: bool) -> None:
-    from sctpsim.runner import ExecutorError, run_sweep
+@click.option(
+    "--dry-run",
+    is_flag=True,
+    help="Check the sweep file and list the runs, and how many DIR already holds; run nothing.",
+)
+def sweep(
+    file: str, jobs: int | None, out: Path | None, dask: str | None, quiet: bool, dry_run: bool
+) -> None:
+    from sctpsim.runner import ExecutorError, plan_sweep, run_sweep
     from sctpsim.stats import MetricError
     from sctpsim.store import StoreError
     from sctpsim.sweep import SweepError, load_sweep
@@ -504,6 +512,9 @@ def sweep(file: str, jobs: int | None, out: Path | None, dask: str | None, quiet
         definition = load_sweep(file)
     except SweepError as e:
         _fail(f"{file}: {_one_line(str(e))}")
+    if dry_run:
+        _print_plan(definition, plan_sweep(definition, out))
+        return
     if dask is not None and not dask.strip():
         _fail("--dask: expected 'local' or a scheduler address such as tcp://127.0.0.1:8786")
     try:
@@ -552,6 +563,38 @@ def sweep(file: str, jobs: int | None, out: Path | None, dask: str | None, quiet
             f"{failed} of {outcome.total} runs failed; rerun the same command to retry them",
             EXIT_FAILURE,
         )
+
+
+def _print_plan(definition: Any, plan: Any) -> None:
+    """``sctpsim sweep --dry-run``: the combinations, the run count and the store's state."""
+    points = definition.points()
+    params = definition.parameters
+    console = summary_console()
+    console.print(
+        f"[bold]{definition.name}[/bold]  {len(points)} combinations x "
+        f"{definition.replications} replications = {len(plan.runs)} runs"
+    )
+    table = Table(title_justify="left")
+    table.add_column("#", justify="right", no_wrap=True)
+    for p in params:
+        table.add_column(p, no_wrap=True)
+    table.add_column("stored", justify="right", no_wrap=True)
+    table.add_column("note")
+    for i, point in enumerate(points):
+        specs = [r for r in plan.runs if r.point == i]
+        stored = sum(r.run_id in plan.done for r in specs)
+        invalid = next((r.error for r in specs if r.error), None)
+        table.add_row(
+            str(i),
+            *(v if isinstance(v, str) else str(v) for v in point.values()),
+            f"{stored}/{len(specs)}",
+            invalid or "",
+        )
+    console.print(table)
+    click.echo(
+        f"{plan.directory}: {len(plan.done)} finished, {len(plan.failed)} failed, "
+        f"{plan.to_run} to run"
+    )
 
 
 def _parse_where(

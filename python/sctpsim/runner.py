@@ -47,7 +47,15 @@ from sctpsim.stats import expand_metrics, summarize
 from sctpsim.store import SUMMARY_FILE, SWEEP_COPY, RunRecord, Store, read_runs, write_atomically
 from sctpsim.sweep import RunSpec, Sweep
 
-__all__ = ["ExecutorError", "SweepOutcome", "default_jobs", "execute_run", "run_sweep"]
+__all__ = [
+    "ExecutorError",
+    "SweepOutcome",
+    "SweepPlan",
+    "default_jobs",
+    "execute_run",
+    "plan_sweep",
+    "run_sweep",
+]
 
 
 #: How long to wait for an existing Dask scheduler to answer.
@@ -218,6 +226,7 @@ class SweepOutcome:
         metrics: the summarised scalar columns (glob patterns expanded).
         executed: runs simulated now (including invalid combinations recorded now).
         reused: runs found finished in the store and skipped.
+        failed: the rows of ``runs`` whose status is ``failed``.
     """
 
     directory: Path
@@ -231,13 +240,21 @@ class SweepOutcome:
 
     @property
     def total(self) -> int:
+        """The number of runs in the sweep."""
         return len(self.runs)
+
+    def __repr__(self) -> str:
+        return (
+            f"SweepOutcome({self.sweep.name!r}, directory={str(self.directory)!r}, "
+            f"runs={self.total}, failed={len(self.failed)}, executed={self.executed}, "
+            f"reused={self.reused})"
+        )
 
 
 class _Progress:
     """A rich progress bar with completed/total, failures and ETA (or nothing)."""
 
-    def __init__(self, console: Console | None, total: int, already: int) -> None:
+    def __init__(self, console: Console | None, name: str, total: int, already: int) -> None:
         self.failed = 0
         self._progress: Progress | None = None
         if console is None:
@@ -253,7 +270,7 @@ class _Progress:
             TimeRemainingColumn(),
             console=console,
         )
-        self._task = self._progress.add_task("sweep", total=total, completed=already, failed=0)
+        self._task = self._progress.add_task(name, total=total, completed=already, failed=0)
 
     def __enter__(self) -> _Progress:
         if self._progress is not None:
@@ -269,6 +286,49 @@ class _Progress:
             self.failed += 1
         if self._progress is not None:
             self._progress.update(self._task, advance=1, failed=self.failed)
+
+
+@dataclass
+class SweepPlan:
+    """What :func:`run_sweep` would do (see :func:`plan_sweep`).
+
+    Attributes:
+        directory: the results store.
+        runs: every run of the sweep, in run order.
+        done: ids of runs stored with status ``ok`` (they would be skipped).
+        failed: ids of runs stored with status ``failed`` (they would be retried).
+    """
+
+    directory: Path
+    runs: list[RunSpec]
+    done: set[str]
+    failed: set[str]
+
+    @property
+    def to_run(self) -> int:
+        """The number of runs that would be simulated."""
+        return len(self.runs) - len(self.done)
+
+
+def default_directory(sweep: Sweep) -> Path:
+    """``results/<name>``, the default results store of ``sweep``."""
+    return Path("results") / _safe_name(sweep.name)
+
+
+def plan_sweep(sweep: Sweep, out: str | os.PathLike[str] | None = None) -> SweepPlan:
+    """Expand ``sweep`` and look up its runs in the store ``out``; writes nothing."""
+    directory = Path(out) if out is not None else default_directory(sweep)
+    specs = sweep.runs()
+    store = Store(directory)
+    done: set[str] = set()
+    failed: set[str] = set()
+    if store.runs_dir.is_dir():
+        stored = store.stored_ids()
+        for spec in specs:
+            record = store.read(spec.run_id) if spec.run_id in stored else None
+            if record is not None:
+                (done if record.ok else failed).add(spec.run_id)
+    return SweepPlan(directory, specs, done, failed)
 
 
 def run_sweep(
@@ -299,7 +359,7 @@ def run_sweep(
             and rerun, which reuses them).
         KeyboardInterrupt: the finished runs are stored; rerun to resume.
     """
-    directory = Path(out) if out is not None else Path("results") / _safe_name(sweep.name)
+    directory = Path(out) if out is not None else default_directory(sweep)
     specs = sweep.runs()
     parameters = sweep.parameters
     jobs = default_jobs() if jobs is None else max(1, int(jobs))
@@ -328,7 +388,7 @@ def run_sweep(
                 pending.append(spec)
         by_id = {s.run_id: s for s in pending}
 
-        with _Progress(console, len(specs), reused) as bar:
+        with _Progress(console, sweep.name, len(specs), reused) as bar:
 
             def done(raw: dict[str, Any]) -> None:
                 record = RunRecord.from_dict(raw)
