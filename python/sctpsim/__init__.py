@@ -1,25 +1,39 @@
 """sctpsim — a deterministic SCTP / IP network simulator.
 
 The simulation engine is written in Rust (the compiled ``sctpsim._core`` module);
-this package adds the Python front end:
+this package adds the Python front end.
 
-* :func:`run_file` runs a scenario file and returns a :class:`RunResult`, whose
-  ``scalars``, ``timeseries`` and ``events`` are pandas DataFrames;
-* :func:`sctpsim.results.write_run` saves a result directory atomically;
-* :mod:`sctpsim.cli` is the ``sctpsim`` command (``sctpsim --help``).
+One run:
+
+* :func:`load_scenario` / :meth:`Scenario.from_dict` build a :class:`Scenario`;
+  :meth:`Scenario.with_overrides` changes any key by its key path;
+* :func:`run` simulates it (the GIL is released meanwhile) and returns a
+  :class:`RunResult` whose ``scalars``, ``timeseries`` and ``events`` are pandas
+  DataFrames (with a ``unit`` column), ``flat_scalars`` a Series indexed by
+  ``kind/entity/metric``, and ``to_parquet(dir)`` writes them out;
+* :func:`run_file` is the same for a scenario file with ``KEY=VALUE`` overrides.
+
+Sweeps (parameters x replications, resumable, in parallel or on Dask):
+
+* :func:`load_sweep` / :meth:`Sweep.from_dict` read and check a sweep;
+* :func:`run_sweep` runs it into a results store and summarises it;
+* :func:`load_runs` reads a store's ``runs.parquet``; :func:`summarize` computes
+  n, mean, stdev and Student-t confidence intervals; :func:`plot_sweep` draws a
+  metric against a parameter.
 
 Example::
 
     import sctpsim
 
-    result = sctpsim.run_file("examples/two-path-cbr.toml", seed=1,
-                              overrides=["duration=5s"])
-    print(result.scalars.query("kind == 'flow' and metric == 'goodput'"))
-    queues = result.timeseries.query("metric == 'queue_packets'")
+    base = sctpsim.load_scenario("examples/two-path-cbr.toml", {"duration": "5s"})
+    result = sctpsim.run(base.set("links[1].delay", "40ms"), seed=3)
+    result.flat_scalars["flow/path1/goodput"]
 
 Scenario problems raise :class:`ScenarioError` (a ``ValueError``) with a one-line
-message naming the offending key; failures during the run raise
-:class:`SimulationError` (a ``RuntimeError``).
+message naming the offending key; ``e.key`` is the key path and ``e.reason`` what is
+wrong. Failures during the run raise :class:`SimulationError` (a ``RuntimeError``).
+Sweep problems raise :class:`SweepError` (a ``ValueError``, also with ``key`` and
+``reason``).
 """
 
 from __future__ import annotations
@@ -27,20 +41,61 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from sctpsim import _core
 from sctpsim._core import ScenarioError, SimulationError
 from sctpsim.results import RunResult
+from sctpsim.scenario import Scenario, load_scenario, run
+from sctpsim.sweep import Sweep, SweepError, load_sweep
+
+if TYPE_CHECKING:
+    from sctpsim.plot import plot_sweep
+    from sctpsim.runner import SweepOutcome, run_sweep
+    from sctpsim.stats import summarize
+    from sctpsim.store import load_runs
 
 __version__: str = _core.__version__
 
 __all__ = [
     "RunResult",
+    "Scenario",
     "ScenarioError",
     "SimulationError",
+    "Sweep",
+    "SweepError",
+    "SweepOutcome",
     "__version__",
+    "load_runs",
+    "load_scenario",
+    "load_sweep",
+    "plot_sweep",
+    "run",
     "run_file",
+    "run_sweep",
+    "summarize",
 ]
+
+# Imported on first use: they pull in scipy, matplotlib or multiprocessing, which a
+# single run (or a sweep worker process) does not need.
+_LAZY = {
+    "run_sweep": "sctpsim.runner",
+    "SweepOutcome": "sctpsim.runner",
+    "load_runs": "sctpsim.store",
+    "summarize": "sctpsim.stats",
+    "plot_sweep": "sctpsim.plot",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'sctpsim' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
 
 
 def run_file(
@@ -53,8 +108,8 @@ def run_file(
 
     Args:
         path: scenario file.
-        seed: master RNG seed; ``None`` uses the scenario's ``seed`` key (the
-            seed actually used is ``result.seed``).
+        seed: master RNG seed; ``None`` uses the scenario's ``seed`` key (the seed
+            actually used is ``result.seed``).
         overrides: ``KEY=VALUE`` strings applied on top of the file, e.g.
             ``["duration=30s", "links[0].delay=20ms"]``.
         capture_dir: directory for the pcap files the scenario asks for (created
@@ -66,10 +121,4 @@ def run_file(
         SimulationError: the run failed.
     """
     text = Path(path).read_text(encoding="utf-8")
-    capture: str | None = None
-    if capture_dir is not None:
-        # The core expects an existing directory; creating it here saves every
-        # caller the same boilerplate.
-        Path(capture_dir).mkdir(parents=True, exist_ok=True)
-        capture = os.fspath(capture_dir)
-    return RunResult(_core.run(text, list(overrides), seed, capture))
+    return Scenario(text, tuple(overrides), os.fspath(path)).run(seed, capture_dir)

@@ -27,6 +27,12 @@ class ScenarioError(ValueError):
     or, for TOML syntax errors, ``line 3, column 7: <parser message>``.
     """
 
+    key: str
+    """The key path (``"links[2].delay"``); ``""`` for whole-file problems such as TOML
+    syntax; ``"--set KEY=VALUE"`` when the override itself is malformed."""
+    reason: str
+    """What is wrong, without the key path (``str(e)`` is ``f"{key}: {reason}"``)."""
+
 class SimulationError(RuntimeError):
     """The engine or its I/O (for example writing a capture file) failed during a run."""
 

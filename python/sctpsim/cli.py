@@ -5,13 +5,16 @@ Commands::
     sctpsim run FILE [--seed N] [--out DIR] [--set KEY=VALUE ...] [--quiet]
     sctpsim check FILE... [--set KEY=VALUE ...] [--print]
     sctpsim params [--markdown]
+    sctpsim sweep FILE [--jobs N] [--out DIR] [--dask ADDRESS|local] [--quiet] [--dry-run]
+    sctpsim plot DIR --x PARAM --y METRIC [--hue PARAM] [--where KEY=VALUE ...]
 
 Error handling is uniform and script-friendly: every expected failure prints exactly
 one line ``error: ...`` on stderr — never a traceback — and exits with
 
 * 2 for anything wrong with the input: scenario errors, unreadable files, bad
   ``--set`` values, command-line usage errors;
-* 1 when the simulation itself fails or results cannot be written;
+* 1 when the simulation itself fails or results cannot be written (for a sweep:
+  when any run failed, after every other run has finished and been stored);
 * 130 when interrupted (Ctrl-C).
 
 click runs with ``standalone_mode=False`` so that its own usage errors go through
@@ -30,11 +33,12 @@ from typing import Any, NoReturn
 import click
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from sctpsim import _core
 from sctpsim._core import ScenarioError, SimulationError
 from sctpsim.results import RunResult, atomic_output_dir
-from sctpsim.summary import print_summary, summary_console
+from sctpsim.summary import print_summary, summary_console, sweep_tables
 
 __all__ = ["cli", "main", "params_markdown"]
 
@@ -287,6 +291,8 @@ def cli() -> None:
       sctpsim run examples/two-path-cbr.toml --seed 7 --set duration=10s --out /tmp/r
       sctpsim check examples/*.toml
       sctpsim params --markdown > docs/scenario-reference.md
+      sctpsim sweep examples/sweeps/two-path-delay.toml --jobs 4
+      sctpsim plot results/two-path-delay --x 'links[1].delay' --y flow/path1/delay_mean
 
     Errors are reported as one line starting with "error:"; the exit status is 2 for
     invalid input, 1 for a failed run.
@@ -425,6 +431,243 @@ def params(markdown: bool) -> None:
         click.echo(params_markdown(items), nl=False)
     else:
         _print_params_table(items, summary_console())
+
+
+_SWEEP_HELP = """Run the sweep in FILE: a grid of parameters x replications, in parallel.
+
+\b
+A sweep file (TOML; full reference in docs/sweeps.md):
+  scenario = "base.toml"          # base scenario, relative to this file
+  seed = 1                        # master seed; each run's seed derives from it
+  replications = 5                # runs per parameter combination
+  metrics = ["flow/path1/goodput", "flow/*/loss_rate"]   # KIND/ENTITY/METRIC
+  [set]                           # fixed overrides for every run
+  duration = "5s"
+  [grid]                          # cartesian product (quote key paths)
+  "links[1].delay" = ["10ms", "20ms", "40ms"]
+  [[zip]]                         # lists varied together, equal lengths
+  "apps[2].rate" = ["2Mbps", "4Mbps"]
+  "apps[2].packet_size" = ["500B", "1000B"]
+
+Each finished run is written at once to DIR/runs/ (default results/<name>).
+Rerunning the same command resumes: finished runs are skipped, failed ones
+retried; a run whose resolved inputs changed (sweep, scenario or sctpsim
+version) is run again. At the end, DIR/runs.parquet holds one row per run
+(parameters, seed, status, error, one column per scalar) and DIR/summary.csv
+the n, mean, stdev and 95% confidence interval (Student t) per combination
+and metric. Failed runs are listed, and make the exit status 1.
+
+\b
+Examples:
+  sctpsim sweep examples/sweeps/two-path-delay.toml
+  sctpsim sweep sweep.toml --jobs 8 --out results/delay
+  sctpsim sweep sweep.toml --dask local --jobs 4
+  sctpsim sweep sweep.toml --dask tcp://scheduler.example:8786
+  sctpsim sweep sweep.toml --dry-run      # check it and list the runs
+"""
+
+
+@cli.command(help=_SWEEP_HELP, short_help="Run a parameter sweep with replications.")
+@_FILE_ARG
+@click.option(
+    "--jobs",
+    "-j",
+    type=click.IntRange(1, None),
+    default=None,
+    metavar="N",
+    help="Parallel runs (local processes, or workers with --dask local). "
+    "Default: one per CPU; 1 runs in this process.",
+)
+@click.option(
+    "--out",
+    "out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    metavar="DIR",
+    help="Results directory. Default: results/<sweep name>. An existing one is resumed.",
+)
+@click.option(
+    "--dask",
+    "dask",
+    default=None,
+    metavar="ADDRESS|local",
+    help="Run on a Dask cluster: 'local' starts one here; an address such as "
+    "tcp://host:8786 uses an existing scheduler (see docs/sweeps.md for Slurm/PBS).",
+)
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar or tables; print only DIR.")
+@click.option(
+    "--dry-run",
+    is_flag=True,
+    help="Check the sweep file and list the runs, and how many DIR already holds; run nothing.",
+)
+def sweep(
+    file: str, jobs: int | None, out: Path | None, dask: str | None, quiet: bool, dry_run: bool
+) -> None:
+    from sctpsim.runner import ExecutorError, plan_sweep, run_sweep
+    from sctpsim.stats import MetricError
+    from sctpsim.store import StoreError
+    from sctpsim.sweep import SweepError, load_sweep
+
+    try:
+        definition = load_sweep(file)
+    except SweepError as e:
+        _fail(f"{file}: {_one_line(str(e))}")
+    if dry_run:
+        _print_plan(definition, plan_sweep(definition, out))
+        return
+    if dask is not None and not dask.strip():
+        _fail("--dask: expected 'local' or a scheduler address such as tcp://127.0.0.1:8786")
+    try:
+        outcome = run_sweep(
+            definition,
+            out,
+            jobs=jobs,
+            dask=dask,
+            progress=False if quiet else Console(stderr=True),
+        )
+    except SweepError as e:
+        _fail(f"{file}: {_one_line(str(e))}")
+    except MetricError as e:
+        _fail(
+            f"{file}: metrics[{e.index}]: {_one_line(str(e))} (the runs are stored; rerun after fixing it)"
+        )
+    except StoreError as e:
+        _fail(_one_line(str(e)))
+    except ExecutorError as e:
+        _fail(_one_line(str(e)), EXIT_FAILURE)
+    except KeyboardInterrupt:
+        _fail(
+            "interrupted; finished runs are stored, rerun the same command to resume",
+            EXIT_INTERRUPTED,
+        )
+    except OSError as e:
+        _fail(f"writing results: {_one_line(str(e))}", EXIT_FAILURE)
+
+    failed = len(outcome.failed)
+    if quiet:
+        click.echo(str(outcome.directory))
+    else:
+        console = summary_console()
+        console.print(
+            f"[bold]{definition.name}[/bold]  {outcome.total} runs: {outcome.total - failed} ok, "
+            f"{failed} failed  ({outcome.executed} run now, {outcome.reused} reused)"
+        )
+        for item in sweep_tables(outcome.summary, outcome.failed, definition.parameters):
+            if isinstance(item, Text):
+                console.print()
+            console.print(item)
+        console.print()
+        click.echo(f"results: {outcome.directory}")
+    if failed:
+        _fail(
+            f"{failed} of {outcome.total} runs failed; rerun the same command to retry them",
+            EXIT_FAILURE,
+        )
+
+
+def _print_plan(definition: Any, plan: Any) -> None:
+    """``sctpsim sweep --dry-run``: the combinations, the run count and the store's state."""
+    points = definition.points()
+    params = definition.parameters
+    console = summary_console()
+    console.print(
+        f"[bold]{definition.name}[/bold]  {len(points)} combinations x "
+        f"{definition.replications} replications = {len(plan.runs)} runs"
+    )
+    table = Table(title_justify="left")
+    table.add_column("#", justify="right", no_wrap=True)
+    for p in params:
+        table.add_column(p, no_wrap=True)
+    table.add_column("stored", justify="right", no_wrap=True)
+    table.add_column("note")
+    for i, point in enumerate(points):
+        specs = [r for r in plan.runs if r.point == i]
+        stored = sum(r.run_id in plan.done for r in specs)
+        invalid = next((r.error for r in specs if r.error), None)
+        table.add_row(
+            str(i),
+            *(v if isinstance(v, str) else str(v) for v in point.values()),
+            f"{stored}/{len(specs)}",
+            invalid or "",
+        )
+    console.print(table)
+    click.echo(
+        f"{plan.directory}: {len(plan.done)} finished, {len(plan.failed)} failed, "
+        f"{plan.to_run} to run"
+    )
+
+
+def _parse_where(
+    _ctx: click.Context, _param: click.Parameter, values: tuple[str, ...]
+) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for value in values:
+        key, sep, text = value.partition("=")
+        if not sep or not key.strip():
+            raise click.BadParameter(
+                f"{value!r} is not KEY=VALUE (for example --where 'links[0].delay=10ms')",
+                param_hint="'--where'",
+            )
+        out[key.strip()] = text.strip()
+    return out
+
+
+@cli.command(short_help="Plot a sweep's metric against a parameter.")
+@click.argument("directory", type=click.Path(), metavar="DIR")
+@click.option(
+    "--x", "x", required=True, metavar="PARAM", help="Parameter for the x axis (a key path)."
+)
+@click.option(
+    "--y",
+    "y",
+    required=True,
+    metavar="METRIC",
+    help="Scalar for the y axis, e.g. flow/path1/goodput.",
+)
+@click.option("--hue", default=None, metavar="PARAM", help="Parameter drawn as one line per value.")
+@click.option(
+    "--where",
+    multiple=True,
+    metavar="KEY=VALUE",
+    callback=_parse_where,
+    help="Keep only runs with this parameter value (repeatable); needed when "
+    "parameters other than --x and --hue vary.",
+)
+@click.option(
+    "--out",
+    default=None,
+    type=click.Path(path_type=Path),
+    metavar="PATH",
+    help="Output path without suffix. Default: DIR/plots/<y>_vs_<x>[_by_<hue>].",
+)
+def plot(
+    directory: str, x: str, y: str, hue: str | None, where: dict[str, str], out: Path | None
+) -> None:
+    """Draw METRIC against PARAM from a finished sweep in DIR, as PNG and SVG.
+
+    Each point is the mean over the replications, with the 95% confidence
+    interval (Student t) as error bars. Durations, rates and sizes on the x axis
+    are converted to s, bit/s and B.
+
+    \b
+    Examples:
+      sctpsim plot results/delay --x 'links[1].delay' --y flow/path1/delay_mean
+      sctpsim plot results/delay --x 'links[1].delay' --y flow/path1/goodput --hue 'links[3].loss.p'
+      sctpsim plot results/delay --x 'links[1].delay' --y flow/path1/goodput --where 'links[3].loss.p=0.01'
+    """
+    from sctpsim.plot import PlotError, plot_sweep
+    from sctpsim.store import StoreError
+
+    try:
+        paths = plot_sweep(directory, x, y, hue=hue, where=where, out=out)
+    except StoreError as e:
+        _fail(_one_line(str(e)))
+    except PlotError as e:
+        _fail(f"{directory}: {_one_line(str(e))}")
+    except OSError as e:
+        _fail(f"writing plot: {_one_line(str(e))}", EXIT_FAILURE)
+    for path in paths:
+        click.echo(str(path))
 
 
 # --------------------------------------------------------------------- main

@@ -45,6 +45,8 @@ __all__ = [
     "RESULT_FILES",
     "RunResult",
     "atomic_output_dir",
+    "scalar_name",
+    "split_scalar_name",
     "write_run",
 ]
 
@@ -84,6 +86,28 @@ def _check_lengths(what: str, columns: Mapping[str, Sized]) -> int:
         detail = ", ".join(f"{name}={n}" for name, n in lengths.items())
         raise ValueError(f"{what}: columns have different lengths ({detail})")
     return next(iter(lengths.values()), 0)
+
+
+def scalar_name(kind: str, entity: str, metric: str) -> str:
+    """The flat name of a scalar: ``"flow/path1/goodput"``, ``"iface/R1/eth0/utilization"``.
+
+    Kinds and metrics never contain ``/``, so :func:`split_scalar_name` can take a
+    flat name apart again even when the entity does (interfaces are ``NODE/IFACE``).
+    """
+    return f"{kind}/{entity}/{metric}"
+
+
+def split_scalar_name(name: str) -> tuple[str, str, str]:
+    """``"iface/R1/eth0/utilization"`` -> ``("iface", "R1/eth0", "utilization")``.
+
+    Raises:
+        ValueError: ``name`` has fewer than three ``/``-separated parts.
+    """
+    kind, sep1, rest = name.partition("/")
+    entity, sep2, metric = rest.rpartition("/")
+    if not (sep1 and sep2 and kind and entity and metric):
+        raise ValueError(f'{name!r} is not KIND/ENTITY/METRIC (e.g. "flow/path1/goodput")')
+    return kind, entity, metric
 
 
 def _str_column(values: Sequence[str]) -> pd.Series:
@@ -249,6 +273,24 @@ class RunResult:
                 raw["kind"], raw["entity"], raw["metric"], raw["value"], strict=True
             )
         }
+
+    @cached_property
+    def flat_scalars(self) -> pd.Series:
+        """Every scalar as one float, indexed by its flat name ``kind/entity/metric``.
+
+        ``series.attrs["units"]`` maps each name to its unit (``"bit/s"``, ``"s"``,
+        ``"1"`` for ratios, ``""`` when none). ``dict(result.flat_scalars)`` gives a
+        plain dictionary. These names are the scalar columns of a sweep's results.
+        """
+        raw = self._scalars_raw
+        names = [
+            scalar_name(k, e, m)
+            for k, e, m in zip(raw["kind"], raw["entity"], raw["metric"], strict=True)
+        ]
+        values = [math.nan if v is None else float(v) for v in raw["value"]]
+        series = pd.Series(values, index=pd.Index(names, dtype=str), dtype="float64", name="value")
+        series.attrs["units"] = dict(zip(names, (str(u) for u in raw["unit"]), strict=True))
+        return series
 
     def scalar(self, kind: str, entity: str, metric: str) -> float:
         """Value of one scalar, e.g. ``scalar("flow", "video", "goodput")``.

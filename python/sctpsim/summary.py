@@ -18,6 +18,7 @@ from collections.abc import Iterable
 from functools import partial
 from typing import IO, Literal
 
+import pandas as pd
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
@@ -29,8 +30,10 @@ __all__ = [
     "format_ms",
     "format_percent",
     "format_rate",
+    "format_sig",
     "print_summary",
     "summary_console",
+    "sweep_tables",
 ]
 
 #: Width used when the output is not a terminal (CI logs, files): wide enough for
@@ -325,3 +328,76 @@ def print_summary(result: RunResult, console: Console) -> None:
         if table is not None:
             console.print()
             console.print(table)
+
+
+# ------------------------------------------------------------------- sweeps
+
+
+def format_sig(x: float, digits: int = 4) -> str:
+    """A number with ``digits`` significant digits (``"1.235e+07"``, ``"0.01"``), or ``-``."""
+    if _bad(x):
+        return _MISSING
+    return f"{x:.{digits}g}"
+
+
+def _cell(value: object) -> str:
+    return (
+        value
+        if isinstance(value, str)
+        else format_sig(value)
+        if isinstance(value, float)
+        else str(value)
+    )
+
+
+def sweep_tables(
+    summary: pd.DataFrame, failed: pd.DataFrame, parameters: list[str]
+) -> list[Text | Table]:
+    """Per metric a heading and a table (mean, stdev, 95% CI per combination), then the
+    failed runs."""
+    tables: list[Text | Table] = []
+    show_failed = bool(len(failed))
+    for metric, rows in summary.groupby("metric", sort=False):
+        unit = str(rows["unit"].iloc[0]) if len(rows) else ""
+        tables.append(Text(f"{metric}" + (f" [{unit}]" if unit else ""), style="bold"))
+        table = _table(
+            "",
+            [
+                *((p, "left") for p in parameters),
+                ("n", "right"),
+                *((("failed", "right"),) if show_failed else ()),
+                ("mean", "right"),
+                ("stdev", "right"),
+                ("95% CI (Student t)", "right"),
+            ],
+        )
+        for values in rows.itertuples(index=False, name=None):
+            cells = dict(zip(rows.columns, values, strict=True))
+            low, high = cells["ci95_low"], cells["ci95_high"]
+            ci = _MISSING if _bad(low) else f"{format_sig(low)} .. {format_sig(high)}"
+            table.add_row(
+                *(_cell(cells[p]) for p in parameters),
+                str(cells["n"]),
+                *((str(cells["failed"]),) if show_failed else ()),
+                format_sig(cells["mean"]),
+                format_sig(cells["stdev"]),
+                ci,
+            )
+        tables.append(table)
+    if show_failed:
+        tables.append(Text(f"Failed runs ({len(failed)})", style="bold"))
+        errors = Table()
+        errors.add_column("run", justify="right", no_wrap=True)
+        for p in parameters:
+            errors.add_column(p, no_wrap=True)
+        errors.add_column("rep", justify="right", no_wrap=True)
+        errors.add_column("error", overflow="fold")
+        for _, r in failed.iterrows():
+            errors.add_row(
+                str(r["run"]),
+                *(_cell(r[p]) for p in parameters),
+                str(r["replication"]),
+                str(r["error"]),
+            )
+        tables.append(errors)
+    return tables

@@ -16,8 +16,15 @@ use pyo3::types::{PyBytes, PyDict};
 create_exception!(_core, ScenarioError, PyValueError, "An invalid scenario, sweep or override; the message names the key path.");
 create_exception!(_core, SimulationError, PyRuntimeError, "A failure while simulating or writing results.");
 
-fn scenario_error(e: scenario::ScenarioError) -> PyErr {
-    ScenarioError::new_err(e.to_string())
+/// `ScenarioError(message)` with two attributes: `key` (the key path, empty for whole-file
+/// problems such as TOML syntax) and `reason` (the message without the key path).
+fn scenario_error(py: Python<'_>, e: scenario::ScenarioError) -> PyErr {
+    let err = ScenarioError::new_err(e.to_string());
+    let value = err.value(py);
+    if let Err(attr_err) = value.setattr("key", &e.path).and_then(|()| value.setattr("reason", &e.message)) {
+        return attr_err;
+    }
+    err
 }
 
 fn sim_error(e: impl std::fmt::Display) -> PyErr {
@@ -43,8 +50,8 @@ fn params(py: Python<'_>) -> PyResult<Vec<Bound<'_, PyDict>>> {
 
 /// Validate scenario text with overrides; return the resolved scenario as TOML.
 #[pyfunction]
-fn check(text: &str, overrides: Vec<String>) -> PyResult<String> {
-    let s = scenario::parse(text, &overrides).map_err(scenario_error)?;
+fn check(py: Python<'_>, text: &str, overrides: Vec<String>) -> PyResult<String> {
+    let s = scenario::parse(text, &overrides).map_err(|e| scenario_error(py, e))?;
     Ok(s.resolved_toml(s.seed))
 }
 
@@ -52,7 +59,7 @@ fn check(text: &str, overrides: Vec<String>) -> PyResult<String> {
 #[pyfunction]
 #[pyo3(signature = (text, overrides, seed=None, capture_dir=None))]
 fn run<'py>(py: Python<'py>, text: &str, overrides: Vec<String>, seed: Option<u64>, capture_dir: Option<PathBuf>) -> PyResult<Bound<'py, PyDict>> {
-    let s = scenario::parse(text, &overrides).map_err(scenario_error)?;
+    let s = scenario::parse(text, &overrides).map_err(|e| scenario_error(py, e))?;
     let seed = seed.unwrap_or(s.seed);
     let (result, captures) = py.detach(|| {
         let built = s.build(seed, capture_dir.as_deref()).map_err(|e| format!("creating capture files: {e}"))?;

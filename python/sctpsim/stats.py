@@ -1,0 +1,145 @@
+"""Statistics over replications: n, mean, stdev and Student-t confidence intervals.
+
+:func:`summarize` groups the runs of a sweep by parameter combination and, for each
+metric, reports
+
+* ``n``: successful runs with a value for the metric;
+* ``mean`` and ``stdev`` (sample standard deviation, ``ddof=1``);
+* ``ci95_low`` / ``ci95_high``: ``mean ± t(0.975, n-1) · stdev / sqrt(n)``, the
+  95% confidence interval of the mean under Student's t distribution (NaN when
+  ``n < 2``);
+* ``failed``: runs of that combination that failed.
+
+Metrics may be glob patterns (``flow/*/goodput``), expanded against the scalar
+columns in their order.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import math
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["MetricError", "confidence_interval", "expand_metrics", "summarize"]
+
+CONFIDENCE = 0.95
+
+
+class MetricError(ValueError):
+    """A metric names no scalar; ``index`` is its position in the sweep's ``metrics``."""
+
+    def __init__(self, index: int, message: str) -> None:
+        super().__init__(message)
+        self.index = index
+
+
+def confidence_interval(
+    values: Sequence[float] | np.ndarray, confidence: float = CONFIDENCE
+) -> tuple[float, float, float, float, int]:
+    """``(mean, stdev, low, high, n)`` of ``values`` (NaN values are ignored).
+
+    The interval is Student's t for the mean; with fewer than two values the stdev
+    and the interval are NaN.
+    """
+    x = np.asarray(values, dtype=np.float64)
+    x = x[~np.isnan(x)]
+    n = int(x.size)
+    if n == 0:
+        return math.nan, math.nan, math.nan, math.nan, 0
+    mean = float(np.mean(x))
+    if n < 2:
+        return mean, math.nan, math.nan, math.nan, n
+    from scipy import stats as scipy_stats  # imported here: workers never need it
+
+    stdev = float(np.std(x, ddof=1))
+    half = float(scipy_stats.t.ppf(0.5 + confidence / 2, n - 1)) * stdev / math.sqrt(n)
+    return mean, stdev, mean - half, mean + half, n
+
+
+def expand_metrics(patterns: Sequence[str], scalars: Sequence[str]) -> list[str]:
+    """Scalar columns matching ``patterns`` (exact names or globs), without duplicates.
+
+    Raises:
+        MetricError: a pattern matches no scalar (the message suggests close names).
+    """
+    out: list[str] = []
+    for i, pattern in enumerate(patterns):
+        if any(c in pattern for c in "*?["):
+            matches = [s for s in scalars if fnmatch.fnmatchcase(s, pattern)]
+        else:
+            matches = [pattern] if pattern in scalars else []
+        if not matches:
+            raise MetricError(i, _no_match(pattern, scalars))
+        out.extend(m for m in matches if m not in out)
+    return out
+
+
+def _no_match(pattern: str, scalars: Sequence[str]) -> str:
+    import difflib
+
+    if not scalars:
+        return f'"{pattern}" matches no scalar (no run succeeded)'
+    close = difflib.get_close_matches(pattern, scalars, n=1, cutoff=0.6)
+    if close:
+        return f'"{pattern}" matches no scalar (did you mean "{close[0]}"?)'
+    prefix = pattern.rsplit("/", 1)[0] + "/"
+    same = [s.removeprefix(prefix) for s in scalars if s.startswith(prefix)]
+    if same:
+        return f'"{pattern}" matches no scalar ({prefix[:-1]} has: {", ".join(same)})'
+    return f'"{pattern}" matches no scalar (see the columns of runs.parquet)'
+
+
+def summarize(
+    runs: pd.DataFrame,
+    parameters: Sequence[str],
+    metrics: Sequence[str],
+    units: Mapping[str, str] | None = None,
+    confidence: float = CONFIDENCE,
+) -> pd.DataFrame:
+    """One row per (parameter combination, metric), in run order.
+
+    Args:
+        runs: one row per run with the parameter columns, ``status`` and the scalar
+            columns (e.g. from :func:`sctpsim.load_runs`).
+        parameters: parameter columns to group by.
+        metrics: scalar columns (already expanded).
+        units: scalar -> unit, for the ``unit`` column (default ``runs.attrs["units"]``).
+
+    Returns:
+        Columns: the parameters, ``metric``, ``unit``, ``n``, ``failed``, ``mean``,
+        ``stdev``, ``ci95_low``, ``ci95_high``.
+    """
+    units = dict(units if units is not None else runs.attrs.get("units", {}))
+    params = list(parameters)
+    rows: list[dict[str, object]] = []
+    if params:
+        groups = list(runs.groupby(params, sort=False, dropna=False))
+    else:
+        groups = [((), runs)]
+    for key, group in groups:
+        values = key if isinstance(key, tuple) else (key,)
+        ok = group[group["status"] == "ok"]
+        failed = int((group["status"] != "ok").sum())
+        for metric in metrics:
+            column = ok[metric] if metric in ok else pd.Series([], dtype="float64")
+            mean, stdev, low, high, n = confidence_interval(
+                column.to_numpy(dtype=np.float64, na_value=np.nan), confidence
+            )
+            row: dict[str, object] = dict(zip(params, values, strict=True))
+            row.update(
+                metric=metric,
+                unit=units.get(metric, ""),
+                n=n,
+                failed=failed,
+                mean=mean,
+                stdev=stdev,
+                ci95_low=low,
+                ci95_high=high,
+            )
+            rows.append(row)
+    columns = [*params, "metric", "unit", "n", "failed", "mean", "stdev", "ci95_low", "ci95_high"]
+    out = pd.DataFrame(rows, columns=columns)
+    return out.astype({"n": "int64", "failed": "int64"})

@@ -1,0 +1,406 @@
+"""The results store of a sweep: one Parquet row per run, written as each run finishes.
+
+Layout of a store directory ``DIR``::
+
+    runs/<run_id>.parquet   one row per finished run (ok or failed), written atomically
+    runs.parquet            every run of the sweep, one row each, in run order
+    summary.csv             n, mean, stdev and 95% confidence interval per combination
+    sweep.toml              a copy of the sweep file (for the record)
+    plots/                  what ``sctpsim plot`` draws
+
+Each finished run is written to a temporary file and renamed into ``runs/``: a run
+file exists completely or not at all, whatever happens to the process. Resuming
+reads ``runs/``: a run whose ``run_id`` (the hash of its resolved inputs) has a file
+with status ``ok`` is skipped; failed and missing runs are run again. Files of runs
+that are not in the current sweep (because the sweep or the scenario changed) are
+left alone and never read into the results.
+
+``runs.parquet`` is rebuilt from ``runs/`` and the sweep's run list, sorted by run
+order, so it has the same bytes however the runs were executed (one process,
+several, or a Dask cluster).
+
+Columns of ``runs.parquet``:
+
+* ``run`` (run order), ``run_id``;
+* one column per parameter, named by its key path (``links[1].delay``), holding
+  the value as written in the sweep file (tables as TOML text);
+* ``replication``, ``seed``, ``status`` (``ok`` / ``failed``), ``error``;
+* one float column per scalar, named ``kind/entity/metric``
+  (``flow/path1/goodput``); its unit is in the Parquet field metadata (``unit``),
+  and :func:`load_runs` puts all of them in ``df.attrs["units"]``. Scalars a run
+  did not produce (failed runs, or counters such as ``drops_link_down`` that only
+  exist when something happened) are null.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from sctpsim import _toml
+from sctpsim.sweep import RESERVED_COLUMNS, RunSpec
+
+__all__ = [
+    "RUNS_DIR",
+    "RUNS_FILE",
+    "SUMMARY_FILE",
+    "RunRecord",
+    "Store",
+    "StoreError",
+    "load_runs",
+]
+
+RUNS_DIR = "runs"
+RUNS_FILE = "runs.parquet"
+SUMMARY_FILE = "summary.csv"
+SWEEP_COPY = "sweep.toml"
+LOCK_FILE = ".lock"
+_META_KEY = b"sctpsim"
+_RUN_FILE = re.compile(r"[0-9a-f]{20}\.parquet")
+
+
+class StoreError(Exception):
+    """The directory cannot be used as a results store (or read as one)."""
+
+
+@dataclass
+class RunRecord:
+    """The outcome of one run as stored: status, error and scalars (name -> value, unit)."""
+
+    run_id: str
+    status: str
+    error: str | None = None
+    scalars: dict[str, float] = field(default_factory=dict)
+    units: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "run_id": self.run_id,
+            "status": self.status,
+            "error": self.error,
+            "scalars": dict(self.scalars),
+            "units": dict(self.units),
+        }
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> RunRecord:
+        return cls(
+            run_id=str(d["run_id"]),
+            status=str(d["status"]),
+            error=None if d.get("error") is None else str(d["error"]),
+            scalars={str(k): float(v) for k, v in dict(d.get("scalars") or {}).items()},
+            units={str(k): str(v) for k, v in dict(d.get("units") or {}).items()},
+        )
+
+
+# -------------------------------------------------------------- parameter columns
+
+
+def _parameter_column(values: Sequence[Any]) -> pa.Array:
+    """One typed column for a parameter's values.
+
+    Booleans, integers and strings keep their type; integers mixed with floats
+    become floats; anything else (tables, lists, mixed types) becomes text:
+    strings as they are, other values as TOML literals.
+    """
+    kinds = {type(v) for v in values}
+    if kinds == {bool}:
+        return pa.array(values, type=pa.bool_())
+    if kinds == {int}:
+        return pa.array(values, type=pa.int64())
+    if kinds and kinds <= {int, float}:
+        return pa.array([float(v) for v in values], type=pa.float64())
+    return pa.array(
+        [v if isinstance(v, str) else _toml.literal(v) for v in values], type=pa.string()
+    )
+
+
+def _scalar_field(name: str, unit: str) -> pa.Field:
+    return pa.field(name, pa.float64(), nullable=True, metadata={"unit": unit})
+
+
+# ------------------------------------------------------------------------ store
+
+
+class Store:
+    """A results directory, opened for one sweep (see the module docs).
+
+    Use as a context manager: it holds an exclusive lock on ``DIR/.lock`` so that
+    two sweeps cannot write the same store at once.
+    """
+
+    def __init__(self, directory: str | os.PathLike[str]) -> None:
+        self.directory = Path(directory)
+        self.runs_dir = self.directory / RUNS_DIR
+        self._lock: Any = None
+
+    # ------------------------------------------------------------- opening
+
+    def __enter__(self) -> Store:
+        self.open()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def open(self) -> None:
+        """Create (or reopen) the store, lock it and clear leftovers of killed writers.
+
+        Raises:
+            StoreError: the directory holds other files, or another sweep is using it.
+        """
+        d = self.directory
+        if d.exists() and not d.is_dir():
+            raise StoreError(f"{d} exists and is not a directory")
+        if d.is_dir() and any(d.iterdir()) and not self.runs_dir.is_dir():
+            raise StoreError(
+                f"{d} exists and does not look like an sctpsim sweep directory; refusing to use it"
+            )
+        self.runs_dir.mkdir(parents=True, exist_ok=True)
+        self._acquire_lock()
+        for leftover in [*self.runs_dir.glob(".*.tmp"), *d.glob(".*.tmp")]:
+            with contextlib.suppress(OSError):
+                leftover.unlink()
+        for name in (RUNS_FILE, SUMMARY_FILE):
+            # Rebuilt when the sweep completes; removing them now means a store
+            # whose sweep was interrupted never shows a stale, complete-looking table.
+            with contextlib.suppress(FileNotFoundError):
+                (d / name).unlink()
+
+    def _acquire_lock(self) -> None:
+        try:
+            import fcntl
+        except ImportError:  # pragma: no cover - not POSIX: no locking
+            return
+        f = (self.directory / LOCK_FILE).open("a+")
+        try:
+            fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            f.close()
+            raise StoreError(f"{self.directory} is in use by another sweep") from None
+        self._lock = f
+
+    def close(self) -> None:
+        if self._lock is not None:
+            self._lock.close()  # releases the lock
+            self._lock = None
+
+    # -------------------------------------------------------------- runs
+
+    def run_path(self, run_id: str) -> Path:
+        return self.runs_dir / f"{run_id}.parquet"
+
+    def stored_ids(self) -> set[str]:
+        """Run ids with a file in ``runs/``."""
+        return {
+            p.name.removesuffix(".parquet")
+            for p in self.runs_dir.iterdir()
+            if _RUN_FILE.fullmatch(p.name)
+        }
+
+    def read(self, run_id: str) -> RunRecord | None:
+        """The stored record of a run, or ``None`` if there is none (or it is unreadable)."""
+        path = self.run_path(run_id)
+        try:
+            table = pq.read_table(path)
+        except FileNotFoundError:
+            return None
+        except (OSError, pa.ArrowException):
+            return None  # damaged: treat as not run; it will be run and replaced
+        if table.num_rows != 1 or "status" not in table.column_names:
+            return None
+        row = table.to_pylist()[0]
+        if row.get("run_id") != run_id:
+            return None
+        scalars: dict[str, float] = {}
+        units: dict[str, str] = {}
+        for f in table.schema:
+            if "/" in f.name and row[f.name] is not None:
+                scalars[f.name] = float(row[f.name])
+                units[f.name] = (f.metadata or {}).get(b"unit", b"").decode("utf-8")
+        return RunRecord(run_id, str(row["status"]), row.get("error"), scalars, units)
+
+    def write(self, spec: RunSpec, record: RunRecord) -> Path:
+        """Write one run's row atomically (temporary file, then rename)."""
+        columns: dict[str, pa.Array] = {
+            "run_id": pa.array([spec.run_id], pa.string()),
+        }
+        fields = [pa.field("run_id", pa.string())]
+        for key, value in spec.parameters.items():
+            arr = _parameter_column([value])
+            columns[key] = arr
+            fields.append(pa.field(key, arr.type))
+        for name, arr in (
+            ("replication", pa.array([spec.replication], pa.int64())),
+            ("seed", pa.array([spec.seed], pa.int64())),
+            ("status", pa.array([record.status], pa.string())),
+            ("error", pa.array([record.error], pa.string())),
+        ):
+            columns[name] = arr
+            fields.append(pa.field(name, arr.type))
+        for name, value in record.scalars.items():
+            columns[name] = pa.array([value], pa.float64())
+            fields.append(_scalar_field(name, record.units.get(name, "")))
+        table = pa.Table.from_arrays(list(columns.values()), schema=pa.schema(fields))
+        dest = self.run_path(spec.run_id)
+        tmp = self.runs_dir / f".{spec.run_id}.{os.getpid()}.tmp"
+        try:
+            pq.write_table(table, tmp, compression="zstd")
+            os.replace(tmp, dest)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+            raise
+        return dest
+
+    # ------------------------------------------------------ consolidation
+
+    def consolidate(
+        self,
+        specs: Sequence[RunSpec],
+        parameters: Sequence[str],
+        name: str,
+        known: Mapping[str, RunRecord] | None = None,
+    ) -> pa.Table:
+        """Build ``runs.parquet`` from the stored runs of ``specs`` (in their order).
+
+        ``known`` holds records already in memory (as written or read), by run id;
+        the others are read from ``runs/``. Runs without a record are left out. The
+        file is written atomically and has the same bytes whatever order the runs
+        finished in.
+        """
+        known = known or {}
+        records = [(s, known.get(s.run_id) or self.read(s.run_id)) for s in specs]
+        done = [(s, r) for s, r in records if r is not None]
+        table = runs_table(done, parameters, name)
+        write_atomically(
+            self.directory / RUNS_FILE, lambda p: pq.write_table(table, p, compression="zstd")
+        )
+        return table
+
+
+def runs_table(
+    done: Sequence[tuple[RunSpec, RunRecord]], parameters: Sequence[str], name: str
+) -> pa.Table:
+    """The consolidated table (see the module docs for its columns)."""
+    specs = [s for s, _ in done]
+    arrays: list[pa.Array] = [
+        pa.array([s.index for s in specs], pa.int64()),
+        pa.array([s.run_id for s in specs], pa.string()),
+    ]
+    fields = [pa.field("run", pa.int64()), pa.field("run_id", pa.string())]
+    for key in parameters:
+        arr = _parameter_column([s.parameters[key] for s in specs])
+        arrays.append(arr)
+        fields.append(pa.field(key, arr.type))
+    for col, arr in (
+        ("replication", pa.array([s.replication for s in specs], pa.int64())),
+        ("seed", pa.array([s.seed for s in specs], pa.int64())),
+        ("status", pa.array([r.status for _, r in done], pa.string())),
+        ("error", pa.array([r.error for _, r in done], pa.string())),
+    ):
+        arrays.append(arr)
+        fields.append(pa.field(col, arr.type))
+    # Scalar columns in order of first appearance (the engine's own order).
+    units: dict[str, str] = {}
+    for _, r in done:
+        for scalar in r.scalars:
+            units.setdefault(scalar, r.units.get(scalar, ""))
+    for scalar, unit in units.items():
+        arrays.append(pa.array([r.scalars.get(scalar) for _, r in done], pa.float64()))
+        fields.append(_scalar_field(scalar, unit))
+    meta = {"name": name, "parameters": list(parameters)}
+    schema = pa.schema(
+        fields, metadata={_META_KEY: json.dumps(meta, sort_keys=True).encode("utf-8")}
+    )
+    return pa.Table.from_arrays(arrays, schema=schema)
+
+
+def write_atomically(dest: Path, write: Any) -> None:
+    """Call ``write(tmp_path)`` then rename the temporary file to ``dest``."""
+    tmp = dest.parent / f".{dest.name}.{os.getpid()}.tmp"
+    try:
+        write(tmp)
+        os.replace(tmp, dest)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise
+
+
+# ------------------------------------------------------------------- reading
+
+
+@dataclass
+class SweepRuns:
+    """A consolidated results table with what :func:`load_runs` knows about it."""
+
+    frame: pd.DataFrame
+    name: str
+    parameters: list[str]
+    units: dict[str, str]
+
+    @property
+    def scalars(self) -> list[str]:
+        return list(self.units)
+
+
+def read_runs(directory: str | os.PathLike[str]) -> SweepRuns:
+    """Read ``DIR/runs.parquet`` with its parameters and units.
+
+    Raises:
+        StoreError: there is no readable ``runs.parquet``.
+    """
+    path = Path(directory) / RUNS_FILE
+    try:
+        table = pq.read_table(path)
+    except FileNotFoundError:
+        raise StoreError(f"{path}: no such file (run the sweep to completion first)") from None
+    except (OSError, pa.ArrowException) as e:
+        raise StoreError(f"{path}: cannot read: {e}") from None
+    meta_raw = (table.schema.metadata or {}).get(_META_KEY)
+    if meta_raw is None:
+        raise StoreError(f"{path}: not an sctpsim sweep result (no sctpsim metadata)")
+    meta = json.loads(meta_raw)
+    units = {
+        f.name: (f.metadata or {}).get(b"unit", b"").decode("utf-8")
+        for f in table.schema
+        if f.name not in RESERVED_COLUMNS and f.name not in meta["parameters"]
+    }
+    frame = table.to_pandas()
+    frame.attrs["units"] = dict(units)
+    frame.attrs["parameters"] = list(meta["parameters"])
+    return SweepRuns(frame, str(meta.get("name", "")), list(meta["parameters"]), units)
+
+
+def load_runs(directory: str | os.PathLike[str]) -> pd.DataFrame:
+    """The runs of a finished sweep as a DataFrame, one row per run.
+
+    ``df.attrs["units"]`` maps each scalar column to its unit and
+    ``df.attrs["parameters"]`` lists the parameter columns.
+
+    Raises:
+        StoreError: ``DIR/runs.parquet`` is missing or unreadable.
+    """
+    return read_runs(directory).frame
+
+
+def iter_run_files(directory: str | os.PathLike[str]) -> Iterator[Path]:
+    """Every per-run file in a store (finished runs of any sweep written there)."""
+    runs = Path(directory) / RUNS_DIR
+    if runs.is_dir():
+        yield from sorted(p for p in runs.iterdir() if _RUN_FILE.fullmatch(p.name))
