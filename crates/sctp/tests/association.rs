@@ -206,6 +206,17 @@ fn receiver_config(c: Config) -> Config {
     Config { recv_buffer: 64 * 1024, ..c }
 }
 
+/// Two 10 Mbit/s paths, 10 ms each way; the client uploads without end, the server reads.
+fn unlimited_upload(client: Config, server: Config, seed: u64) -> Harness {
+    let mut h = Harness::new(client, server, 2, ms(10), seed);
+    h.links[0].rate_bps = 10_000_000;
+    h.links[1].rate_bps = 10_000_000;
+    h.connect();
+    h.apps[CLIENT] = harness::App { to_send: u64::MAX, msg_size: 1400, ..Default::default() };
+    h.apps[SERVER].reading = true;
+    h
+}
+
 /// Failover timing: the primary breaks; its T3-rtx was last restarted by the last SACK that
 /// crossed the primary link, and from then on each timeout doubles the RTO (capped at
 /// RTO.Max) until the error counter exceeds Path.Max.Retrans (RFC 9260 §6.3.3, §8.2).
@@ -218,12 +229,7 @@ fn failover_case(pmr: u32, rto_max_s: u64) {
         assoc_max_retrans: 100,
         ..Config::default()
     };
-    let mut h = Harness::new(sender_config(config.clone()), receiver_config(config), 2, ms(10), 21);
-    h.links[0].rate_bps = 10_000_000;
-    h.links[1].rate_bps = 10_000_000;
-    h.connect();
-    h.apps[CLIENT] = harness::App { to_send: u64::MAX, msg_size: 1400, ..Default::default() };
-    h.apps[SERVER].reading = true;
+    let mut h = unlimited_upload(sender_config(config.clone()), receiver_config(config), 21);
     let t_break = secs(5);
     h.run_until(t_break);
     h.set_link(0, false);
@@ -265,12 +271,7 @@ fn potentially_failed_moves_data_after_the_first_timeout() {
         pf_max_retrans: Some(0),
         ..Config::default()
     };
-    let mut h = Harness::new(sender_config(config.clone()), receiver_config(config), 2, ms(10), 23);
-    h.links[0].rate_bps = 10_000_000;
-    h.links[1].rate_bps = 10_000_000;
-    h.connect();
-    h.apps[CLIENT] = harness::App { to_send: u64::MAX, msg_size: 1400, ..Default::default() };
-    h.apps[SERVER].reading = true;
+    let mut h = unlimited_upload(sender_config(config.clone()), receiver_config(config), 23);
     h.run_until(secs(5));
     h.set_link(0, false);
     h.run_for(Duration::from_secs(30));
@@ -291,12 +292,7 @@ fn switchback_run(switchback: bool) -> Harness {
         switchback,
         ..Config::default()
     };
-    let mut h = Harness::new(config.clone(), config, 2, ms(10), 25);
-    h.links[0].rate_bps = 10_000_000;
-    h.links[1].rate_bps = 10_000_000;
-    h.connect();
-    h.apps[CLIENT] = harness::App { to_send: u64::MAX, msg_size: 1400, ..Default::default() };
-    h.apps[SERVER].reading = true;
+    let mut h = unlimited_upload(config.clone(), config, 25);
     h.run_until(secs(5));
     h.set_link(0, false);
     h.run_until(secs(20));

@@ -8,6 +8,7 @@ use simtime::{Duration, Instant};
 
 use crate::wire::{DataRef, GapAckBlock, SackChunk};
 
+use super::outbound::Fragment;
 use super::tsn::{tsn_gt, tsn_le};
 
 /// A complete user message, ready for the application.
@@ -34,17 +35,6 @@ pub(crate) enum DataOutcome {
     NoSpace,
     /// Stream identifier not negotiated (§6.5): acknowledged, data discarded.
     InvalidStream,
-}
-
-#[derive(Debug)]
-struct Fragment {
-    stream: u16,
-    ssn: u16,
-    ppid: u32,
-    unordered: bool,
-    beginning: bool,
-    ending: bool,
-    data: Vec<u8>,
 }
 
 #[derive(Debug, Default)]
@@ -158,15 +148,7 @@ impl Inbound {
             return DataOutcome::InvalidStream;
         }
         self.held += len;
-        let frag = Fragment {
-            stream: d.stream_id,
-            ssn: d.ssn,
-            ppid: d.ppid,
-            unordered: d.unordered,
-            beginning: d.beginning,
-            ending: d.ending,
-            data: d.user_data.to_vec(),
-        };
+        let frag = Fragment::from_data(d);
         if d.beginning && d.ending {
             self.complete(Message {
                 stream: frag.stream,

@@ -30,19 +30,33 @@ pub(crate) enum SentState {
     Marked(RtxKind),
 }
 
-/// A fragment of a user message: one DATA chunk's worth.
+/// A fragment of a user message: one DATA chunk's worth (queued or outstanding here,
+/// awaiting reassembly in the inbound half).
 #[derive(Debug)]
 pub(crate) struct Fragment {
-    stream: u16,
-    ssn: u16,
-    ppid: u32,
-    unordered: bool,
-    beginning: bool,
-    ending: bool,
-    data: Vec<u8>,
+    pub(crate) stream: u16,
+    pub(crate) ssn: u16,
+    pub(crate) ppid: u32,
+    pub(crate) unordered: bool,
+    pub(crate) beginning: bool,
+    pub(crate) ending: bool,
+    pub(crate) data: Vec<u8>,
 }
 
 impl Fragment {
+    /// An owned copy of a received DATA chunk.
+    pub(crate) fn from_data(d: &DataRef<'_>) -> Self {
+        Fragment {
+            stream: d.stream_id,
+            ssn: d.ssn,
+            ppid: d.ppid,
+            unordered: d.unordered,
+            beginning: d.beginning,
+            ending: d.ending,
+            data: d.user_data.to_vec(),
+        }
+    }
+
     fn data_ref(&self, tsn: u32) -> DataRef<'_> {
         DataRef {
             immediate: false,
@@ -146,14 +160,6 @@ impl Outbound {
             });
         }
         self.buffered += data.len() as u32;
-    }
-
-    fn total_flight(&self) -> u32 {
-        self.sent
-            .iter()
-            .filter(|s| s.state == SentState::InFlight)
-            .map(|s| s.frag.len())
-            .sum()
     }
 }
 
@@ -291,7 +297,9 @@ impl Association {
 
         // §6.2.1 D iv: rwnd = a_rwnd less the bytes still in flight.
         if update_rwnd {
-            self.out.peer_rwnd = sack.a_rwnd.saturating_sub(self.out.total_flight());
+            // The per-path flight sizes add up to the bytes in flight (no scan of the queue).
+            let in_flight: u32 = self.paths.iter().map(|p| p.flight_size).sum();
+            self.out.peer_rwnd = sack.a_rwnd.saturating_sub(in_flight);
         }
 
         // §6.3.2 R2/R3: stop T3 where nothing is outstanding; restart it where the earliest
