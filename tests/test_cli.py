@@ -335,3 +335,16 @@ def test_tcp_example_summary_shows_senders_and_groups(tmp_path: Path) -> None:
     scalars = (tmp_path / "out" / "scalars.csv").read_text()
     assert "group,cross,jain_index," in scalars
     assert "tcp,ftp-1,retransmissions," in scalars
+
+
+def test_sctp_example_summary_shows_failover(tmp_path: Path) -> None:
+    example = Path(__file__).parent.parent / "examples" / "failover.toml"
+    proc = sctpsim_cmd("run", example, "--out", tmp_path / "out", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    for title in ("SCTP receivers", "SCTP senders", "SCTP paths"):
+        assert title in proc.stdout
+    upload = next(line for line in proc.stdout.splitlines() if line.startswith("│ upload "))
+    # failover after 1+2+4+8+16+32 s of backed-off RTOs; the first retransmission on the
+    # alternate path one RTO after the break (plus the time to the next send).
+    assert "63.004" in upload and "1.004" in upload
+    assert re.search(r"│ upload/path0 +│ inactive", proc.stdout)

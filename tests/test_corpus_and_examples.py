@@ -83,6 +83,57 @@ def test_captures_decode_in_tshark_without_malformed_packets(tmp_path: Path) -> 
     assert len(count) == 2001
 
 
+def tshark_rows(exe: str, pcap: Path, *fields: str) -> list[list[str]]:
+    """One row per packet of ``fields``; SCTP checksums are verified as CRC-32C (RFC 9260
+    appendix B), which Wireshark does not do by default."""
+    args = [exe, "-r", str(pcap), "-o", "sctp.checksum:CRC-32C", "-T", "fields"]
+    for field in fields:
+        args += ["-e", field]
+    out = subprocess.run(args, capture_output=True, text=True, check=True).stdout
+    return [line.split("\t") for line in out.splitlines()]
+
+
+# Wireshark's expert severities; PI_WARN is allowed ("More than 100 TSNs were
+# gap-acknowledged in this SACK" is a legitimate SACK during a loss burst).
+_PI_ERROR = 0x00800000
+_SCTP = {"DATA": "0", "INIT": "1", "INIT ACK": "2", "SACK": "3", "HEARTBEAT": "4", "HEARTBEAT ACK": "5",
+         "COOKIE ECHO": "10", "COOKIE ACK": "11"}
+
+
+def test_sctp_captures_decode_with_valid_checksums(tmp_path: Path) -> None:
+    exe = tshark()
+    out = tmp_path / "out"
+    proc = sctpsim("run", str(ROOT / "examples" / "failover.toml"), "--out", str(out), "--set", "duration=20s",
+                   "--set", 'record.capture=["A/eth0", "A/eth1"]')
+    assert proc.returncode == 0, proc.stderr
+    chunks = {}
+    for name in ("A-eth0.pcap", "A-eth1.pcap"):
+        rows = tshark_rows(exe, out / name, "frame.time_epoch", "sctp.chunk_type", "sctp.checksum.status",
+                           "_ws.malformed", "_ws.expert.severity")
+        assert len(rows) > 100
+        assert all(r[3] == "" for r in rows), "malformed packets in " + name
+        # checksum status 1 = good (0 would be bad, 2 unverified).
+        assert {r[2] for r in rows} == {"1"}, name
+        severities = [int(s) for r in rows for s in r[4].split(",") if s]
+        assert all(s < _PI_ERROR for s in severities), name
+        chunks[name] = rows
+    primary_types = {t for r in chunks["A-eth0.pcap"] for t in r[1].split(",")}
+    # The handshake runs on the primary path; data and SACKs flow there until it breaks.
+    for chunk in ("INIT", "INIT ACK", "COOKIE ECHO", "COOKIE ACK", "DATA", "SACK"):
+        assert _SCTP[chunk] in primary_types, chunk
+    # The alternate path is confirmed by a heartbeat exchange right after set-up, carries
+    # no data while the primary works, and carries the first retransmission one RTO
+    # (1 s, RFC 9260 6.3.3 and 6.4) after the break at 10 s.
+    alternate = chunks["A-eth1.pcap"]
+    assert [r[1] for r in alternate[:4]] == [_SCTP["HEARTBEAT"], _SCTP["HEARTBEAT"], _SCTP["HEARTBEAT ACK"],
+                                              _SCTP["HEARTBEAT ACK"]]
+    first_data = next(float(r[0]) for r in alternate if _SCTP["DATA"] in r[1].split(","))
+    assert 11.0 < first_data < 11.01
+    # Both endpoints list both of their addresses (RFC 9260 5.1.2).
+    listed = tshark_rows(exe, out / "A-eth0.pcap", "sctp.parameter_ipv4_address")
+    assert ["10.1.0.1,10.2.0.1"] in listed and ["10.1.1.1,10.2.1.1"] in listed
+
+
 def test_reference_page_is_generated_from_the_schema() -> None:
     proc = sctpsim("params", "--markdown")
     assert proc.returncode == 0

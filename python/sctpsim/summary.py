@@ -4,8 +4,9 @@ The summary is built from the scalars only (no time series), so it is cheap even
 long runs. It is meant for people: numbers are rounded and given human units; the
 exact values are in ``scalars.csv``.
 
-TCP senders and flow groups (with Jain's fairness index) get tables of their own when the
-run has them. Tables for entities that do not exist in the run are skipped, and the node table is
+TCP senders, flow groups (with Jain's fairness index), SCTP associations (goodput,
+retransmissions, failover and switch-back times) and SCTP paths get tables of their own when
+the run has them. Tables for entities that do not exist in the run are skipped, and the node table is
 shown only when some node dropped packets (drops at nodes — no route, TTL expired —
 usually mean a misconfigured scenario, so they deserve to stand out).
 """
@@ -28,6 +29,7 @@ from sctpsim.results import RunResult
 __all__ = [
     "format_count",
     "format_ms",
+    "format_path_state",
     "format_percent",
     "format_rate",
     "format_sig",
@@ -215,6 +217,118 @@ def _tcp_table(result: RunResult) -> Table | None:
     return table
 
 
+_PATH_STATES = {0: "active", 1: "PF", 2: "inactive"}
+
+
+def format_path_state(code: float) -> str:
+    """The ``state`` code of an SCTP path (0, 1, 2) as ``active``, ``PF`` or ``inactive``."""
+    if _bad(code):
+        return _MISSING
+    return _PATH_STATES.get(round(code), _MISSING)
+
+
+def _sctp_apps(result: RunResult, metric: str) -> list[str]:
+    """SCTP applications that reported ``metric``, in the order the core reported them."""
+    return [a for a in _entities(result, "sctp") if not _bad(result.scalar_or_nan("sctp", a, metric))]
+
+
+def _sctp_receivers_table(result: RunResult) -> Table | None:
+    apps = _sctp_apps(result, "delivered_bytes")
+    if not apps:
+        return None
+    table = _table(
+        "SCTP receivers",
+        [
+            ("app", "left"),
+            ("delivered bytes", "right"),
+            ("messages", "right"),
+            ("goodput", "right"),
+            ("delay mean ms", "right"),
+            ("p95 ms", "right"),
+            ("max ms", "right"),
+        ],
+    )
+    for app in apps:
+        s = partial(result.scalar_or_nan, "sctp", app)
+        table.add_row(
+            app,
+            format_count(s("delivered_bytes")),
+            format_count(s("delivered_messages")),
+            format_rate(s("goodput")),
+            format_ms(s("delay_mean")),
+            format_ms(s("delay_p95")),
+            format_ms(s("delay_max")),
+        )
+    return table
+
+
+def _sctp_senders_table(result: RunResult) -> Table | None:
+    apps = _sctp_apps(result, "sent_bytes")
+    if not apps:
+        return None
+    table = _table(
+        "SCTP senders (PF, failover, alternate-path retransmission, switch-back: "
+        "s after the primary broke)",
+        [
+            ("app", "left"),
+            ("sent bytes", "right"),
+            ("fast rtx", "right"),
+            ("T3 rtx", "right"),
+            ("T3 timeouts", "right"),
+            ("heartbeats", "right"),
+            ("PF", "right"),
+            ("failover", "right"),
+            ("alt rtx", "right"),
+            ("switch-back", "right"),
+        ],
+    )
+    for app in apps:
+        s = partial(result.scalar_or_nan, "sctp", app)
+        table.add_row(
+            app,
+            format_count(s("sent_bytes")),
+            format_count(s("fast_retransmissions")),
+            format_count(s("timeout_retransmissions")),
+            format_count(s("t3_timeouts")),
+            format_count(s("heartbeats_sent")),
+            format_float(s("pf_time"), digits=3),
+            format_float(s("failover_time"), digits=3),
+            format_float(s("first_alternate_rtx_time"), digits=3),
+            format_float(s("switch_back_time"), digits=3),
+        )
+    return table
+
+
+def _sctp_paths_table(result: RunResult) -> Table | None:
+    paths = _entities(result, "sctp_path")
+    if not paths:
+        return None
+    table = _table(
+        "SCTP paths (per destination address, state at the end)",
+        [
+            ("path", "left"),
+            ("state", "left"),
+            ("packets", "right"),
+            ("data bytes", "right"),
+            ("retransmitted", "right"),
+            ("acked", "right"),
+            ("T3 timeouts", "right"),
+        ],
+    )
+    for path in paths:
+        s = partial(result.scalar_or_nan, "sctp_path", path)
+        table.add_row(
+            path,
+            format_path_state(s("state")),
+            format_count(s("packets_sent")),
+            format_count(s("bytes_sent")),
+            format_count(s("bytes_retransmitted")),
+            format_count(s("bytes_acked")),
+            format_count(s("t3_timeouts")),
+        )
+    return table
+
+
 def _groups_table(result: RunResult) -> Table | None:
     groups = _entities(result, "group")
     if not groups:
@@ -321,6 +435,9 @@ def print_summary(result: RunResult, console: Console) -> None:
         _flows_table(result),
         _tcp_table(result),
         _groups_table(result),
+        _sctp_receivers_table(result),
+        _sctp_senders_table(result),
+        _sctp_paths_table(result),
         _ifaces_table(result),
         _nodes_table(result),
     )
