@@ -10,6 +10,7 @@ Runs are kept short with ``--set duration=1s``.
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -34,11 +35,17 @@ def seconds(value: object) -> float:
     return float(match.group(1).replace("_", "")) * _UNITS[match.group(2)]
 
 
-def sctpsim_cmd(*args: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]:
-    """Run ``python -m sctpsim ARGS`` in ``cwd``."""
+def sctpsim_cmd(
+    *args: str | Path, cwd: Path, columns: int | None = None
+) -> subprocess.CompletedProcess[str]:
+    """Run ``python -m sctpsim ARGS`` in ``cwd``, optionally as if on a ``columns``-wide terminal."""
+    env = None
+    if columns is not None:
+        env = {**os.environ, "COLUMNS": str(columns)}
     return subprocess.run(
         [sys.executable, "-m", "sctpsim", *map(str, args)],
         cwd=cwd,
+        env=env,
         capture_output=True,
         text=True,
         timeout=300,
@@ -339,12 +346,16 @@ def test_tcp_example_summary_shows_senders_and_groups(tmp_path: Path) -> None:
 
 def test_sctp_example_summary_shows_failover(tmp_path: Path) -> None:
     example = Path(__file__).parent.parent / "examples" / "failover.toml"
-    proc = sctpsim_cmd("run", example, "--out", tmp_path / "out", cwd=tmp_path)
+    proc = sctpsim_cmd("run", example, "--out", tmp_path / "out", cwd=tmp_path, columns=80)
     assert proc.returncode == 0, proc.stderr
-    for title in ("SCTP receivers", "SCTP senders", "SCTP paths"):
+    for title in ("SCTP receivers", "SCTP senders", "SCTP failover", "SCTP paths"):
         assert title in proc.stdout
-    upload = next(line for line in proc.stdout.splitlines() if line.startswith("│ upload "))
-    # failover after 1+2+4+8+16+32 s of backed-off RTOs; the first retransmission on the
-    # alternate path one RTO after the break (plus the time to the next send).
-    assert "63.004" in upload and "1.004" in upload
+    # A narrow terminal never gets numbers cut to "…"; the SCTP tables fit 80 columns.
+    assert "…" not in proc.stdout
+    sctp_part = proc.stdout[proc.stdout.index("SCTP receivers") : proc.stdout.index("Interfaces")]
+    assert max(map(len, sctp_part.splitlines())) <= 80
+    failover = next(line for line in proc.stdout.splitlines() if re.match(r"│ upload +│ +10\.000 ", line))
+    # The first retransmission on the alternate path one RTO after the break (plus the
+    # time to the next send); failover after 1+2+4+8+16+32 s of backed-off RTOs.
+    assert re.search(r"│ +- │ +1\.004 │ +63\.004 │ +63\.004 │ +- │$", failover), failover
     assert re.search(r"│ upload/path0 +│ inactive", proc.stdout)

@@ -34,6 +34,7 @@ __all__ = [
     "format_rate",
     "format_sig",
     "print_summary",
+    "print_table",
     "summary_console",
     "sweep_tables",
 ]
@@ -237,15 +238,15 @@ def _sctp_receivers_table(result: RunResult) -> Table | None:
     if not apps:
         return None
     table = _table(
-        "SCTP receivers",
+        "SCTP receivers (delay: end to end, ms)",
         [
             ("app", "left"),
-            ("delivered bytes", "right"),
+            ("bytes", "right"),
             ("messages", "right"),
             ("goodput", "right"),
-            ("delay mean ms", "right"),
-            ("p95 ms", "right"),
-            ("max ms", "right"),
+            ("mean", "right"),
+            ("p95", "right"),
+            ("max", "right"),
         ],
     )
     for app in apps:
@@ -267,8 +268,7 @@ def _sctp_senders_table(result: RunResult) -> Table | None:
     if not apps:
         return None
     table = _table(
-        "SCTP senders (PF, failover, alternate-path retransmission, switch-back: "
-        "s after the primary broke)",
+        "SCTP senders (retransmitted chunks)",
         [
             ("app", "left"),
             ("sent bytes", "right"),
@@ -276,10 +276,6 @@ def _sctp_senders_table(result: RunResult) -> Table | None:
             ("T3 rtx", "right"),
             ("T3 timeouts", "right"),
             ("heartbeats", "right"),
-            ("PF", "right"),
-            ("failover", "right"),
-            ("alt rtx", "right"),
-            ("switch-back", "right"),
         ],
     )
     for app in apps:
@@ -291,10 +287,42 @@ def _sctp_senders_table(result: RunResult) -> Table | None:
             format_count(s("timeout_retransmissions")),
             format_count(s("t3_timeouts")),
             format_count(s("heartbeats_sent")),
-            format_float(s("pf_time"), digits=3),
-            format_float(s("failover_time"), digits=3),
-            format_float(s("first_alternate_rtx_time"), digits=3),
-            format_float(s("switch_back_time"), digits=3),
+        )
+    return table
+
+
+def _sctp_failover_table(result: RunResult) -> Table | None:
+    # Only for runs where a fault broke a sender's primary path.
+    apps = _sctp_apps(result, "primary_break_at")
+    if not apps:
+        return None
+    table = _table(
+        "SCTP failover (s after the primary path broke)",
+        [
+            ("app", "left"),
+            ("broke at s", "right"),
+            ("PF", "right"),
+            ("alt rtx", "right"),
+            ("data moved", "right"),
+            ("failover", "right"),
+            ("switch-back", "right"),
+        ],
+    )
+    for app in apps:
+        s = partial(result.scalar_or_nan, "sctp", app)
+        table.add_row(
+            app,
+            format_float(s("primary_break_at"), digits=3),
+            *(
+                format_float(s(metric), digits=3)
+                for metric in (
+                    "pf_time",
+                    "first_alternate_rtx_time",
+                    "data_moved_time",
+                    "failover_time",
+                    "switch_back_time",
+                )
+            ),
         )
     return table
 
@@ -304,15 +332,15 @@ def _sctp_paths_table(result: RunResult) -> Table | None:
     if not paths:
         return None
     table = _table(
-        "SCTP paths (per destination address, state at the end)",
+        "SCTP paths (one per peer address; state at the end)",
         [
             ("path", "left"),
             ("state", "left"),
             ("packets", "right"),
-            ("data bytes", "right"),
-            ("retransmitted", "right"),
-            ("acked", "right"),
-            ("T3 timeouts", "right"),
+            ("data B", "right"),
+            ("rtx B", "right"),
+            ("acked B", "right"),
+            ("T3", "right"),
         ],
     )
     for path in paths:
@@ -416,6 +444,21 @@ def _nodes_table(result: RunResult) -> Table | None:
     return table
 
 
+def print_table(console: Console, table: Table) -> None:
+    """Print ``table`` at its natural width even on a narrower console: a terminal that
+    wraps a long line is better than numbers cut to ``…``."""
+    natural = console.measure(table, options=console.options.update_width(10_000)).maximum
+    narrow = console.width
+    if natural <= narrow:
+        console.print(table)
+        return
+    console.width = natural
+    try:
+        console.print(table)
+    finally:
+        console.width = narrow
+
+
 def header_line(result: RunResult) -> Text:
     """``two-path-cbr  seed 42  simulated 30 s  1,234,567 events``."""
     sim_time = result.scalar_or_nan("run", "run", "sim_time")
@@ -437,6 +480,7 @@ def print_summary(result: RunResult, console: Console) -> None:
         _groups_table(result),
         _sctp_receivers_table(result),
         _sctp_senders_table(result),
+        _sctp_failover_table(result),
         _sctp_paths_table(result),
         _ifaces_table(result),
         _nodes_table(result),
@@ -444,7 +488,7 @@ def print_summary(result: RunResult, console: Console) -> None:
     for table in tables:
         if table is not None:
             console.print()
-            console.print(table)
+            print_table(console, table)
 
 
 # ------------------------------------------------------------------- sweeps
