@@ -520,8 +520,8 @@ impl Parser {
         let config = Self::sctp_config(&mut s)?;
         r.put_table("sctp", s.finish());
         let role = if kind == "sctp-sink" {
-            let read_rate = r.opt_rate("read_rate")?.map(|bps| (bps / 8).max(1));
-            SctpRole::Sink { read_rate }
+            let drain_rate = r.opt_rate("drain_rate")?.map(|bps| (bps / 8).max(1));
+            SctpRole::Sink { drain_rate }
         } else {
             let peer_name = r.str("peer")?;
             let peer_node = self.node_ref(&peer_name).map_err(|m| r.error("peer", m))?;

@@ -309,7 +309,7 @@ pub static APP: Section = Section {
             "sctp-sink",
             &[
                 f("port", Ty::Int(1, 65535), Value("5000"), "", "SCTP port it listens on."),
-                f("read_rate", Ty::Rate, Absent("reads everything at once"), "bit/s", "Rate at which the application drains the receive buffer."),
+                f("drain_rate", Ty::Rate, Absent("reads everything as soon as it arrives"), "bit/s", "Rate at which the application reads the receive buffer (a slow reader shrinks the advertised window)."),
                 f("sctp", Ty::Table(&SCTP), Value("{}"), "", "Association parameters."),
             ],
         ),

@@ -112,9 +112,10 @@ pub enum Preset {
     Rfc9260,
     /// RFC 4960 §15 defaults (RTO.Initial 3 s) with RFC 4960's congestion-control rules.
     Rfc4960,
-    /// Linux defaults (include/net/sctp/constants.h and the net.sctp sysctls): RTO.Initial
-    /// 3 s, PF enabled with pf_retrans 0, ps_retrans 0xffff (no switchover), rmem_default
-    /// 212992-byte receive buffer.
+    /// Linux defaults: RTO.Initial 3 s (include/net/sctp/constants.h), PF enabled with
+    /// pf_retrans 0 and ps_retrans 0xffff, i.e. no switchover (net/sctp/protocol.c), and an
+    /// initial receive window of sk_rcvbuf / 2 (net/sctp/associola.c) with sk_rcvbuf =
+    /// net.core.rmem_default = 212992 bytes.
     Linux,
     /// FreeBSD defaults (netinet/sctp_constants.h, sctp_sysctl.h): RTO.Initial 3 s, PF off
     /// (path_pf_threshold 0xffff), 256 KiB receive space.
@@ -148,7 +149,7 @@ impl Preset {
             Preset::Linux => Config {
                 rto_initial: Duration::from_secs(3),
                 pf_max_retrans: Some(0),
-                recv_buffer: 212_992,
+                recv_buffer: 212_992 / 2,
                 send_buffer: 212_992,
                 ..base
             },

@@ -54,11 +54,11 @@ pub enum SctpRole {
         /// Requests per second.
         rate: f64,
     },
-    /// Accepts associations and reads; `read_rate` in bytes per second (`None`: at once).
+    /// Accepts associations and reads; `drain_rate` in bytes per second (`None`: at once).
     /// Requests (ppid 1) are answered.
     Sink {
         /// Application read rate, bytes per second.
-        read_rate: Option<u64>,
+        drain_rate: Option<u64>,
     },
 }
 
@@ -189,7 +189,7 @@ impl SctpApp {
     fn read(&mut self, ctx: &mut Ctx<'_>) {
         let now = ctx.now();
         let rate = match self.cfg.role {
-            SctpRole::Sink { read_rate } => read_rate,
+            SctpRole::Sink { drain_rate } => drain_rate,
             _ => None,
         };
         if rate.is_some() && self.read_pending {

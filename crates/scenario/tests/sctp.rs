@@ -1,0 +1,224 @@
+//! Whole-scenario SCTP checks: one association fills an uncongested path; a small receive
+//! buffer or a slow reader limits goodput as the window says; the failover, PF and
+//! switch-back examples move traffic when RFC 9260 and RFC 7829 say; the same seed gives the
+//! same results; SCTP and TCP share a bottleneck without either starving.
+#![allow(clippy::unwrap_used)]
+
+use netsim::world::RunResult;
+
+fn run(text: &str) -> RunResult {
+    let s = scenario::parse(text, &[]).unwrap();
+    s.build(s.seed, None).unwrap().world.run().unwrap()
+}
+
+fn example(name: &str) -> String {
+    std::fs::read_to_string(format!("{}/../../examples/{name}", env!("CARGO_MANIFEST_DIR"))).unwrap()
+}
+
+/// The samples of one time series as (seconds, value).
+fn series(r: &RunResult, entity: &str, metric: &str) -> Vec<(f64, f64)> {
+    let ts = &r.timeseries;
+    let Some(id) = ts.names.iter().position(|n| n.entity == entity && n.metric == metric) else {
+        panic!("no series {entity} {metric}")
+    };
+    (0..ts.value.len())
+        .filter(|&i| ts.series[i] as usize == id)
+        .map(|i| (ts.time_ns[i] as f64 * 1e-9, ts.value[i]))
+        .collect()
+}
+
+fn get(r: &RunResult, kind: &str, entity: &str, metric: &str) -> f64 {
+    r.scalars.get(kind, entity, metric).unwrap_or_else(|| panic!("no scalar {kind} {entity} {metric}"))
+}
+
+/// A – R – B, single-homed: a 1 Gbit/s access link and a `rate` bottleneck with `delay` one way
+/// and a 100-packet drop-tail queue; an unlimited SCTP upload from 0.5 s. `sink` and `sctp`
+/// are extra keys of the sink app and of both association tables.
+fn one_path(rate: &str, delay: &str, duration: &str, sink: &str, sctp: &str) -> String {
+    format!(
+        r#"
+duration = "{duration}"
+[[nodes]]
+name = "A"
+interfaces = [{{ address = "10.0.0.1" }}]
+[[nodes]]
+name = "R"
+kind = "router"
+interfaces = [{{ address = "10.0.0.2" }}, {{ address = "10.0.1.2" }}]
+[[nodes]]
+name = "B"
+interfaces = [{{ address = "10.0.1.1" }}]
+[[links]]
+ends = ["A/eth0", "R/eth0"]
+rate = "1Gbps"
+delay = "1ms"
+queue = {{ limit = 1000 }}
+[[links]]
+name = "bottleneck"
+ends = ["R/eth1", "B/eth0"]
+rate = "{rate}"
+delay = "{delay}"
+queue = {{ limit = 100 }}
+[[apps]]
+kind = "sctp-sink"
+name = "sink"
+node = "B"
+{sink}
+sctp = {{ {sctp} }}
+[[apps]]
+kind = "sctp-bulk"
+name = "up"
+node = "A"
+peer = "B"
+start = "0.5s"
+sctp = {{ {sctp} }}
+"#
+    )
+}
+
+#[test]
+fn one_association_fills_an_uncongested_path() {
+    // 1452 of every 1500 bytes on the wire are user data, so 96.8 % of the link rate is the
+    // most goodput can be; slow start and the queue-overflow losses that end it cost the rest.
+    let r = run(&one_path("10Mbps", "10ms", "60s", "", r#"recv_buffer = "1MiB""#));
+    let goodput = get(&r, "sctp", "sink", "goodput");
+    assert!(goodput >= 0.95 * 10e6, "goodput {goodput}");
+    assert!(get(&r, "iface", "R/eth1", "utilization") > 0.97);
+    assert_eq!(get(&r, "sctp", "up", "t3_timeouts"), 0.0, "loss is repaired by fast retransmit");
+}
+
+#[test]
+fn a_small_receive_buffer_limits_goodput_to_a_rwnd_over_rtt() {
+    // 100 Mbit/s, 20 ms each way: the 64 KiB window, not the link, is the limit.
+    let r = run(&one_path("100Mbps", "20ms", "30s", "", r#"recv_buffer = "64KiB""#));
+    let goodput = get(&r, "sctp", "sink", "goodput");
+    // RTT: 2 x (20 + 1) ms of propagation plus serialisation of a packet and its SACK.
+    let rtt = 2.0 * 21e-3 + 1500.0 * 8.0 / 100e6 + 1500.0 * 8.0 / 1e9;
+    let window = 65536.0 * 8.0 / rtt;
+    assert!((goodput / window - 1.0).abs() < 0.05, "goodput {goodput}, a_rwnd/RTT {window}");
+    assert_eq!(get(&r, "iface", "R/eth1", "drops"), 0.0);
+}
+
+#[test]
+fn a_slow_reader_limits_goodput_to_its_read_rate() {
+    let r = run(&one_path("10Mbps", "10ms", "60s", r#"drain_rate = "2Mbps""#, r#"recv_buffer = "64KiB""#));
+    let goodput = get(&r, "sctp", "sink", "goodput");
+    assert!((goodput / 2e6 - 1.0).abs() < 0.03, "goodput {goodput}");
+    // The sender is held back by the receiver's window, not by losses: the buffer fills, and
+    // a_rwnd settles near what the reader frees in one round trip (2 Mbit/s x ~24 ms = 6 kB).
+    assert_eq!(get(&r, "iface", "R/eth1", "drops"), 0.0);
+    let a_rwnd = series(&r, "sink", "a_rwnd");
+    assert!(a_rwnd.iter().filter(|&&(t, _)| t > 1.0).all(|&(_, v)| v < 16384.0), "{a_rwnd:?}");
+}
+
+#[test]
+fn failover_examples_move_traffic_when_the_rfcs_say() {
+    // failover.toml: RFC 9260 defaults; inactive after 1+2+4+8+16+32 s of backed-off T3-rtx
+    // timeouts (the break comes 4.28 ms after the last send before it, hence .004).
+    let r = run(&example("failover.toml"));
+    let t = |m: &str| get(&r, "sctp", "upload", m);
+    assert!((t("failover_time") - 63.004).abs() < 1e-3);
+    assert!((t("first_alternate_rtx_time") - 1.004).abs() < 1e-3);
+    assert_eq!(t("data_moved_time"), t("failover_time"));
+    assert_eq!(get(&r, "sctp_path", "upload/path0", "state"), 2.0);
+
+    // pf-failover.toml: PF after the first timeout, new data moves within a few RTTs
+    // (the retransmissions go first), the primary is inactive after the same 63 s.
+    let r = run(&example("pf-failover.toml"));
+    let t = |m: &str| get(&r, "sctp", "upload", m);
+    assert!((t("pf_time") - 1.004).abs() < 1e-3);
+    assert!(t("data_moved_time") > t("pf_time") && t("data_moved_time") < 1.5, "{}", t("data_moved_time"));
+    assert!((t("failover_time") - 63.004).abs() < 1e-3);
+
+    // switch-back.toml: inactive after 1+2+4 s, repaired at 30 s; back on the primary with
+    // the first HEARTBEAT ACK after the repair, which carries traffic again at the end.
+    let r = run(&example("switch-back.toml"));
+    let t = |m: &str| get(&r, "sctp", "upload", m);
+    assert!((t("failover_time") - 7.004).abs() < 1e-3);
+    let back = t("switch_back_time") + 10.0;
+    assert!(back > 30.0 && back < 60.0, "{back}");
+    assert_eq!(get(&r, "sctp_path", "upload/path0", "state"), 0.0);
+    let after: Vec<f64> =
+        series(&r, "upload/path0", "flight_size").into_iter().filter(|&(t, _)| t > back + 1.0).map(|(_, v)| v).collect();
+    assert!(!after.is_empty() && after.iter().all(|&v| v > 0.0), "no data on the primary after switch-back");
+}
+
+#[test]
+fn the_same_seed_gives_identical_results() {
+    let text = example("pf-failover.toml");
+    let (a, b) = (run(&text), run(&text));
+    assert_eq!(a.scalars, b.scalars);
+    let ts = |r: &RunResult| (r.timeseries.time_ns.clone(), r.timeseries.series.clone(), r.timeseries.value.clone());
+    assert_eq!(ts(&a), ts(&b));
+    assert_eq!(a.events, b.events);
+    // Another seed changes the heartbeat jitter, hence the results.
+    let s = scenario::parse(&text, &["seed=2".into()]).unwrap();
+    let c = s.build(s.seed, None).unwrap().world.run().unwrap();
+    assert_ne!(a.events, c.events);
+}
+
+#[test]
+fn sctp_and_tcp_share_a_bottleneck_without_either_starving() {
+    // Two senders behind R, 10 Mbit/s 10 ms bottleneck with a 100-packet drop-tail queue: one
+    // SCTP association (RFC 9260 congestion control) and one TCP NewReno connection, both
+    // with large enough buffers that only the network limits them.
+    let text = r#"
+duration = "120s"
+[[nodes]]
+name = "S"
+interfaces = [{ address = "10.0.0.1" }]
+[[nodes]]
+name = "T"
+interfaces = [{ address = "10.0.2.1" }]
+[[nodes]]
+name = "R"
+kind = "router"
+interfaces = [{ address = "10.0.0.2" }, { address = "10.0.2.2" }, { address = "10.0.1.2" }]
+[[nodes]]
+name = "D"
+interfaces = [{ address = "10.0.1.1" }]
+[[links]]
+ends = ["S/eth0", "R/eth0"]
+rate = "100Mbps"
+delay = "5ms"
+[[links]]
+ends = ["T/eth0", "R/eth1"]
+rate = "100Mbps"
+delay = "5ms"
+[[links]]
+ends = ["R/eth2", "D/eth0"]
+rate = "10Mbps"
+delay = "10ms"
+queue = { limit = 100 }
+[[apps]]
+kind = "sctp-sink"
+name = "sctp-sink"
+node = "D"
+sctp = { recv_buffer = "1MiB" }
+[[apps]]
+kind = "sctp-bulk"
+name = "sctp"
+node = "S"
+peer = "D"
+start = "1s"
+sctp = { recv_buffer = "1MiB" }
+[[apps]]
+kind = "tcp-sink"
+node = "D"
+tcp = { recv_buffer = "1MiB" }
+[[apps]]
+kind = "tcp-bulk"
+name = "tcp"
+node = "T"
+dst = "D"
+start = "1s"
+tcp = { cc = "newreno", send_buffer = "1MiB" }
+"#;
+    let r = run(text);
+    let sctp = get(&r, "sctp", "sctp-sink", "goodput");
+    let tcp = get(&r, "flow", "tcp", "goodput");
+    let share = sctp / (sctp + tcp);
+    println!("SCTP {:.2} Mbit/s, TCP {:.2} Mbit/s, SCTP share {:.3}", sctp / 1e6, tcp / 1e6, share);
+    assert!(sctp + tcp > 0.93 * 10e6, "together they fill the bottleneck");
+    assert!((0.3..=0.7).contains(&share), "SCTP share {share}");
+}
