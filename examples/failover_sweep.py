@@ -1,23 +1,18 @@
-"""Failover sweep, notebook style: a failover metric against Path.Max.Retrans, with
-95% confidence intervals over replications.
+"""Failover sweep, notebook style: SCTP failover time against Path.Max.Retrans, one line
+per RTO.Max, with 95% confidence intervals over replications.
 
-**What this example uses today.** The SCTP engine is not part of sctpsim yet, so
-there is no Path.Max.Retrans key and no failover-time scalar to sweep. The example
-runs the same workflow on today's UDP scenario ``examples/two-path-cbr.toml``, in
-which the R1-B link fails at 6 s and comes back later:
+The scenario is ``examples/failover.toml``: two multihomed hosts, two disjoint routed
+paths, a bulk upload over the primary path, whose last link breaks at t = 10 s. The sweep
+varies the sender's Path.Max.Retrans (``apps[1].sctp.path_max_retrans``) and RTO.Max
+(``apps[1].sctp.rto_max``) and reads ``sctp/upload/failover_time``: the time from the
+break until the sender marks the primary inactive.
 
-* ``PARAMETER`` is ``faults[1].at``, the instant the link is repaired (so the
-  outage lasts from 6 s to that instant) -- the stand-in for Path.Max.Retrans;
-* ``METRIC`` is ``flow/path1/loss_rate``, the loss rate of the UDP flow that
-  crosses the failed link -- the stand-in for the failover time;
-* 1% random loss on that flow's first link makes replications differ, so the
-  confidence intervals are not empty.
-
-To study SCTP failover once the engine lands, change only the four constants
-below: ``SCENARIO`` (the SCTP failover scenario), ``PARAMETER`` (its
-Path.Max.Retrans key), ``VALUES`` (e.g. ``[1, 2, 3, 4, 5]``) and ``METRIC`` (its
-failover-time scalar, ``kind/entity/metric``); ``FIXED`` holds overrides for every
-run. Everything else is generic.
+With RTO.Min = 1 s and no RTT above it, RFC 9260 makes the failover time the sum of the
+backed-off RTOs, 1 + 2 + 4 + ... capped at RTO.Max, Path.Max.Retrans + 1 terms. 1% random
+loss on the primary's first link makes replications differ: it moves the instant the
+retransmission timer was last started before the break, and a loss-induced timeout just
+before the break already counts as one error. Lower RTO.Min (``apps[1].sctp.rto_min``) to
+let measured RTTs matter.
 
 Run it as a script::
 
@@ -36,12 +31,15 @@ from pathlib import Path
 import sctpsim
 
 HERE = Path(__file__).resolve().parent
-SCENARIO = HERE / "two-path-cbr.toml"  # later: the SCTP failover scenario
-PARAMETER = "faults[1].at"  # later: the association's Path.Max.Retrans key
-VALUES = ["6.5s", "7s", "8s", "9s"]  # later: e.g. [1, 2, 3, 4, 5]
-METRIC = "flow/path1/loss_rate"  # later: the failover-time scalar
+SCENARIO = HERE / "failover.toml"
+PARAMETER = "apps[1].sctp.path_max_retrans"
+VALUES = [1, 2, 3, 4, 5]
+HUE = "apps[1].sctp.rto_max"
+HUE_VALUES = ["60s", "10s"]
+METRIC = "sctp/upload/failover_time"
 FIXED = {
-    "duration": "10s",
+    # Long enough for the slowest failover: 10 s + 63 s with the RFC 9260 defaults.
+    "duration": "80s",
     "links[0].loss": {"model": "bernoulli", "p": 0.01},
     "record.events": [],
     "record.capture": [],
@@ -58,7 +56,7 @@ def build_sweep(replications: int) -> sctpsim.Sweep:
             "replications": replications,
             "metrics": [METRIC],
             "set": FIXED,
-            "grid": {PARAMETER: VALUES},
+            "grid": {PARAMETER: VALUES, HUE: HUE_VALUES},
         }
     )
 
@@ -79,7 +77,9 @@ def main(argv: list[str] | None = None) -> None:
     # %% Look at the numbers: one row per parameter value
     summary = outcome.summary
     print(
-        summary[[PARAMETER, "n", "mean", "stdev", "ci95_low", "ci95_high"]].to_string(index=False)
+        summary[[HUE, PARAMETER, "n", "mean", "stdev", "ci95_low", "ci95_high"]].to_string(
+            index=False
+        )
     )
     runs = outcome.runs  # one row per run: parameters, seed, status, every scalar
     print(
@@ -87,7 +87,7 @@ def main(argv: list[str] | None = None) -> None:
     )
 
     # %% Plot the metric against the parameter with 95% confidence intervals
-    png, svg = sctpsim.plot_sweep(outcome.directory, x=PARAMETER, y=METRIC)
+    png, svg = sctpsim.plot_sweep(outcome.directory, x=PARAMETER, y=METRIC, hue=HUE)
     print(f"plots: {png} {svg}")
 
 
