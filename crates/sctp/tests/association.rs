@@ -388,3 +388,74 @@ fn out_of_the_blue_packets_get_abort_with_the_t_bit() {
 }
 
 
+
+#[test]
+fn association_fails_when_the_error_count_exceeds_association_max_retrans() {
+    // One path, so every T3-rtx timeout counts against the association (§8.1) as well as the
+    // path; the association closes at the timeout that takes its count past
+    // Association.Max.Retrans (3): the 4th, after 1 + 2 + 4 + 8 s of backed-off RTOs.
+    let config = Config { assoc_max_retrans: 3, ..Config::default() };
+    let mut h = Harness::new(sender_config(config.clone()), receiver_config(config), 1, ms(10), 5);
+    h.links[0].rate_bps = 10_000_000;
+    h.connect();
+    h.apps[CLIENT] = harness::App { to_send: u64::MAX, msg_size: 1400, ..Default::default() };
+    h.apps[SERVER].reading = true;
+    let t_break = secs(5);
+    h.run_until(t_break);
+    h.set_link(0, false);
+    h.run_for(Duration::from_secs(100));
+    let timeouts = h.event_times(CLIENT, |e| matches!(e, Event::T3Timeout { .. }));
+    let closed = h.event_times(CLIENT, |e| *e == Event::Closed { reason: CloseReason::AssociationFailure });
+    assert_eq!(timeouts.len(), 4, "{timeouts:?}");
+    assert!(timeouts[0] > t_break && timeouts[0] - t_break <= Duration::from_secs(1));
+    assert_eq!(closed, vec![timeouts[0] + Duration::from_secs(2 + 4 + 8)]);
+    assert_eq!(h.assoc_ref(CLIENT).state(), State::Closed);
+    assert_eq!(h.eps[CLIENT].poll_timeout(), None, "a failed association keeps no timers");
+}
+
+/// The SACK chunks the server sent, with the times they were sent.
+fn server_sacks(h: &Harness) -> Vec<Instant> {
+    h.sent.iter().filter(|(_, side, _, p)| *side == SERVER && p.get(12) == Some(&3)).map(|(t, ..)| *t).collect()
+}
+
+#[test]
+fn sacks_are_delayed_by_sack_delay_and_sent_at_once_on_every_second_packet() {
+    // §6.2: a packet with DATA is acknowledged within SACK.Delay (200 ms), and at least every
+    // second packet with DATA is acknowledged at once.
+    let mut h = connected(1, Config::default());
+    h.run_for(Duration::from_secs(1));
+    let before = server_sacks(&h).len();
+    let now = h.now;
+    h.assoc(CLIENT).send(0, 0, false, &[1; 100]).unwrap();
+    h.run_for(Duration::from_secs(1));
+    let sacks = server_sacks(&h);
+    assert_eq!(sacks.len(), before + 1);
+    // One-way delay 10 ms, then the delayed-ACK timer.
+    assert_eq!(sacks[before], now + ms(10) + ms(200));
+
+    // Two packets' worth at once: the second arrival is acknowledged immediately.
+    let now = h.now;
+    h.assoc(CLIENT).send(0, 0, false, &[2; 1400]).unwrap();
+    h.assoc(CLIENT).send(0, 0, false, &[3; 1400]).unwrap();
+    h.run_for(Duration::from_secs(1));
+    let sacks = server_sacks(&h);
+    assert_eq!(sacks.len(), before + 2);
+    assert_eq!(sacks[before + 1], now + ms(10), "no link rate: both packets arrive together");
+    assert_eq!(h.apps[SERVER].received.len(), 0, "the server app does not read; data stays buffered");
+}
+
+#[test]
+fn a_stale_cookie_is_reported_and_the_handshake_starts_again() {
+    // Valid.Cookie.Life shorter than the time the cookie spends in flight (20 ms round trip
+    // from INIT ACK to COOKIE ECHO): the server answers with a Stale Cookie error (§5.1.5),
+    // and the client starts over from INIT (§5.2.6), then gives up after Max.Init.Retransmits.
+    let server = Config { valid_cookie_life: ms(5), ..Config::default() };
+    let mut h = Harness::new(Config::default(), server, 1, ms(10), 3);
+    h.connect();
+    h.run_for(Duration::from_secs(1000));
+    assert!(h.eps[SERVER].stats().stale_cookies >= 1);
+    assert!(h.eps[SERVER].associations().iter().all(|a| a.state() != State::Established));
+    // The ERROR chunk (type 9) with cause 3 went out.
+    assert!(h.sent.iter().any(|(_, side, _, p)| *side == SERVER && p.get(12) == Some(&9)));
+    assert!(h.assoc_ref(CLIENT).state() == State::Closed);
+}
