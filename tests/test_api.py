@@ -44,7 +44,7 @@ def test_from_dict_runs_and_overrides_by_key_path() -> None:
 def test_dict_accepted_directly_and_same_as_toml() -> None:
     a = sctpsim.run(PAIR, seed=1)
     b = sctpsim.run(Scenario.from_toml(_toml.dumps(PAIR)), seed=1)
-    pd.testing.assert_frame_equal(a.scalars, b.scalars)
+    pd.testing.assert_series_equal(a.scalars, b.scalars)
 
 
 def test_load_scenario_with_overrides_matches_run_file() -> None:
@@ -56,18 +56,22 @@ def test_load_scenario_with_overrides_matches_run_file() -> None:
     f = sctpsim.run_file(
         EXAMPLE, seed=2, overrides=["duration=1s", 'links[3].loss={model="bernoulli", p=0.05}']
     )
-    pd.testing.assert_frame_equal(r.scalars, f.scalars)
+    pd.testing.assert_series_equal(r.scalars, f.scalars)
     assert r.scalar("flow", "path2", "loss_rate") > 0.02
 
 
-def test_flat_scalars_series_with_units() -> None:
+def test_scalars_series_with_units() -> None:
     r = sctpsim.run(EXAMPLE, seed=1, overrides={"duration": "1s"})
-    flat = r.flat_scalars
+    flat = r.scalars
     assert isinstance(flat, pd.Series)
     assert flat["flow/path1/goodput"] == r.scalar("flow", "path1", "goodput")
     assert flat.attrs["units"]["flow/path1/goodput"] == "bit/s"
     assert flat.attrs["units"]["iface/A/eth0/utilization"] == "1"
-    assert len(flat) == len(r.scalars)
+    assert len(flat) == len(r.scalar_table)
+    assert dict(flat)["flow/path1/goodput"] == flat["flow/path1/goodput"]
+    table = r.scalar_table
+    row = table[(table.entity == "path1") & (table.metric == "goodput")].iloc[0]
+    assert (row.kind, row.value, row.unit) == ("flow", flat["flow/path1/goodput"], "bit/s")
     assert sctpsim.results.split_scalar_name("iface/A/eth0/utilization") == (
         "iface",
         "A/eth0",

@@ -146,7 +146,7 @@ def test_attributes() -> None:
 
 
 def test_scalars_frame() -> None:
-    df = RunResult(make_raw()).scalars
+    df = RunResult(make_raw()).scalar_table
     assert list(df.columns) == ["kind", "entity", "metric", "value", "unit"]
     assert df["value"].dtype == np.float64
     assert len(df) == len(make_raw()["scalars"]["kind"])
@@ -187,8 +187,8 @@ def test_events_frame() -> None:
 
 def test_empty_result_has_typed_empty_frames() -> None:
     result = RunResult(make_empty_raw())
-    assert list(result.scalars.columns) == ["kind", "entity", "metric", "value", "unit"]
-    assert len(result.scalars) == 0 and len(result.timeseries) == 0 and len(result.events) == 0
+    assert list(result.scalar_table.columns) == ["kind", "entity", "metric", "value", "unit"]
+    assert len(result.scalar_table) == 0 and len(result.timeseries) == 0 and len(result.events) == 0
     assert result.timeseries["time_s"].dtype == np.float64
     assert list(result.events.columns) == ["time_s", "kind", "entity", "detail"]
 

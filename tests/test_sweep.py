@@ -238,7 +238,7 @@ def test_store_layout_and_columns(reference: Path) -> None:
     run = sctpsim.load_sweep(reference / "sweep.toml").runs()[4]
     single = sctpsim.run(sctpsim.Scenario(EXAMPLE.read_text(), run.overrides), seed=run.seed)
     row = df.iloc[4]
-    for name, value in single.flat_scalars.items():
+    for name, value in single.scalars.items():
         assert row[name] == value or (math.isnan(row[name]) and math.isnan(value))
 
 

@@ -8,9 +8,10 @@ One run:
 * :func:`load_scenario` / :meth:`Scenario.from_dict` build a :class:`Scenario`;
   :meth:`Scenario.with_overrides` changes any key by its key path;
 * :func:`run` simulates it (the GIL is released meanwhile) and returns a
-  :class:`RunResult` whose ``scalars``, ``timeseries`` and ``events`` are pandas
-  DataFrames (with a ``unit`` column), ``flat_scalars`` a Series indexed by
-  ``kind/entity/metric``, and ``to_parquet(dir)`` writes them out;
+  :class:`RunResult` whose ``scalars`` is a Series indexed by
+  ``kind/entity/metric`` (units in ``.attrs["units"]``), ``timeseries`` and ``events``
+  are DataFrames (``scalar_table`` is the scalars' long form with a unit column), and
+  ``to_parquet(dir)`` writes them out;
 * :func:`run_file` is the same for a scenario file with ``KEY=VALUE`` overrides.
 
 Sweeps (parameters x replications, resumable, in parallel or on Dask):
@@ -27,7 +28,7 @@ Example::
 
     base = sctpsim.load_scenario("examples/two-path-cbr.toml", {"duration": "5s"})
     result = sctpsim.run(base.set("links[1].delay", "40ms"), seed=3)
-    result.flat_scalars["flow/path1/goodput"]
+    result.scalars["flow/path1/goodput"]
 
 Scenario problems raise :class:`ScenarioError` (a ``ValueError``) with a one-line
 message naming the offending key; ``e.key`` is the key path and ``e.reason`` what is

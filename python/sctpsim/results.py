@@ -206,8 +206,9 @@ class RunResult:
     # ------------------------------------------------------------------ tables
 
     @cached_property
-    def scalars(self) -> pd.DataFrame:
-        """End-of-run scalars: columns kind, entity, metric, value (float), unit."""
+    def scalar_table(self) -> pd.DataFrame:
+        """End-of-run scalars in long form: columns kind, entity, metric, value (float), unit
+        (what ``scalars.csv`` holds)."""
         raw = self._scalars_raw
         return pd.DataFrame(
             {
@@ -275,12 +276,14 @@ class RunResult:
         }
 
     @cached_property
-    def flat_scalars(self) -> pd.Series:
-        """Every scalar as one float, indexed by its flat name ``kind/entity/metric``.
+    def scalars(self) -> pd.Series:
+        """Every scalar as one float, indexed by its flat name ``kind/entity/metric``
+        (``result.scalars["sctp/upload/failover_time"]``).
 
         ``series.attrs["units"]`` maps each name to its unit (``"bit/s"``, ``"s"``,
-        ``"1"`` for ratios, ``""`` when none). ``dict(result.flat_scalars)`` gives a
-        plain dictionary. These names are the scalar columns of a sweep's results.
+        ``"1"`` for ratios, ``""`` when none). ``dict(result.scalars)`` gives a plain
+        dictionary. These names are the scalar columns of a sweep's results; the long
+        form with a unit column is :attr:`scalar_table`.
         """
         raw = self._scalars_raw
         names = [
@@ -337,7 +340,7 @@ class RunResult:
             # float_format=None keeps Python's shortest round-trip repr: exact and
             # deterministic. NaN is written as "NaN", which pandas and spreadsheets
             # read back as not-a-number (an empty cell would be ambiguous).
-            self.scalars.to_csv(f, index=False, lineterminator="\n", na_rep="NaN")
+            self.scalar_table.to_csv(f, index=False, lineterminator="\n", na_rep="NaN")
         _write_parquet(self.timeseries, timeseries_path)
         _write_parquet(self.events, events_path)
         return paths

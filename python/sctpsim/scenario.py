@@ -12,7 +12,7 @@ Example::
     base = sctpsim.load_scenario("examples/two-path-cbr.toml")
     fast = base.with_overrides({"duration": "5s", "links[0].delay": "1ms"})
     result = sctpsim.run(fast, seed=3)
-    result.flat_scalars["flow/path1/goodput"]
+    result.scalars["flow/path1/goodput"]
 """
 
 from __future__ import annotations

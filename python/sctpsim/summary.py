@@ -128,13 +128,13 @@ def format_float(x: float, digits: int = 1) -> str:
 
 def _entities(result: RunResult, kind: str) -> list[str]:
     """Entities of ``kind``, in the order the core reported them."""
-    df = result.scalars
+    df = result.scalar_table
     return list(dict.fromkeys(df.loc[df["kind"] == kind, "entity"]))
 
 
 def _drop_reasons(result: RunResult, kind: str, entity: str) -> str:
     """``"queue_full=12, link_down=3"`` for the non-zero ``drops_<reason>`` scalars."""
-    df = result.scalars
+    df = result.scalar_table
     rows = df[(df["kind"] == kind) & (df["entity"] == entity)]
     parts = []
     for metric, value in zip(rows["metric"], rows["value"], strict=True):
