@@ -1,8 +1,10 @@
 //! Whole-scenario checks on the bundled example.
 #![allow(clippy::unwrap_used)]
 
+mod common;
+
 fn example() -> String {
-    std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/two-path-cbr.toml")).unwrap()
+    common::example("two-path-cbr.toml")
 }
 
 #[test]

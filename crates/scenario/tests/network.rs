@@ -3,49 +3,13 @@
 //! from first principles (computed here, independently of the simulator).
 #![allow(clippy::unwrap_used)]
 
-use netsim::world::RunResult;
+mod common;
 
-fn run(text: &str) -> RunResult {
-    let s = scenario::parse(text, &[]).unwrap_or_else(|e| panic!("{e}"));
-    s.build(s.seed, None).unwrap().world.run().unwrap()
-}
+use common::{event_times, get, run};
 
-fn get(r: &RunResult, kind: &str, entity: &str, metric: &str) -> f64 {
-    r.scalars.get(kind, entity, metric).unwrap_or_else(|| panic!("no scalar {kind} {entity} {metric}"))
-}
-
-/// Times (ns) of `kind` events at `entity`.
-fn event_times(r: &RunResult, kind: &str, entity: &str) -> Vec<u64> {
-    (0..r.events.kind.len()).filter(|&i| r.events.kind[i] == kind && r.events.entity[i] == entity).map(|i| r.events.time_ns[i]).collect()
-}
-
-/// H0 -- R -- H1 with the given link lines and app lines.
+/// H0 -- R -- H1 with the given link lines, a UDP sink on H1 and `extra` lines.
 fn chain(link0: &str, link1: &str, extra: &str) -> String {
-    format!(
-        r#"
-duration = "10s"
-[[nodes]]
-name = "H0"
-interfaces = [{{ address = "10.0.0.1" }}]
-[[nodes]]
-name = "R"
-kind = "router"
-interfaces = [{{ address = "10.0.0.2" }}, {{ address = "10.0.1.2" }}]
-[[nodes]]
-name = "H1"
-interfaces = [{{ address = "10.0.1.1" }}]
-[[links]]
-ends = ["H0/eth0", "R/eth0"]
-{link0}
-[[links]]
-ends = ["R/eth1", "H1/eth0"]
-{link1}
-[[apps]]
-kind = "udp-sink"
-node = "H1"
-{extra}
-"#
-    )
+    common::chain(link0, link1, &format!("[[apps]]\nkind = \"udp-sink\"\nnode = \"H1\"\n{extra}"))
 }
 
 #[test]

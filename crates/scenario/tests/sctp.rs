@@ -4,99 +4,50 @@
 //! same results; SCTP and TCP share a bottleneck without either starving.
 #![allow(clippy::unwrap_used)]
 
+mod common;
+
+use common::{example, get, run, run_with, series};
 use netsim::world::RunResult;
 
-fn run(text: &str) -> RunResult {
-    let s = scenario::parse(text, &[]).unwrap();
-    s.build(s.seed, None).unwrap().world.run().unwrap()
-}
-
-fn example(name: &str) -> String {
-    std::fs::read_to_string(format!(
-        "{}/../../examples/{name}",
-        env!("CARGO_MANIFEST_DIR")
-    ))
-    .unwrap()
-}
-
-/// The samples of one time series as (seconds, value).
-fn series(r: &RunResult, entity: &str, metric: &str) -> Vec<(f64, f64)> {
-    let ts = &r.timeseries;
-    let Some(id) = ts
-        .names
-        .iter()
-        .position(|n| n.entity == entity && n.metric == metric)
-    else {
-        panic!("no series {entity} {metric}")
-    };
-    (0..ts.value.len())
-        .filter(|&i| ts.series[i] as usize == id)
-        .map(|i| (ts.time_ns[i] as f64 * 1e-9, ts.value[i]))
-        .collect()
-}
-
-fn get(r: &RunResult, kind: &str, entity: &str, metric: &str) -> f64 {
-    r.scalars
-        .get(kind, entity, metric)
-        .unwrap_or_else(|| panic!("no scalar {kind} {entity} {metric}"))
-}
-
-/// A – R – B, single-homed: a 1 Gbit/s access link and a `rate` bottleneck with `delay` one way
-/// and a 100-packet drop-tail queue; an unlimited SCTP upload from 0.5 s. `sink` and `sctp`
-/// are extra keys of the sink app and of both association tables.
-fn one_path(rate: &str, delay: &str, duration: &str, sink: &str, sctp: &str) -> String {
-    format!(
-        r#"
-duration = "{duration}"
-[[nodes]]
-name = "A"
-interfaces = [{{ address = "10.0.0.1" }}]
-[[nodes]]
-name = "R"
-kind = "router"
-interfaces = [{{ address = "10.0.0.2" }}, {{ address = "10.0.1.2" }}]
-[[nodes]]
-name = "B"
-interfaces = [{{ address = "10.0.1.1" }}]
-[[links]]
-ends = ["A/eth0", "R/eth0"]
-rate = "1Gbps"
-delay = "1ms"
-queue = {{ limit = 1000 }}
-[[links]]
-name = "bottleneck"
-ends = ["R/eth1", "B/eth0"]
-rate = "{rate}"
-delay = "{delay}"
-queue = {{ limit = 100 }}
+/// H0 – R – H1, single-homed: a 1 Gbit/s, 1 ms access link and a `rate` bottleneck with
+/// `delay` one way and a 100-packet drop-tail queue; an unlimited SCTP upload from 0.5 s.
+/// `sink` and `sctp` are extra keys of the sink app and of both association tables.
+fn one_path(rate: &str, delay: &str, duration: &str, sink: &str, sctp: &str) -> RunResult {
+    let text = common::chain(
+        "rate = \"1Gbps\"\ndelay = \"1ms\"\nqueue = { limit = 1000 }",
+        &format!("rate = \"{rate}\"\ndelay = \"{delay}\"\nqueue = {{ limit = 100 }}"),
+        &format!(
+            r#"
 [[apps]]
 kind = "sctp-sink"
 name = "sink"
-node = "B"
+node = "H1"
 {sink}
 sctp = {{ {sctp} }}
 [[apps]]
 kind = "sctp-bulk"
 name = "up"
-node = "A"
-peer = "B"
+node = "H0"
+peer = "H1"
 start = "0.5s"
 sctp = {{ {sctp} }}
 "#
-    )
+        ),
+    );
+    run_with(&text, &[&format!("duration={duration}")])
 }
 
 #[test]
 fn one_association_fills_an_uncongested_path() {
     // 1452 of every 1500 bytes on the wire are user data, so 96.8 % of the link rate is the
     // most goodput can be; slow start and the queue-overflow losses that end it cost the rest.
-    let r = run(&one_path(
+    let r = one_path(
         "10Mbps",
         "10ms",
         "60s",
         "",
         r#"recv_buffer = "1MiB""#,
-    ));
+    );
     let goodput = get(&r, "sctp", "sink", "goodput");
     assert!(goodput >= 0.95 * 10e6, "goodput {goodput}");
     assert!(get(&r, "iface", "R/eth1", "utilization") > 0.97);
@@ -110,13 +61,13 @@ fn one_association_fills_an_uncongested_path() {
 #[test]
 fn a_small_receive_buffer_limits_goodput_to_a_rwnd_over_rtt() {
     // 100 Mbit/s, 20 ms each way: the 64 KiB window, not the link, is the limit.
-    let r = run(&one_path(
+    let r = one_path(
         "100Mbps",
         "20ms",
         "30s",
         "",
         r#"recv_buffer = "64KiB""#,
-    ));
+    );
     let goodput = get(&r, "sctp", "sink", "goodput");
     // RTT: 2 x (20 + 1) ms of propagation plus serialisation of a packet and its SACK.
     let rtt = 2.0 * 21e-3 + 1500.0 * 8.0 / 100e6 + 1500.0 * 8.0 / 1e9;
@@ -130,13 +81,13 @@ fn a_small_receive_buffer_limits_goodput_to_a_rwnd_over_rtt() {
 
 #[test]
 fn a_slow_reader_limits_goodput_to_its_read_rate() {
-    let r = run(&one_path(
+    let r = one_path(
         "10Mbps",
         "10ms",
         "60s",
         r#"drain_rate = "2Mbps""#,
         r#"recv_buffer = "64KiB""#,
-    ));
+    );
     let goodput = get(&r, "sctp", "sink", "goodput");
     assert!((goodput / 2e6 - 1.0).abs() < 0.03, "goodput {goodput}");
     // The sender is held back by the receiver's window, not by losses: the buffer fills, and
@@ -209,8 +160,7 @@ fn the_same_seed_gives_identical_results() {
     assert_eq!(ts(&a), ts(&b));
     assert_eq!(a.events, b.events);
     // Another seed changes the heartbeat jitter, hence the results.
-    let s = scenario::parse(&text, &["seed=2".into()]).unwrap();
-    let c = s.build(s.seed, None).unwrap().world.run().unwrap();
+    let c = run_with(&text, &["seed=2"]);
     assert_ne!(a.events, c.events);
 }
 

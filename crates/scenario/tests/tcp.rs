@@ -2,16 +2,9 @@
 //! RTTs share a drop-tail bottleneck fairly; the example with groups and a traffic mix runs.
 #![allow(clippy::unwrap_used)]
 
-use netsim::world::RunResult;
+mod common;
 
-fn run(text: &str) -> RunResult {
-    let s = scenario::parse(text, &[]).unwrap();
-    s.build(s.seed, None).unwrap().world.run().unwrap()
-}
-
-fn get(r: &RunResult, kind: &str, entity: &str, metric: &str) -> f64 {
-    r.scalars.get(kind, entity, metric).unwrap_or_else(|| panic!("no scalar {kind} {entity} {metric}"))
-}
+use common::{get, run};
 
 /// `n` TCP uploads behind R1 to D over a 10 Mbit/s, 10 ms bottleneck with a 100-packet queue.
 fn dumbbell(n: usize, duration: &str, cc: &str) -> String {
