@@ -25,7 +25,9 @@ from sctpsim import _core
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from sctpsim.reproduce import Comparison, Figure, Study
+    import pandas as pd
+
+    from sctpsim.reproduce import Comparison, Figure, Study, Table
     from sctpsim.sweep import Sweep
 
 __all__ = ["format_number", "markdown_to_html", "print_comparisons", "write_report"]
@@ -48,8 +50,12 @@ def format_number(value: Any, exact: bool = False) -> str:
         if "e" in text:
             return f"{x:g}"
         return text[:-2] if text.endswith(".0") else text
-    if x != 0 and (abs(x) >= 1e7 or abs(x) < 1e-3):
+    if x != 0 and (abs(x) >= 1e9 or abs(x) < 1e-3):
         return f"{x:.4e}"
+    if abs(x) >= 1e5:
+        return f"{x:.0f}"
+    if abs(x) >= 1e4:
+        return f"{x:.1f}"
     return f"{x:.5g}"
 
 
@@ -66,9 +72,25 @@ def _pct(value: Any) -> str:
     return f"{value:+.1f} %"
 
 
-def _cells(comparison: Comparison) -> tuple[list[str], list[list[str]]]:
+def _plain_cells(frame: pd.DataFrame) -> tuple[list[str], list[list[str]]]:
+    """Header and rows of a free-form table as display text."""
+    header = [str(c) for c in frame.columns]
+    rows = [
+        [format_number(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else str(v) for v in row]
+        for row in frame.itertuples(index=False)
+    ]
+    return header, rows
+
+
+def _is_comparison(table: Comparison | Table) -> bool:
+    return hasattr(table, "labels")
+
+
+def _cells(comparison: Comparison | Table) -> tuple[list[str], list[list[str]]]:
     """Header and rows of a comparison as display text."""
-    labels = comparison.labels
+    if not _is_comparison(comparison):
+        return _plain_cells(comparison.frame)
+    labels = comparison.labels  # type: ignore[union-attr]
     header = [*labels, "quantity", "unit", "paper", "ours (mean)", "95% CI", "n", "diff", "diff %"]
     rows: list[list[str]] = []
     for _, r in comparison.frame.iterrows():
@@ -91,7 +113,7 @@ def _cells(comparison: Comparison) -> tuple[list[str], list[list[str]]]:
 # ----------------------------------------------------------------- console
 
 
-def print_comparisons(console: Console, comparisons: Sequence[Comparison]) -> None:
+def print_comparisons(console: Console, comparisons: Sequence[Comparison | Table]) -> None:
     """Print each comparison table with its notes and discussion."""
     from rich.markdown import Markdown
     from rich.markup import escape
@@ -100,8 +122,9 @@ def print_comparisons(console: Console, comparisons: Sequence[Comparison]) -> No
     for c in comparisons:
         header, rows = _cells(c)
         table = Table(title=escape(c.title), title_justify="left", title_style="bold")
+        numeric_columns = _numeric_columns(c, header, rows)
         for h in header:
-            numeric = h in ("paper", "ours (mean)", "n", "diff", "diff %")
+            numeric = h in numeric_columns
             table.add_column(escape(h), justify="right" if numeric else "left", overflow="fold")
         notes = _notes(c)
         if notes:
@@ -117,8 +140,20 @@ def print_comparisons(console: Console, comparisons: Sequence[Comparison]) -> No
         console.print()
 
 
-def _notes(c: Comparison) -> list[str]:
+def _notes(c: Comparison | Table) -> list[str]:
+    if not _is_comparison(c):
+        return []
     return list(dict.fromkeys(n for n in c.frame["note"] if isinstance(n, str) and n))
+
+
+def _numeric_columns(c: Comparison | Table, header: list[str], rows: list[list[str]]) -> set[str]:
+    if _is_comparison(c):
+        return {"paper", "ours (mean)", "n", "diff", "diff %", "95% CI"}
+    return {
+        h
+        for i, h in enumerate(header)
+        if rows and all(re.fullmatch(r"[-+–\d.,e% \[\]]*", r[i]) for r in rows)
+    }
 
 
 # -------------------------------------------------------------------- HTML
@@ -203,16 +238,16 @@ def _md_table(lines: list[str]) -> str:
     return f"<table><tr>{head}</tr>{cells}</table>"
 
 
-def _table_html(c: Comparison) -> str:
+def _table_html(c: Comparison | Table) -> str:
     header, rows = _cells(c)
-    numeric = {"paper", "ours (mean)", "n", "diff", "diff %", "95% CI"}
+    numeric = _numeric_columns(c, header, rows)
     notes = _notes(c)
     head = "".join(f"<th>{html.escape(h)}</th>" for h in header)
     if notes:
         head += "<th>note</th>"
     body: list[str] = []
     for (_, r), cells in zip(c.frame.iterrows(), rows, strict=True):
-        missing = isinstance(r["ours"], float) and math.isnan(r["ours"])
+        missing = "ours" in r and isinstance(r["ours"], float) and math.isnan(r["ours"])
         tds = "".join(
             f'<td class="num">{html.escape(v)}</td>' if h in numeric else f"<td>{html.escape(v)}</td>"
             for h, v in zip(header, cells, strict=True)
@@ -239,7 +274,7 @@ def _figure_html(f: Figure) -> str:
 def write_report(
     path: Path,
     study: Study,
-    comparisons: Sequence[Comparison],
+    comparisons: Sequence[Comparison | Table],
     figures: Sequence[Figure],
     *,
     quick: bool,

@@ -15,7 +15,8 @@ link to it, so the studies ship inside the wheel as package data)::
 (:func:`sctpsim.run_sweep`: parallel, ``--dask``, resumable, one store per sweep), then
 calls the study's ``analysis.analyse(ctx)`` with a :class:`StudyContext`. The analysis
 returns :class:`Comparison` tables (the paper's number beside ours, with our 95% CI and
-the difference) and :class:`Figure` files; the framework writes the tables as CSV, prints
+the difference), free-form :class:`Table` s (results the paper has no number for) and
+:class:`Figure` files, in report order; the framework writes the tables as CSV, prints
 them, and writes one self-contained HTML report (:mod:`sctpsim.report`).
 
 ``study.toml``::
@@ -74,6 +75,7 @@ __all__ = [
     "StudyError",
     "StudyOutcome",
     "StudySweep",
+    "Table",
     "compare",
     "list_studies",
     "load_study",
@@ -293,6 +295,24 @@ class Comparison:
 
 
 @dataclass
+class Table:
+    """A table of the report with no paper numbers in it (for example our own test of a
+    paper's claim in a configuration the paper does not have): any columns.
+
+    Attributes:
+        id: file name of the CSV (``tables/<id>.csv``).
+        title: heading in the report.
+        frame: the table.
+        text: the discussion under it.
+    """
+
+    id: str
+    title: str
+    frame: pd.DataFrame
+    text: str = ""
+
+
+@dataclass
 class Figure:
     """A figure of the report: ``stem.png`` and ``stem.svg``, with a caption."""
 
@@ -465,7 +485,7 @@ class StudyOutcome:
     study: Study
     out: Path
     quick: bool
-    comparisons: list[Comparison]
+    comparisons: list[Comparison | Table]
     figures: list[Figure]
     report: Path
     failed_runs: int = 0
@@ -507,7 +527,7 @@ def run_study(
         _write_effective_sweep(entry, quick, directory / "sweep.toml")
     ctx = StudyContext(study, quick, out, outcomes)
     result = study.analysis().analyse(ctx)
-    comparisons = [c for c in result if isinstance(c, Comparison)]
+    comparisons = [c for c in result if isinstance(c, (Comparison, Table))]
     figures = [f for f in result if isinstance(f, Figure)]
     tables = out / "tables"
     tables.mkdir(exist_ok=True)
