@@ -23,9 +23,8 @@ from typing import TYPE_CHECKING, Any
 from sctpsim import _core
 
 if TYPE_CHECKING:
-    from rich.console import Console
-
     import pandas as pd
+    from rich.console import Console
 
     from sctpsim.reproduce import Comparison, Figure, Study, Table
     from sctpsim.sweep import Sweep
@@ -76,7 +75,10 @@ def _plain_cells(frame: pd.DataFrame) -> tuple[list[str], list[list[str]]]:
     """Header and rows of a free-form table as display text."""
     header = [str(c) for c in frame.columns]
     rows = [
-        [format_number(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else str(v) for v in row]
+        [
+            format_number(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else str(v)
+            for v in row
+        ]
         for row in frame.itertuples(index=False)
     ]
     return header, rows
@@ -96,7 +98,10 @@ def _cells(comparison: Comparison | Table) -> tuple[list[str], list[list[str]]]:
     for _, r in comparison.frame.iterrows():
         rows.append(
             [
-                *(format_number(r[k], exact=True) if isinstance(r[k], float) else str(r[k]) for k in labels),
+                *(
+                    format_number(r[k], exact=True) if isinstance(r[k], float) else str(r[k])
+                    for k in labels
+                ),
                 str(r["quantity"]),
                 str(r["unit"]),
                 format_number(r["paper"], exact=True),
@@ -232,9 +237,7 @@ def _md_table(lines: list[str]) -> str:
     rows = [[c.strip() for c in line.strip().strip("|").split("|")] for line in lines]
     body = [r for r in rows[1:] if not all(re.fullmatch(r":?-{2,}:?", c) for c in r)]
     head = "".join(f"<th>{_inline(c)}</th>" for c in rows[0])
-    cells = "".join(
-        "<tr>" + "".join(f"<td>{_inline(c)}</td>" for c in r) + "</tr>" for r in body
-    )
+    cells = "".join("<tr>" + "".join(f"<td>{_inline(c)}</td>" for c in r) + "</tr>" for r in body)
     return f"<table><tr>{head}</tr>{cells}</table>"
 
 
@@ -249,16 +252,16 @@ def _table_html(c: Comparison | Table) -> str:
     for (_, r), cells in zip(c.frame.iterrows(), rows, strict=True):
         missing = "ours" in r and isinstance(r["ours"], float) and math.isnan(r["ours"])
         tds = "".join(
-            f'<td class="num">{html.escape(v)}</td>' if h in numeric else f"<td>{html.escape(v)}</td>"
+            f'<td class="num">{html.escape(v)}</td>'
+            if h in numeric
+            else f"<td>{html.escape(v)}</td>"
             for h, v in zip(header, cells, strict=True)
         )
         if notes:
             note = r["note"]
             tds += f"<td>({notes.index(note) + 1})</td>" if note else "<td></td>"
-        body.append(f'<tr{" class=missing" if missing else ""}>{tds}</tr>')
-    legend = "".join(
-        f'<p class="note">({i}) {_inline(n)}</p>' for i, n in enumerate(notes, 1)
-    )
+        body.append(f"<tr{' class=missing' if missing else ''}>{tds}</tr>")
+    legend = "".join(f'<p class="note">({i}) {_inline(n)}</p>' for i, n in enumerate(notes, 1))
     return f"<table><tr>{head}</tr>{''.join(body)}</table>{legend}"
 
 

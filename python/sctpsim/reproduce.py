@@ -405,9 +405,7 @@ class StudyContext:
         outcomes: sweep name -> :class:`~sctpsim.runner.SweepOutcome`.
     """
 
-    def __init__(
-        self, study: Study, quick: bool, out: Path, outcomes: Mapping[str, Any]
-    ) -> None:
+    def __init__(self, study: Study, quick: bool, out: Path, outcomes: Mapping[str, Any]) -> None:
         self.study = study
         self.quick = quick
         self.out = out
@@ -535,7 +533,12 @@ def run_study(
         c.frame.to_csv(tables / f"{c.id}.csv", index=False, lineterminator="\n", na_rep="NaN")
     failed = sum(len(o.failed) for o in outcomes.values())
     report = write_report(
-        out / "report.html", study, comparisons, figures, quick=quick, failed_runs=failed,
+        out / "report.html",
+        study,
+        comparisons,
+        figures,
+        quick=quick,
+        failed_runs=failed,
         sweeps={e.name: e.load(quick) for e in study.sweeps},
     )
     return StudyOutcome(study, out, quick, comparisons, figures, report, failed, outcomes)
@@ -550,4 +553,3 @@ def _write_effective_sweep(entry: StudySweep, quick: bool, dest: Path) -> None:
         f"# rerun or extend it with: sctpsim sweep {dest}\n"
     )
     dest.write_text(header + _toml.dumps(data), encoding="utf-8")
-

@@ -98,9 +98,7 @@ def decode_timeseries(
     metric, unit)`` of series ``i``, and ``series`` holds that index for each sample.
     """
     names = raw["names"]
-    table = list(
-        zip(names["kind"], names["entity"], names["metric"], names["unit"], strict=True)
-    )
+    table = list(zip(names["kind"], names["entity"], names["metric"], names["unit"], strict=True))
     time_ns = _decode(raw["time_ns"], _U64, "timeseries.time_ns")
     series = _decode(raw["series"], _U32, "timeseries.series")
     value = _decode(raw["value"], _F64, "timeseries.value")

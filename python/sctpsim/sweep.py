@@ -218,7 +218,6 @@ class SeriesSummary:
         return {"metrics": list(self.metrics), "stats": list(self.stats), "until": self.until}
 
 
-
 @dataclass(frozen=True)
 class RunSpec:
     """One run of a sweep.
@@ -701,7 +700,8 @@ class _Reader:
         if isinstance(stats_value, str) or not isinstance(stats_value, Sequence) or not stats_value:
             raise SweepError(
                 "series.stats",
-                f"{_quote(stats_value)} is not a non-empty list (choose from {', '.join(SERIES_STATS)})",
+                f"{_quote(stats_value)} is not a non-empty list "
+                f"(choose from {', '.join(SERIES_STATS)})",
             )
         stats: list[str] = []
         for i, st in enumerate(stats_value):
@@ -717,10 +717,12 @@ class _Reader:
             stats.append(st)
         until = table.get("until")
         if until is not None:
-            if not isinstance(until, str) or len(until.split("/")) < 3 or not all(until.split("/")):
+            parts = until.split("/") if isinstance(until, str) else []
+            if len(parts) < 3 or not all(parts):
                 raise SweepError(
                     "series.until",
-                    f'{_quote(until)} is not KIND/ENTITY/METRIC (e.g. "sctp/sink/last_delivery_at")',
+                    f"{_quote(until)} is not KIND/ENTITY/METRIC "
+                    '(e.g. "sctp/sink/last_delivery_at")',
                 )
         return SeriesSummary(tuple(metrics), tuple(stats), until)
 

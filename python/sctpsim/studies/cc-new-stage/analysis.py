@@ -11,7 +11,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-
 from sctpsim.reproduce import Comparison, Estimate, Figure, StudyContext, Table, compare
 
 CC = "apps[1].sctp.congestion"
@@ -213,17 +212,25 @@ def _section10(ctx: StudyContext) -> Comparison:
             "sent bytes (incl. retransmissions)": m("sctp/upload/sent_bytes")
             + m("sctp/upload/retransmitted_bytes"),
             "retransmitted bytes": m("sctp/upload/retransmitted_bytes"),
-            "throughput at A": m("sctp/sink/delivered_bytes") * 8 / m("sctp/upload/completion_time"),
+            "throughput at A": m("sctp/sink/delivered_bytes")
+            * 8
+            / m("sctp/upload/completion_time"),
             "received bytes at B": m("sctp/sink/delivered_bytes"),
             "throughput at B": m("sctp/sink/goodput"),
         }.get(q, math.nan)
         return None if math.isnan(value) else Estimate(value)
 
+    no_lifetime = (
+        "no equivalent: the paper's lifetime includes the association's shutdown, which our "
+        "bulk sender does not perform; see the completion time below"
+    )
     notes = {
-        "association lifetime at A": "no equivalent: the paper's lifetime includes the association's shutdown, which our bulk sender does not perform; see the completion time below",
-        "association lifetime at B": "no equivalent: the paper's lifetime includes the association's shutdown, which our bulk sender does not perform; see the completion time below",
-        "throughput at A": "ours: 400000 bytes x 8 / completion time (last SACK); the paper divides by the association lifetime",
-        "throughput at B": "ours: goodput (first send to last delivery); the paper divides by the association lifetime",
+        "association lifetime at A": no_lifetime,
+        "association lifetime at B": no_lifetime,
+        "throughput at A": "ours: 400000 bytes x 8 / completion time (last SACK); "
+        "the paper divides by the association lifetime",
+        "throughput at B": "ours: goodput (first send to last delivery); "
+        "the paper divides by the association lifetime",
     }
     extra = [
         {
@@ -259,7 +266,11 @@ def _difference(a: np.ndarray, b: np.ndarray) -> tuple[float, float, float]:
     """b − a with Welch's 95% confidence interval (NaN when it cannot be computed)."""
     a, b = a[~np.isnan(a)], b[~np.isnan(b)]
     if len(a) < 2 or len(b) < 2:
-        return (float(np.mean(b) - np.mean(a)) if len(a) and len(b) else math.nan), math.nan, math.nan
+        return (
+            (float(np.mean(b) - np.mean(a)) if len(a) and len(b) else math.nan),
+            math.nan,
+            math.nan,
+        )
     diff = float(np.mean(b) - np.mean(a))
     if np.std(a) == 0 and np.std(b) == 0:
         return diff, diff, diff
@@ -424,7 +435,10 @@ def _timeseries_figure(ctx: StudyContext, which: str) -> Figure:
             done = result.flat_scalars.get("sctp/upload/completion_time", math.nan)
             start = 2.0 if which == "bottleneck" else 0.0
             end = max(end, (start + done) if not math.isnan(done) else float(path["time_s"].max()))
-            for ax, metric, label in ((axes[0], "cwnd", "cwnd [bytes]"), (axes[1], "rto", "RTO [s]")):
+            for ax, metric, label in (
+                (axes[0], "cwnd", "cwnd [bytes]"),
+                (axes[1], "rto", "RTO [s]"),
+            ):
                 s = path[path["metric"] == metric]
                 ax.step(s["time_s"], s["value"], where="post", label=variant)
                 ax.set_ylabel(label)
@@ -443,7 +457,8 @@ def _timeseries_figure(ctx: StudyContext, which: str) -> Figure:
     caption = (
         "The paper's Figures 12-15 redrawn from our runs: cwnd and RTO of the primary path "
         "against time, standard congestion control and the new stage, sampled every "
-        f"{'millisecond' if which == 'paper-setup' else '10 ms'}, until the last byte is acknowledged."
+        f"{'millisecond' if which == 'paper-setup' else '10 ms'}, until the last byte is "
+        "acknowledged."
     )
     return Figure(f"fig-{which}-cwnd-rto", f"cwnd and RTO against time: {title}", png, svg, caption)
 

@@ -11,7 +11,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-
 from sctpsim.reproduce import Comparison, Estimate, Figure, StudyContext, compare
 
 PMR = "apps[1].sctp.path_max_retrans"
@@ -136,7 +135,12 @@ def _table6(ctx: StudyContext) -> Comparison:
 
     pmr5, pmr1 = ours_by_cell.get((5, 60), math.nan), ours_by_cell.get((1, 2), math.nan)
     ns2 = ctx.ref(source="Table 6", platform="ns-2")
-    ns2_at_60 = {int(r["pmr"]): r["value"] - backoff_sum(int(r["pmr"]), 60) for _, r in ns2.iterrows() if int(r["rto_max_s"]) == 60}
+    ns2_at_60 = {
+        int(r["pmr"]): r["value"] - backoff_sum(int(r["pmr"]), 60)
+        for _, r in ns2.iterrows()
+        if int(r["rto_max_s"]) == 60
+    }
+    ns2_growth = ", ".join(f"PMR {p}: {_fmt(v)} s" for p, v in sorted(ns2_at_60.items()))
     text = f"""
 **Agreement.** Every platform shows the same structure: the failover time is set by the
 Path.Max.Retrans + 1 consecutive T3 timeouts on the primary, whose RTO starts at RTO.Min
@@ -160,10 +164,9 @@ the later timeouts follow each other exactly. (2) The GINE rows lie about
 {_fmt(float(gine_offsets.max()) if gine_offsets.size else math.nan)} s. An offset that
 does not grow with the back-off points to a fixed delay outside it (in how the emulation
 removed the address or timed the switch), which the paper does not describe and we do not
-model. (3) The ns-2 rows exceed the sum by an
-amount that grows with PMR ({", ".join(f"PMR {p}: {_fmt(v)} s" for p, v in sorted(ns2_at_60.items()))}
-at RTO.Max 60 s), about 0.74 s per further timeout, and at RTO.Max 2 s they are *below*
-the sum (2.48 s for PMR 1, where two timeouts cannot take less than 1 + 2 s unless the
+model. (3) The ns-2 rows exceed the sum by an amount that grows with PMR ({ns2_growth} at
+RTO.Max 60 s), about 0.74 s per further timeout, and at RTO.Max 2 s they are *below* the
+sum (2.48 s for PMR 1, where two timeouts cannot take less than 1 + 2 s unless the
 first expiry comes early). The paper does not say how ns-2 measured the handover time, so
 we cannot tell which event it timed; we measure from the interface failure to the moment
 the primary is marked inactive (the first retransmission on LTE comes
@@ -195,6 +198,7 @@ def _table7(ctx: StudyContext) -> Comparison:
     gine = frame[frame["platform"] == "GINE"]
     stable = _stable(ctx, "SCTP", "wifi-lte")
     wifi = stable.mean if stable is not None else math.nan
+
     # What an upload at the stable Wi-Fi goodput until 100 s and at the LTE rate after the
     # failover would give, for the default and the tuned cell, with the uplink (5.40) or
     # the downlink (10.79) rate of LTE.
@@ -343,12 +347,25 @@ def _figure(ctx: StudyContext, quantity: str, fig_id: str, table: Comparison) ->
             mean = cells["ours"].to_numpy()
             lo = np.nan_to_num(mean - cells["ci95_low"].to_numpy())
             hi = np.nan_to_num(cells["ci95_high"].to_numpy() - mean)
-            ax.errorbar(x, mean, yerr=[lo, hi], color=color, marker="o", capsize=4,
-                        label=f"ours, RTO.Max {rto} s")
+            ax.errorbar(
+                x,
+                mean,
+                yerr=[lo, hi],
+                color=color,
+                marker="o",
+                capsize=4,
+                label=f"ours, RTO.Max {rto} s",
+            )
             for platform, marker in (("ns-2", "^"), ("GINE", "s")):
                 p = frame[(frame["RTO.Max [s]"] == rto) & (frame["platform"] == platform)]
-                ax.scatter(p["PMR"].astype(float) + (0.08 if platform == "GINE" else -0.08),
-                           p["paper"], marker=marker, facecolors="none", edgecolors=color, s=45)
+                ax.scatter(
+                    p["PMR"].astype(float) + (0.08 if platform == "GINE" else -0.08),
+                    p["paper"],
+                    marker=marker,
+                    facecolors="none",
+                    edgecolors=color,
+                    s=45,
+                )
         ax.scatter([], [], marker="^", facecolors="none", edgecolors="black", label="paper, ns-2")
         ax.scatter([], [], marker="s", facecolors="none", edgecolors="black", label="paper, GINE")
         ax.set_xlabel("Path.Max.Retrans")
@@ -370,5 +387,9 @@ def _figure(ctx: StudyContext, quantity: str, fig_id: str, table: Comparison) ->
         "hollow markers: the paper's values (triangles ns-2, squares GINE emulation), "
         f"from Table {'6' if quantity == 'failover_time' else '7'}."
     )
-    title = "Failover time against Path.Max.Retrans" if quantity == "failover_time" else "Goodput against Path.Max.Retrans"
+    title = (
+        "Failover time against Path.Max.Retrans"
+        if quantity == "failover_time"
+        else "Goodput against Path.Max.Retrans"
+    )
     return Figure(fig_id, title, png, svg, caption)
