@@ -24,10 +24,11 @@ the same path instead of click's multi-line "Usage: ... Error: ..." output.
 
 from __future__ import annotations
 
+import contextlib
 import re
 import sys
 import tomllib
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -96,6 +97,27 @@ def _validate_overrides(
                 param_hint="'--set'",
             )
     return list(values)
+
+
+@contextlib.contextmanager
+def _runner_errors() -> Iterator[None]:
+    """The failures of commands that run sweeps (``sweep``, ``reproduce``): one line each."""
+    from sctpsim.runner import ExecutorError
+    from sctpsim.store import StoreError
+
+    try:
+        yield
+    except StoreError as e:
+        _fail(_one_line(str(e)))
+    except ExecutorError as e:
+        _fail(_one_line(str(e)), EXIT_FAILURE)
+    except KeyboardInterrupt:
+        _fail(
+            "interrupted; finished runs are stored, rerun the same command to resume",
+            EXIT_INTERRUPTED,
+        )
+    except OSError as e:
+        _fail(f"writing results: {_one_line(str(e))}", EXIT_FAILURE)
 
 
 def _scenario_error(path: str, error: ScenarioError) -> NoReturn:
@@ -470,9 +492,7 @@ Examples:
 """
 
 
-@cli.command(help=_SWEEP_HELP, short_help="Run a parameter sweep with replications.")
-@_FILE_ARG
-@click.option(
+_JOBS_OPTION = click.option(
     "--jobs",
     "-j",
     type=click.IntRange(1, None),
@@ -481,6 +501,11 @@ Examples:
     help="Parallel runs (local processes, or workers with --dask local). "
     "Default: one per CPU; 1 runs in this process.",
 )
+
+
+@cli.command(help=_SWEEP_HELP, short_help="Run a parameter sweep with replications.")
+@_FILE_ARG
+@_JOBS_OPTION
 @click.option(
     "--out",
     "out",
@@ -506,9 +531,8 @@ Examples:
 def sweep(
     file: str, jobs: int | None, out: Path | None, dask: str | None, quiet: bool, dry_run: bool
 ) -> None:
-    from sctpsim.runner import ExecutorError, plan_sweep, run_sweep
+    from sctpsim.runner import plan_sweep, run_sweep
     from sctpsim.stats import MetricError
-    from sctpsim.store import StoreError
     from sctpsim.sweep import SweepError, load_sweep
 
     try:
@@ -520,31 +544,22 @@ def sweep(
         return
     if dask is not None and not dask.strip():
         _fail("--dask: expected 'local' or a scheduler address such as tcp://127.0.0.1:8786")
-    try:
-        outcome = run_sweep(
-            definition,
-            out,
-            jobs=jobs,
-            dask=dask,
-            progress=False if quiet else Console(stderr=True),
-        )
-    except SweepError as e:
-        _fail(f"{file}: {_one_line(str(e))}")
-    except MetricError as e:
-        _fail(
-            f"{file}: metrics[{e.index}]: {_one_line(str(e))} (the runs are stored; rerun after fixing it)"
-        )
-    except StoreError as e:
-        _fail(_one_line(str(e)))
-    except ExecutorError as e:
-        _fail(_one_line(str(e)), EXIT_FAILURE)
-    except KeyboardInterrupt:
-        _fail(
-            "interrupted; finished runs are stored, rerun the same command to resume",
-            EXIT_INTERRUPTED,
-        )
-    except OSError as e:
-        _fail(f"writing results: {_one_line(str(e))}", EXIT_FAILURE)
+    with _runner_errors():
+        try:
+            outcome = run_sweep(
+                definition,
+                out,
+                jobs=jobs,
+                dask=dask,
+                progress=False if quiet else Console(stderr=True),
+            )
+        except SweepError as e:
+            _fail(f"{file}: {_one_line(str(e))}")
+        except MetricError as e:
+            _fail(
+                f"{file}: metrics[{e.index}]: {_one_line(str(e))} "
+                "(the runs are stored; rerun after fixing it)"
+            )
 
     failed = len(outcome.failed)
     if quiet:
@@ -681,14 +696,7 @@ def plot(
     is_flag=True,
     help="Fewer replications and shorter runs (minutes instead of the paper's full count).",
 )
-@click.option(
-    "--jobs",
-    "-j",
-    type=click.IntRange(1, None),
-    default=None,
-    metavar="N",
-    help="Parallel runs (local processes, or workers with --dask local). Default: one per CPU.",
-)
+@_JOBS_OPTION
 @click.option(
     "--dask",
     default=None,
@@ -729,8 +737,6 @@ def reproduce(
       sctpsim reproduce cc-new-stage --jobs 8 --out results/cc
     """
     from sctpsim.reproduce import StudyError, list_studies, load_study, run_study
-    from sctpsim.runner import ExecutorError
-    from sctpsim.store import StoreError
 
     if list_:
         if name is not None:
@@ -752,29 +758,19 @@ def reproduce(
         _fail("missing study NAME (see 'sctpsim reproduce --list')")
     if dask is not None and not dask.strip():
         _fail("--dask: expected 'local' or a scheduler address such as tcp://127.0.0.1:8786")
-    try:
-        study = load_study(name)
-        outcome = run_study(
-            study,
-            out,
-            quick=quick,
-            jobs=jobs,
-            dask=dask,
-            progress=False if quiet else Console(stderr=True),
-        )
-    except StudyError as e:
-        _fail(_one_line(str(e)))
-    except StoreError as e:
-        _fail(_one_line(str(e)))
-    except ExecutorError as e:
-        _fail(_one_line(str(e)), EXIT_FAILURE)
-    except KeyboardInterrupt:
-        _fail(
-            "interrupted; finished runs are stored, rerun the same command to resume",
-            EXIT_INTERRUPTED,
-        )
-    except OSError as e:
-        _fail(f"writing results: {_one_line(str(e))}", EXIT_FAILURE)
+    with _runner_errors():
+        try:
+            study = load_study(name)
+            outcome = run_study(
+                study,
+                out,
+                quick=quick,
+                jobs=jobs,
+                dask=dask,
+                progress=False if quiet else Console(stderr=True),
+            )
+        except StudyError as e:
+            _fail(_one_line(str(e)))
     if quiet:
         click.echo(str(outcome.out))
     else:

@@ -63,6 +63,7 @@ import numpy as np
 import pandas as pd
 
 from sctpsim import _toml
+from sctpsim.plot import _text  # a parameter value as the sweep file writes it
 from sctpsim.sweep import Sweep, SweepError
 
 __all__ = [
@@ -382,16 +383,6 @@ def _row(
 
 
 # ------------------------------------------------------------------ context
-
-
-def _text(value: Any) -> str:
-    if isinstance(value, (bool, np.bool_)):
-        return "true" if value else "false"
-    if isinstance(value, (float, np.floating)):
-        return repr(float(value))
-    if isinstance(value, (int, np.integer)):
-        return str(int(value))
-    return str(value)
 
 
 class StudyContext:

@@ -236,17 +236,21 @@ paper does not give.
     )
 
 
-def _table5(ctx: StudyContext) -> Comparison:
-    ref = ctx.ref(source="Table 5")
+def _protocols(ctx: StudyContext, source: str, network: str) -> tuple[pd.DataFrame, float, float]:
+    """A protocol-by-platform table on a stable network, and our SCTP and TCP goodputs."""
     frame = compare(
-        ref,
+        ctx.ref(source=source),
         ["protocol", "platform"],
-        lambda r: _stable(ctx, r["protocol"], "wifi-lte"),
+        lambda r: _stable(ctx, r["protocol"], network),
         note=_note,
     )
-    sctp = _stable(ctx, "SCTP", "wifi-lte")
-    tcp = _stable(ctx, "TCP", "wifi-lte")
-    s, t = (sctp.mean if sctp else math.nan), (tcp.mean if tcp else math.nan)
+    sctp = _stable(ctx, "SCTP", network)
+    tcp = _stable(ctx, "TCP", network)
+    return frame, (sctp.mean if sctp else math.nan), (tcp.mean if tcp else math.nan)
+
+
+def _table5(ctx: StudyContext) -> Comparison:
+    frame, s, t = _protocols(ctx, "Table 5", "wifi-lte")
     text = f"""
 **Agreement.** On the stable network both protocols run close to the Wi-Fi uplink rate
 of 20.79 Mbit/s. Our SCTP goodput ({_fmt(s)} Mbit/s) is within a few percent of both
@@ -297,16 +301,7 @@ and the paper's claim that CMT beats tuning is untested here.
 
 
 def _table9(ctx: StudyContext) -> Comparison:
-    ref = ctx.ref(source="Table 9")
-    frame = compare(
-        ref,
-        ["protocol", "platform"],
-        lambda r: _stable(ctx, r["protocol"], "two-100mbps"),
-        note=_note,
-    )
-    sctp = _stable(ctx, "SCTP", "two-100mbps")
-    tcp = _stable(ctx, "TCP", "two-100mbps")
-    s, t = (sctp.mean if sctp else math.nan), (tcp.mean if tcp else math.nan)
+    frame, s, t = _protocols(ctx, "Table 9", "two-100mbps")
     text = f"""
 **Agreement.** With two 100 Mbit/s paths and an 11 ms round trip, single-path TCP and SCTP
 both reach about 93 % of the link rate: ours {_fmt(t)} (TCP) and {_fmt(s)} Mbit/s (SCTP)
