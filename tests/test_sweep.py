@@ -705,3 +705,77 @@ def test_dry_run_lists_runs_and_store_state(
     assert cli.main(["sweep", str(sweep), "--out", str(fresh), "--dry-run"]) == 0
     assert capsys.readouterr().out.rstrip().endswith("0 finished, 0 failed, 12 to run")
     assert not fresh.exists()
+
+
+# ------------------------------------------------------------ [series] summaries
+
+
+def test_series_statistics_are_the_vector_summary() -> None:
+    from sctpsim.stats import series_statistics
+
+    stats = series_statistics([0.1, 0.2, 0.3, 0.4], [1.0, float("nan"), 3.0, 5.0], SERIES_ALL)
+    assert stats["count"] == 3.0
+    assert (stats["start"], stats["end"]) == (0.1, 0.4)
+    assert (stats["min"], stats["mean"], stats["max"]) == (1.0, 3.0, 5.0)
+    assert stats["variance"] == pytest.approx(4.0)  # sample variance, n - 1
+    assert stats["stdev"] == pytest.approx(2.0)
+    empty = series_statistics([], [], SERIES_ALL)
+    assert empty["count"] == 0.0 and math.isnan(empty["mean"])
+
+
+SERIES_ALL = ["count", "start", "end", "max", "mean", "min", "stdev", "variance"]
+
+
+def test_series_section_adds_per_run_scalars_up_to_until(tmp_path: Path) -> None:
+    text = (
+        SWEEP_TEXT.replace("replications = 3", "replications = 2")
+        + """
+[series]
+metrics = ["iface/A/eth1/queue_*"]
+stats = ["count", "end", "max", "mean"]
+until = "flow/path2/delay_max"
+"""
+    )
+    path = write_sweep(tmp_path, text)
+    sweep = sctpsim.load_sweep(path)
+    assert sweep.series is not None and sweep.series.until == "flow/path2/delay_max"
+    outcome = sctpsim.run_sweep(sweep, tmp_path / "out", jobs=1, progress=False)
+    runs = outcome.runs
+    assert set(runs["status"]) == {"ok"}
+    for name in ("queue_packets", "queue_bytes"):
+        column = f"iface/A/eth1/{name}_mean"
+        assert column in runs and runs[column].notna().all()
+        assert runs.attrs["units"][f"iface/A/eth1/{name}_count"] == "samples"
+        assert runs.attrs["units"][f"iface/A/eth1/{name}_end"] == "s"
+    # Samples stop at the run's own "until" scalar (a small delay: well before the end).
+    assert (runs["iface/A/eth1/queue_packets_end"] <= runs["flow/path2/delay_max"]).all()
+    assert (runs["iface/A/eth1/queue_packets_count"] < 10).all()
+    # The series section is part of a run's identity; without it the identities are the
+    # same as before the section existed.
+    plain = sctpsim.load_sweep(
+        write_sweep(
+            tmp_path, SWEEP_TEXT.replace("replications = 3", "replications = 2"), "plain.toml"
+        )
+    )
+    assert {r.run_id for r in plain.runs()}.isdisjoint(r.run_id for r in sweep.runs())
+    assert [r.run_id for r in plain.runs()] == [
+        r.run_id
+        for r in sctpsim.load_sweep(
+            write_sweep(
+                tmp_path, SWEEP_TEXT.replace("replications = 3", "replications = 2"), "again.toml"
+            )
+        ).runs()
+    ]
+
+
+def test_series_summary_never_replaces_a_scalar() -> None:
+    from sctpsim import _core
+    from sctpsim.runner import _series_scalars
+
+    raw = _core.run(EXAMPLE.read_text(encoding="utf-8"), ["duration=1s"], 1, None)
+    spec = {"metrics": ["iface/A/eth0/queue_packets"], "stats": ["max"], "until": None}
+    derived, units = _series_scalars(raw["timeseries"], spec, {})
+    assert list(derived) == ["iface/A/eth0/queue_packets_max"]
+    assert units["iface/A/eth0/queue_packets_max"] == "packets"
+    with pytest.raises(ValueError, match="would replace a scalar"):
+        _series_scalars(raw["timeseries"], spec, {"iface/A/eth0/queue_packets_max": 1.0})

@@ -22,6 +22,10 @@ Sweeps (parameters x replications, resumable, in parallel or on Dask):
   n, mean, stdev and Student-t confidence intervals; :func:`plot_sweep` draws a
   metric against a parameter.
 
+Reproductions: :func:`list_studies` and :func:`load_study` find the bundled studies;
+:func:`run_study` runs one and writes its tables, figures and HTML report (the
+``sctpsim reproduce`` command).
+
 Example::
 
     import sctpsim
@@ -52,6 +56,7 @@ from sctpsim.sweep import Sweep, SweepError, load_sweep
 
 if TYPE_CHECKING:
     from sctpsim.plot import plot_sweep
+    from sctpsim.reproduce import list_studies, load_study, run_study
     from sctpsim.runner import SweepOutcome, run_sweep
     from sctpsim.stats import summarize
     from sctpsim.store import load_runs
@@ -67,12 +72,15 @@ __all__ = [
     "SweepError",
     "SweepOutcome",
     "__version__",
+    "list_studies",
     "load_runs",
     "load_scenario",
+    "load_study",
     "load_sweep",
     "plot_sweep",
     "run",
     "run_file",
+    "run_study",
     "run_sweep",
     "summarize",
 ]
@@ -85,6 +93,9 @@ _LAZY = {
     "load_runs": "sctpsim.store",
     "summarize": "sctpsim.stats",
     "plot_sweep": "sctpsim.plot",
+    "list_studies": "sctpsim.reproduce",
+    "load_study": "sctpsim.reproduce",
+    "run_study": "sctpsim.reproduce",
 }
 
 

@@ -7,6 +7,7 @@ Commands::
     sctpsim params [--markdown]
     sctpsim sweep FILE [--jobs N] [--out DIR] [--dask ADDRESS|local] [--quiet] [--dry-run]
     sctpsim plot DIR --x PARAM --y METRIC [--hue PARAM] [--where KEY=VALUE ...]
+    sctpsim reproduce --list | NAME [--quick] [--jobs N] [--dask ADDRESS|local] [--out DIR]
 
 Error handling is uniform and script-friendly: every expected failure prints exactly
 one line ``error: ...`` on stderr — never a traceback — and exits with
@@ -23,10 +24,11 @@ the same path instead of click's multi-line "Usage: ... Error: ..." output.
 
 from __future__ import annotations
 
+import contextlib
 import re
 import sys
 import tomllib
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -95,6 +97,27 @@ def _validate_overrides(
                 param_hint="'--set'",
             )
     return list(values)
+
+
+@contextlib.contextmanager
+def _runner_errors() -> Iterator[None]:
+    """The failures of commands that run sweeps (``sweep``, ``reproduce``): one line each."""
+    from sctpsim.runner import ExecutorError
+    from sctpsim.store import StoreError
+
+    try:
+        yield
+    except StoreError as e:
+        _fail(_one_line(str(e)))
+    except ExecutorError as e:
+        _fail(_one_line(str(e)), EXIT_FAILURE)
+    except KeyboardInterrupt:
+        _fail(
+            "interrupted; finished runs are stored, rerun the same command to resume",
+            EXIT_INTERRUPTED,
+        )
+    except OSError as e:
+        _fail(f"writing results: {_one_line(str(e))}", EXIT_FAILURE)
 
 
 def _scenario_error(path: str, error: ScenarioError) -> NoReturn:
@@ -293,6 +316,8 @@ def cli() -> None:
       sctpsim params --markdown > docs/scenario-reference.md
       sctpsim sweep examples/sweeps/two-path-delay.toml --jobs 4
       sctpsim plot results/two-path-delay --x 'links[1].delay' --y flow/path1/delay_mean
+      sctpsim reproduce --list
+      sctpsim reproduce failover-tuning --quick
 
     Errors are reported as one line starting with "error:"; the exit status is 2 for
     invalid input, 1 for a failed run.
@@ -467,9 +492,7 @@ Examples:
 """
 
 
-@cli.command(help=_SWEEP_HELP, short_help="Run a parameter sweep with replications.")
-@_FILE_ARG
-@click.option(
+_JOBS_OPTION = click.option(
     "--jobs",
     "-j",
     type=click.IntRange(1, None),
@@ -478,6 +501,11 @@ Examples:
     help="Parallel runs (local processes, or workers with --dask local). "
     "Default: one per CPU; 1 runs in this process.",
 )
+
+
+@cli.command(help=_SWEEP_HELP, short_help="Run a parameter sweep with replications.")
+@_FILE_ARG
+@_JOBS_OPTION
 @click.option(
     "--out",
     "out",
@@ -503,9 +531,8 @@ Examples:
 def sweep(
     file: str, jobs: int | None, out: Path | None, dask: str | None, quiet: bool, dry_run: bool
 ) -> None:
-    from sctpsim.runner import ExecutorError, plan_sweep, run_sweep
+    from sctpsim.runner import plan_sweep, run_sweep
     from sctpsim.stats import MetricError
-    from sctpsim.store import StoreError
     from sctpsim.sweep import SweepError, load_sweep
 
     try:
@@ -517,31 +544,22 @@ def sweep(
         return
     if dask is not None and not dask.strip():
         _fail("--dask: expected 'local' or a scheduler address such as tcp://127.0.0.1:8786")
-    try:
-        outcome = run_sweep(
-            definition,
-            out,
-            jobs=jobs,
-            dask=dask,
-            progress=False if quiet else Console(stderr=True),
-        )
-    except SweepError as e:
-        _fail(f"{file}: {_one_line(str(e))}")
-    except MetricError as e:
-        _fail(
-            f"{file}: metrics[{e.index}]: {_one_line(str(e))} (the runs are stored; rerun after fixing it)"
-        )
-    except StoreError as e:
-        _fail(_one_line(str(e)))
-    except ExecutorError as e:
-        _fail(_one_line(str(e)), EXIT_FAILURE)
-    except KeyboardInterrupt:
-        _fail(
-            "interrupted; finished runs are stored, rerun the same command to resume",
-            EXIT_INTERRUPTED,
-        )
-    except OSError as e:
-        _fail(f"writing results: {_one_line(str(e))}", EXIT_FAILURE)
+    with _runner_errors():
+        try:
+            outcome = run_sweep(
+                definition,
+                out,
+                jobs=jobs,
+                dask=dask,
+                progress=False if quiet else Console(stderr=True),
+            )
+        except SweepError as e:
+            _fail(f"{file}: {_one_line(str(e))}")
+        except MetricError as e:
+            _fail(
+                f"{file}: metrics[{e.index}]: {_one_line(str(e))} "
+                "(the runs are stored; rerun after fixing it)"
+            )
 
     failed = len(outcome.failed)
     if quiet:
@@ -668,6 +686,109 @@ def plot(
         _fail(f"writing plot: {_one_line(str(e))}", EXIT_FAILURE)
     for path in paths:
         click.echo(str(path))
+
+
+@cli.command(short_help="Reproduce a published study: the paper's numbers beside ours.")
+@click.argument("name", required=False, metavar="NAME")
+@click.option("--list", "list_", is_flag=True, help="List the bundled studies and exit.")
+@click.option(
+    "--quick",
+    is_flag=True,
+    help="Fewer replications and shorter runs (minutes instead of the paper's full count).",
+)
+@_JOBS_OPTION
+@click.option(
+    "--dask",
+    default=None,
+    metavar="ADDRESS|local",
+    help="Run the sweeps on a Dask cluster, as 'sctpsim sweep --dask'.",
+)
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    metavar="DIR",
+    help="Output directory. Default: results/reproduce/NAME (NAME-quick with --quick). "
+    "An existing one is resumed.",
+)
+@click.option("--quiet", "-q", is_flag=True, help="No progress bars or tables; print only DIR.")
+def reproduce(
+    name: str | None,
+    list_: bool,
+    quick: bool,
+    jobs: int | None,
+    dask: str | None,
+    out: Path | None,
+    quiet: bool,
+) -> None:
+    """Run the bundled study NAME and compare our results with the paper's.
+
+    Every sweep of the study runs through the ordinary sweep runner (parallel,
+    resumable, --dask). Then the paper's numbers are printed beside ours (mean,
+    95% confidence interval, difference), and DIR receives tables/*.csv,
+    figures/*.png and *.svg, and report.html: one self-contained page with the
+    tables, the figures and, for each table, where we agree, where we differ
+    and why.
+
+    \b
+    Examples:
+      sctpsim reproduce --list
+      sctpsim reproduce failover-tuning --quick
+      sctpsim reproduce cc-new-stage --jobs 8 --out results/cc
+    """
+    from sctpsim.reproduce import StudyError, list_studies, load_study, run_study
+
+    if list_:
+        if name is not None:
+            _fail("--list takes no study name")
+        try:
+            studies = list_studies()
+        except StudyError as e:
+            _fail(_one_line(str(e)))
+        table = Table(title="Bundled studies", title_justify="left", title_style="bold")
+        table.add_column("name", no_wrap=True)
+        table.add_column("what it reproduces")
+        table.add_column("paper")
+        for st in studies:
+            paper = st.paper + (f" (papers/{st.paper_id})" if st.paper_id else "")
+            table.add_row(st.name, st.summary, paper)
+        summary_console().print(table)
+        return
+    if name is None:
+        _fail("missing study NAME (see 'sctpsim reproduce --list')")
+    if dask is not None and not dask.strip():
+        _fail("--dask: expected 'local' or a scheduler address such as tcp://127.0.0.1:8786")
+    with _runner_errors():
+        try:
+            study = load_study(name)
+            outcome = run_study(
+                study,
+                out,
+                quick=quick,
+                jobs=jobs,
+                dask=dask,
+                progress=False if quiet else Console(stderr=True),
+            )
+        except StudyError as e:
+            _fail(_one_line(str(e)))
+    if quiet:
+        click.echo(str(outcome.out))
+    else:
+        from sctpsim.report import print_comparisons
+
+        console = summary_console()
+        console.print(f"[bold]{study.title}[/bold]  ({study.paper})")
+        console.print()
+        print_comparisons(console, outcome.comparisons)
+        click.echo(f"tables: {outcome.out / 'tables'}")
+        click.echo(f"figures: {outcome.out / 'figures'}")
+        click.echo(f"report: {outcome.report}")
+    if outcome.failed_runs:
+        _fail(
+            f"{outcome.failed_runs} runs failed; the report uses the others. Rerun the same "
+            "command to retry them",
+            EXIT_FAILURE,
+        )
 
 
 # --------------------------------------------------------------------- main

@@ -45,6 +45,7 @@ __all__ = [
     "RESULT_FILES",
     "RunResult",
     "atomic_output_dir",
+    "decode_timeseries",
     "scalar_name",
     "split_scalar_name",
     "write_run",
@@ -86,6 +87,23 @@ def _check_lengths(what: str, columns: Mapping[str, Sized]) -> int:
         detail = ", ".join(f"{name}={n}" for name, n in lengths.items())
         raise ValueError(f"{what}: columns have different lengths ({detail})")
     return next(iter(lengths.values()), 0)
+
+
+def decode_timeseries(
+    raw: Mapping[str, Any],
+) -> tuple[list[tuple[str, str, str, str]], np.ndarray, np.ndarray, np.ndarray]:
+    """The core's time-series buffers as arrays, without building a DataFrame.
+
+    Returns ``(names, time_s, series, value)``: ``names[i]`` is ``(kind, entity,
+    metric, unit)`` of series ``i``, and ``series`` holds that index for each sample.
+    """
+    names = raw["names"]
+    table = list(zip(names["kind"], names["entity"], names["metric"], names["unit"], strict=True))
+    time_ns = _decode(raw["time_ns"], _U64, "timeseries.time_ns")
+    series = _decode(raw["series"], _U32, "timeseries.series")
+    value = _decode(raw["value"], _F64, "timeseries.value")
+    _check_lengths("timeseries", {"time_ns": time_ns, "series": series, "value": value})
+    return table, time_ns.astype(np.float64) / _NS_PER_S, series, value
 
 
 def scalar_name(kind: str, entity: str, metric: str) -> str:

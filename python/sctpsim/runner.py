@@ -84,6 +84,7 @@ def _task(sweep: Sweep, spec: RunSpec) -> dict[str, Any]:
         "text": sweep.scenario.text,
         "overrides": list(spec.overrides),
         "seed": spec.seed,
+        "series": sweep.series.to_dict() if sweep.series is not None else None,
     }
 
 
@@ -119,7 +120,36 @@ def execute_run(task: Mapping[str, Any]) -> dict[str, Any]:
         name = f"{kind}/{entity}/{metric}"
         scalars[name] = float("nan") if value is None else float(value)
         units[name] = str(unit)
+    series = task.get("series")
+    if series:
+        try:
+            derived, derived_units = _series_scalars(raw["timeseries"], series, scalars)
+        except ValueError as e:
+            return RunRecord(run_id, "failed", f"series summary: {_one_line(str(e))}").to_dict()
+        scalars.update(derived)
+        units.update(derived_units)
     return RunRecord(run_id, "ok", None, scalars, units).to_dict()
+
+
+def _series_scalars(
+    raw: Mapping[str, Any], series: Mapping[str, Any], scalars: Mapping[str, float]
+) -> tuple[dict[str, float], dict[str, str]]:
+    """The ``[series]`` summary of one run's time series (see :class:`SeriesSummary`)."""
+    from sctpsim.results import decode_timeseries
+    from sctpsim.stats import series_scalars
+
+    names, time_s, index, values = decode_timeseries(raw)
+    until_name = series.get("until")
+    until = scalars.get(until_name) if until_name else None
+    if until is not None and until != until:  # NaN: the run lacks the instant
+        until = None
+    out, units = series_scalars(
+        names, time_s, index, values, series["metrics"], series["stats"], until
+    )
+    clash = next((n for n in out if n in scalars), None)
+    if clash is not None:
+        raise ValueError(f"{clash} would replace a scalar of the same name")
+    return out, units
 
 
 # ----------------------------------------------------------------- backends

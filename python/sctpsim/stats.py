@@ -23,7 +23,14 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-__all__ = ["MetricError", "confidence_interval", "expand_metrics", "summarize"]
+__all__ = [
+    "MetricError",
+    "confidence_interval",
+    "expand_metrics",
+    "series_scalars",
+    "series_statistics",
+    "summarize",
+]
 
 CONFIDENCE = 0.95
 
@@ -143,3 +150,84 @@ def summarize(
     columns = [*params, "metric", "unit", "n", "failed", "mean", "stdev", "ci95_low", "ci95_high"]
     out = pd.DataFrame(rows, columns=columns)
     return out.astype({"n": "int64", "failed": "int64"})
+
+
+# ------------------------------------------------------------ time series
+
+
+def series_statistics(
+    times: Sequence[float] | np.ndarray,
+    values: Sequence[float] | np.ndarray,
+    stats: Sequence[str],
+) -> dict[str, float]:
+    """Statistics of one sampled time series (samples with a NaN value are skipped).
+
+    ``count`` (samples), ``start`` and ``end`` (time of the first and last sample),
+    ``max``, ``mean``, ``min``, ``stdev`` and ``variance`` (sample, ``ddof=1``) of the
+    values: the columns of an OMNeT++ vector summary. Everything is NaN when there is
+    no sample (``count`` is then 0); ``stdev``/``variance`` are NaN with one sample.
+    """
+    t = np.asarray(times, dtype=np.float64)
+    v = np.asarray(values, dtype=np.float64)
+    keep = ~np.isnan(v)
+    t, v = t[keep], v[keep]
+    n = int(v.size)
+    nan = math.nan
+    table: dict[str, float] = {
+        "count": float(n),
+        "start": float(t[0]) if n else nan,
+        "end": float(t[-1]) if n else nan,
+        "max": float(np.max(v)) if n else nan,
+        "mean": float(np.mean(v)) if n else nan,
+        "min": float(np.min(v)) if n else nan,
+        "stdev": float(np.std(v, ddof=1)) if n > 1 else nan,
+        "variance": float(np.var(v, ddof=1)) if n > 1 else nan,
+    }
+    return {name: table[name] for name in stats}
+
+
+def _stat_unit(stat: str, unit: str) -> str:
+    if stat == "count":
+        return "samples"
+    if stat in ("start", "end"):
+        return "s"
+    if stat == "variance":
+        return f"({unit})^2" if unit else ""
+    return unit
+
+
+def series_scalars(
+    names: Sequence[tuple[str, str, str, str]],
+    time_s: np.ndarray,
+    series: np.ndarray,
+    values: np.ndarray,
+    patterns: Sequence[str],
+    stats: Sequence[str],
+    until: float | None = None,
+) -> tuple[dict[str, float], dict[str, str]]:
+    """Scalars ``kind/entity/metric_<stat>`` from the time series matching ``patterns``.
+
+    Args:
+        names: ``(kind, entity, metric, unit)`` of each series; ``series`` indexes it.
+        time_s, series, values: one element per sample.
+        patterns: series names (``kind/entity/metric``) or globs.
+        stats: see :func:`series_statistics`.
+        until: only samples at or before this time (seconds), or all.
+
+    Returns:
+        ``(values, units)`` keyed by scalar name, series in the order of ``names``.
+    """
+    out: dict[str, float] = {}
+    units: dict[str, str] = {}
+    if until is not None:
+        keep = time_s <= until
+        time_s, series, values = time_s[keep], series[keep], values[keep]
+    for index, (kind, entity, metric, unit) in enumerate(names):
+        name = f"{kind}/{entity}/{metric}"
+        if not any(fnmatch.fnmatchcase(name, p) for p in patterns):
+            continue
+        sel = series == index
+        for stat, value in series_statistics(time_s[sel], values[sel], stats).items():
+            out[f"{name}_{stat}"] = value
+            units[f"{name}_{stat}"] = _stat_unit(stat, unit)
+    return out, units

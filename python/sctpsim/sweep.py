@@ -21,6 +21,11 @@ seed and the metrics to summarise. It is written in TOML (the full reference is 
     "apps[2].rate" = ["2Mbps", "4Mbps"]
     "apps[2].packet_size" = ["500B", "1000B"]
 
+    [series]                             # time series summarised into scalars per run
+    metrics = ["sctp_path/upload/path0/rto"]   # -> sctp_path/upload/path0/rto_mean, ...
+    stats = ["mean", "max"]              # default: mean, min, max
+    until = "sctp/sink/last_delivery_at" # optional: only samples up to this scalar (s)
+
 Keys under ``set``, ``grid`` and ``zip`` are key paths as in ``sctpsim run --set``;
 quote them (TOML reads ``links[0].delay`` unquoted as a syntax error, and
 ``record.interval`` as a nested table).
@@ -64,7 +69,9 @@ from sctpsim.scenario import Scenario
 
 __all__ = [
     "RESERVED_COLUMNS",
+    "SERIES_STATS",
     "RunSpec",
+    "SeriesSummary",
     "Sweep",
     "SweepError",
     "derive_seed",
@@ -80,7 +87,20 @@ RESERVED_COLUMNS: tuple[str, ...] = ("run", "run_id", "replication", "seed", "st
 _KEY_PATH = re.compile(
     r"[A-Za-z_][A-Za-z0-9_-]*(\[[0-9]+\])*(\.[A-Za-z_][A-Za-z0-9_-]*(\[[0-9]+\])*)*"
 )
-_TOP_KEYS = ("name", "scenario", "seed", "replications", "metrics", "set", "grid", "zip")
+_TOP_KEYS = ("name", "scenario", "seed", "replications", "metrics", "set", "grid", "zip", "series")
+
+#: Statistics ``[series]`` can derive from a time series, in this order.
+SERIES_STATS: tuple[str, ...] = (
+    "count",
+    "start",
+    "end",
+    "max",
+    "mean",
+    "min",
+    "stdev",
+    "variance",
+)
+_SERIES_KEYS = ("metrics", "stats", "until")
 
 
 class SweepError(ValueError):
@@ -146,9 +166,21 @@ def derive_seed(master_seed: int, parameters: Mapping[str, Any], replication: in
     return int.from_bytes(digest[:8], "big") & MAX_SEED
 
 
-def _run_id(resolved: str | None, base: str, overrides: Sequence[str], seed: int) -> str:
-    """Identity of a run: a hash of everything that determines its results."""
+def _run_id(
+    resolved: str | None,
+    base: str,
+    overrides: Sequence[str],
+    seed: int,
+    series: SeriesSummary | None = None,
+) -> str:
+    """Identity of a run: a hash of everything that determines its results.
+
+    The ``[series]`` summary changes which scalars a run stores, so it is part of the
+    identity, but only when present: sweeps without one keep their identities.
+    """
     inputs: dict[str, Any] = {"version": _core.__version__, "seed": seed}
+    if series is not None:
+        inputs["series"] = series.to_dict()
     if resolved is not None:
         inputs["scenario"] = resolved
     else:  # invalid combination: identify it by what it was built from
@@ -158,6 +190,32 @@ def _run_id(resolved: str | None, base: str, overrides: Sequence[str], seed: int
 
 
 # --------------------------------------------------------------------- model
+
+
+@dataclass(frozen=True)
+class SeriesSummary:
+    """The ``[series]`` section: time series turned into scalars in every run.
+
+    For each time series whose ``kind/entity/metric`` name matches one of
+    ``metrics`` (exact names or globs), each statistic in ``stats`` becomes a scalar
+    named ``kind/entity/metric_<stat>`` (``sctp_path/upload/path0/rto_mean``). The
+    samples are those the run recorded every ``record.interval``; with ``until``, only
+    those at or before the value (in seconds) of that scalar in the same run (all of
+    them when the run lacks it).
+
+    Attributes:
+        metrics: time-series names or glob patterns.
+        stats: statistics from :data:`SERIES_STATS`.
+        until: a scalar name, or ``None``.
+    """
+
+    metrics: tuple[str, ...]
+    stats: tuple[str, ...] = ("mean", "min", "max")
+    until: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain data (what a worker receives, and what the run identity hashes)."""
+        return {"metrics": list(self.metrics), "stats": list(self.stats), "until": self.until}
 
 
 @dataclass(frozen=True)
@@ -200,6 +258,7 @@ class Sweep:
         seed: master seed.
         metrics: scalar names or glob patterns (``flow/*/goodput``) to summarise.
         source: the sweep file, when there is one.
+        series: time series to summarise into scalars in every run, or ``None``.
     """
 
     name: str
@@ -210,6 +269,7 @@ class Sweep:
     seed: int = 1
     metrics: tuple[str, ...] = ()
     source: str | None = None
+    series: SeriesSummary | None = None
 
     # -------------------------------------------------------------- reading
 
@@ -289,7 +349,7 @@ class Sweep:
                         replication=rep,
                         seed=seed,
                         overrides=overrides,
-                        run_id=_run_id(resolved, base.text, overrides, seed),
+                        run_id=_run_id(resolved, base.text, overrides, seed, self.series),
                         error=error,
                     )
                 )
@@ -361,6 +421,7 @@ class _Reader:
         groups = self._zip(grid)
         self._check_values(scenario, grid, groups)
         metrics = self._metrics()
+        series = self._series()
         seed = self._int("seed", 1, 0, MAX_SEED)
         replications = self._int("replications", 1, 1, MAX_REPLICATIONS)
         name = data.get("name")
@@ -380,6 +441,7 @@ class _Reader:
             seed=seed,
             metrics=metrics,
             source=self.source,
+            series=series,
         )
 
     # ---------------------------------------------------------------- parts
@@ -589,23 +651,29 @@ class _Reader:
         return SweepError(fallback, _one_line(str(e)))
 
     def _metrics(self) -> tuple[str, ...]:
-        value = self.data.get("metrics")
-        example = '["flow/path1/goodput", "flow/*/loss_rate"]'
+        return tuple(self._names("metrics", self.data.get("metrics"), "scalar"))
+
+    @staticmethod
+    def _names(key: str, value: Any, what: str) -> list[str]:
+        """A list of ``KIND/ENTITY/METRIC`` names or globs (``metrics``, ``series.metrics``)."""
+        example = (
+            '["flow/path1/goodput", "flow/*/loss_rate"]'
+            if what == "scalar"
+            else '["sctp_path/upload/path0/rto"]'
+        )
         if value is None:
-            raise SweepError(
-                "metrics", f"missing (expected a list of scalar names, e.g. {example})"
-            )
+            raise SweepError(key, f"missing (expected a list of {what} names, e.g. {example})")
         if isinstance(value, str) or not isinstance(value, Sequence):
-            raise SweepError("metrics", f"{_quote(value)} is not a list (e.g. {example})")
+            raise SweepError(key, f"{_quote(value)} is not a list (e.g. {example})")
         if not value:
             raise SweepError(
-                "metrics", f"[] is empty (expected at least one scalar name, e.g. {example})"
+                key, f"[] is empty (expected at least one {what} name, e.g. {example})"
             )
         out: list[str] = []
         for i, m in enumerate(value):
-            loc = _path("metrics", i)
+            loc = f"{key}[{i}]"
             if not isinstance(m, str):
-                raise SweepError(loc, f"{_quote(m)} is not a scalar name (expected a string)")
+                raise SweepError(loc, f"{_quote(m)} is not a {what} name (expected a string)")
             parts = m.split("/")
             if len(parts) < 3 or not all(parts):
                 raise SweepError(
@@ -614,7 +682,49 @@ class _Reader:
             if m in out:
                 raise SweepError(loc, f"{_quote(m)} is listed twice")
             out.append(m)
-        return tuple(out)
+        return out
+
+    def _series(self) -> SeriesSummary | None:
+        table = self.data.get("series")
+        if table is None:
+            return None
+        if not isinstance(table, Mapping):
+            raise SweepError("series", f"{_quote(table)} is not a table (write it as [series])")
+        for key in table:
+            if key not in _SERIES_KEYS:
+                raise SweepError(
+                    _path("series", str(key)), "unknown key" + _suggest(str(key), _SERIES_KEYS)
+                )
+        metrics = self._names("series.metrics", table.get("metrics"), "time series")
+        stats_value = table.get("stats", ["mean", "min", "max"])
+        if isinstance(stats_value, str) or not isinstance(stats_value, Sequence) or not stats_value:
+            raise SweepError(
+                "series.stats",
+                f"{_quote(stats_value)} is not a non-empty list "
+                f"(choose from {', '.join(SERIES_STATS)})",
+            )
+        stats: list[str] = []
+        for i, st in enumerate(stats_value):
+            loc = f"series.stats[{i}]"
+            if st not in SERIES_STATS:
+                raise SweepError(
+                    loc,
+                    f"{_quote(st)} is not a statistic (choose from {', '.join(SERIES_STATS)})"
+                    + (_suggest(st, SERIES_STATS) if isinstance(st, str) else ""),
+                )
+            if st in stats:
+                raise SweepError(loc, f"{_quote(st)} is listed twice")
+            stats.append(st)
+        until = table.get("until")
+        if until is not None:
+            parts = until.split("/") if isinstance(until, str) else []
+            if len(parts) < 3 or not all(parts):
+                raise SweepError(
+                    "series.until",
+                    f"{_quote(until)} is not KIND/ENTITY/METRIC "
+                    '(e.g. "sctp/sink/last_delivery_at")',
+                )
+        return SeriesSummary(tuple(metrics), tuple(stats), until)
 
     def _int(self, key: str, default: int, lo: int, hi: int) -> int:
         value = self.data.get(key, default)

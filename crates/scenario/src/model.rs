@@ -594,6 +594,12 @@ impl Parser {
             c.outbound_streams = v as u16;
             c.max_inbound_streams = v as u16;
         }
+        if let Some(v) = r.opt_size("pmtu")? {
+            if v > 65535 {
+                return Err(r.error("pmtu", format!("{v} is larger than the largest IPv4 datagram (65535 bytes)")));
+            }
+            c.pmtu = v as u32;
+        }
         let factor = r.probability("congestion_factor")?;
         if let Some(name) = r.opt_str("congestion")? {
             c.congestion = sctp::CongestionConfig::from_name(&name, Some(factor)).expect("schema lists only known controllers");

@@ -479,6 +479,7 @@ pub static SCTP: Section = Section {
         f("recv_buffer", Ty::Size, Absent("preset (256KiB)"), "bytes", "Receive buffer (initial a_rwnd)."),
         f("send_buffer", Ty::Size, Absent("preset (256KiB)"), "bytes", "Send buffer."),
         f("streams", Ty::Int(1, 65535), Absent("10"), "", "Outbound streams requested and inbound streams accepted."),
+        f("pmtu", Ty::Size, Absent("1500"), "bytes", "Path MTU (largest IP datagram) the association builds packets for; no PMTU discovery, so keep it within every link's mtu."),
         f("congestion", Ty::Enum(&["rfc9260", "rfc4960", "ca-shrink"]), Absent("preset (rfc9260)"), "", "Congestion control; ca-shrink is paper 000's extra stage (cwnd -= factor*cwnd while cwnd > ssthresh)."),
         f("congestion_factor", Ty::Probability, Value("0.144"), "", "The factor of ca-shrink."),
     ],

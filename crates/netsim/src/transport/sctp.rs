@@ -104,7 +104,10 @@ pub struct SctpApp {
     rx_messages: u64,
     rx_bytes: u64,
     first_sent_seen: Option<Instant>,
+    first_delivery: Option<Instant>,
     last_delivery: Option<Instant>,
+    /// When every byte of a finite bulk transfer was acknowledged.
+    completed_at: Option<Instant>,
     delay: DelayStats,
     response_delay: DelayStats,
     // Failover bookkeeping (sending side).
@@ -136,7 +139,9 @@ impl SctpApp {
             rx_messages: 0,
             rx_bytes: 0,
             first_sent_seen: None,
+            first_delivery: None,
             last_delivery: None,
+            completed_at: None,
             delay: DelayStats::default(),
             response_delay: DelayStats::default(),
             primary_break: None,
@@ -211,6 +216,7 @@ impl SctpApp {
                 }
                 self.rx_messages += 1;
                 self.rx_bytes += m.data.len() as u64;
+                self.first_delivery.get_or_insert(now);
                 self.last_delivery = Some(now);
                 if let Some(t) = sent_at.filter(|&t| t <= now) {
                     self.first_sent_seen.get_or_insert(t);
@@ -237,6 +243,11 @@ impl SctpApp {
         let now = ctx.now();
         self.refill(now);
         self.read(ctx);
+        if let SctpRole::Bulk { bytes: Some(total), .. } = self.cfg.role {
+            if self.completed_at.is_none() && self.bytes_queued >= total && self.association().is_some_and(|a| a.all_acked()) {
+                self.completed_at = Some(now);
+            }
+        }
         while let Some(d) = self.ep.poll_transmit(now) {
             let IpAddr::V4(dst) = d.remote else { continue };
             let src = match d.local {
@@ -383,6 +394,10 @@ impl Agent for SctpApp {
                     out.push("sctp", name, "goodput", self.rx_bytes as f64 * 8.0 / span, "bit/s");
                 }
             }
+            if let (Some(first), Some(last)) = (self.first_delivery, self.last_delivery) {
+                out.push("sctp", name, "first_delivery_at", first.as_secs_f64(), "s");
+                out.push("sctp", name, "last_delivery_at", last.as_secs_f64(), "s");
+            }
             if self.delay.count() > 0 {
                 for (metric, value) in self.delay.summary() {
                     out.push("sctp", name, metric, value, "s");
@@ -409,6 +424,9 @@ impl Agent for SctpApp {
             if let Some(v) = t {
                 out.push("sctp", name, metric, v, "s");
             }
+        }
+        if let (SctpRole::Bulk { start, .. }, Some(done)) = (&self.cfg.role, self.completed_at) {
+            out.push("sctp", name, "completion_time", done.saturating_since(*start).as_secs_f64(), "s");
         }
         let sum = |f: fn(&sctp::PathStats) -> u64| a.paths().iter().map(|p| f(&p.stats)).sum::<u64>() as f64;
         if matches!(self.cfg.role, SctpRole::Bulk { .. } | SctpRole::Requests { .. }) {

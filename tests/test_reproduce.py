@@ -1,0 +1,200 @@
+"""``sctpsim reproduce``: the bundled studies run with ``--quick`` and their outputs.
+
+Each study runs once per session (module-scoped fixtures, two worker processes); the
+tests then check what it wrote: the comparison tables (CSV that parses, every number of
+the paper's ``reference.csv`` in them), the figures (PNG and SVG), and the HTML report
+(self-contained, every table in it). A second run into the same directory reuses every
+stored run and must write a byte-identical report.
+
+CI runs these with the installed (non-editable) package, so they also check that the
+studies ship inside the wheel.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import sctpsim
+from sctpsim import cli
+from sctpsim.reproduce import COMPARISON_COLUMNS, list_studies, load_study, studies_root
+
+STUDIES = ("cc-new-stage", "failover-tuning")
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "sctpsim", *args], capture_output=True, text=True, timeout=900
+    )
+
+
+@pytest.fixture(scope="module", params=STUDIES)
+def quick(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> tuple[str, Path]:
+    """Run one study with --quick (once per test session): its name and directory."""
+    out = tmp_path_factory.mktemp(request.param) / "out"
+    proc = run_cli("reproduce", request.param, "--quick", "--jobs", "2", "--out", str(out))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "Traceback" not in proc.stderr
+    assert f"report: {out / 'report.html'}" in proc.stdout
+    return request.param, out
+
+
+# ------------------------------------------------------------------ listing
+
+
+def test_studies_ship_inside_the_package() -> None:
+    root = studies_root()
+    assert root.is_dir()
+    assert Path(sctpsim.__file__).resolve().parent in root.resolve().parents
+    assert [s.name for s in list_studies()] == list(STUDIES)
+    for study in list_studies():
+        for name in ("study.toml", "reference.csv", "analysis.py", "README.md"):
+            assert (study.directory / name).is_file(), (study.name, name)
+        for entry in study.sweeps:
+            sweep = entry.load(quick=True)  # every scenario and sweep file is there and valid
+            assert sweep.replications >= 1
+
+
+def test_list_shows_name_summary_and_paper(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["reproduce", "--list"]) == 0
+    out = capsys.readouterr().out
+    for study in list_studies():
+        assert study.name in out
+    assert "Yokogawa" in out and "Elhabib" in out
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            ["reproduce", "failover-tunning"],
+            'unknown study "failover-tunning" (did you mean "failover-tuning"?',
+        ),
+        (["reproduce", "nothing-like-it"], "known studies: cc-new-stage, failover-tuning"),
+        (["reproduce"], "missing study NAME"),
+        (["reproduce", "--list", "cc-new-stage"], "--list takes no study name"),
+    ],
+)
+def test_bad_study_is_one_error_line(
+    args: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert cli.main(args) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("error: "), err
+    assert message in err
+
+
+def test_unknown_study_from_the_shell_has_no_traceback() -> None:
+    proc = run_cli("reproduce", "no-such-study")
+    assert proc.returncode == 2
+    assert proc.stderr.startswith("error: unknown study") and "Traceback" not in proc.stderr
+    assert len(proc.stderr.splitlines()) == 1
+
+
+def test_quick_settings_change_only_replications_and_set() -> None:
+    study = load_study("failover-tuning")
+    entry = next(e for e in study.sweeps if e.name == "stable-sctp")
+    full, fast = entry.load(quick=False), entry.load(quick=True)
+    assert full.replications == 10 and fast.replications == 2
+    assert fast.scenario.resolved() != full.scenario.resolved()  # duration 60 s
+    assert full.grid == fast.grid and full.zip == fast.zip
+
+
+# ------------------------------------------------------------------ outputs
+
+
+def _tables(out: Path) -> dict[str, pd.DataFrame]:
+    files = sorted((out / "tables").glob("*.csv"))
+    assert files, "no tables written"
+    return {f.stem: pd.read_csv(f, keep_default_na=False, na_values=["NaN"]) for f in files}
+
+
+def test_tables_parse_and_hold_every_reference_number(quick: tuple[str, Path]) -> None:
+    name, out = quick
+    study = load_study(name)
+    tables = _tables(out)
+    comparisons = {k: t for k, t in tables.items() if "ref" in t.columns}
+    assert comparisons
+    for name, table in comparisons.items():
+        assert list(table.columns[-len(COMPARISON_COLUMNS) :]) == list(COMPARISON_COLUMNS), name
+        for column in ("paper", "ours", "ci95_low", "ci95_high", "diff", "diff_pct"):
+            assert pd.api.types.is_float_dtype(table[column]), (name, column)
+        # Every row we reproduce has a number; the others say why not.
+        for _, row in table.iterrows():
+            if math.isnan(row["ours"]):
+                assert row["note"], (name, row["ref"])
+            elif not math.isnan(row["paper"]):
+                assert row["diff"] == pytest.approx(row["ours"] - row["paper"], rel=1e-9, abs=1e-12)
+    rows = pd.concat(list(comparisons.values()), ignore_index=True)
+    reference = study.reference()
+    shown = rows[rows["ref"] != ""].set_index("ref")
+    missing = sorted(set(reference["ref"]) - set(shown.index))
+    assert not missing, f"reference numbers missing from the tables: {missing}"
+    for _, ref in reference.iterrows():
+        assert shown.loc[ref["ref"], "paper"] == pytest.approx(ref["value"], rel=1e-12), ref["ref"]
+    # Most of the paper's numbers have a number of ours beside them.
+    assert shown["ours"].notna().mean() > 0.8
+
+
+def test_figures_are_png_and_svg(quick: tuple[str, Path]) -> None:
+    figures = quick[1] / "figures"
+    pngs = sorted(figures.glob("*.png"))
+    assert len(pngs) >= 2
+    for png in pngs:
+        assert png.read_bytes().startswith(PNG_MAGIC) and png.stat().st_size > 10_000
+        svg = png.with_suffix(".svg").read_text(encoding="utf-8")
+        assert "<svg" in svg and "</svg>" in svg
+
+
+def test_report_is_one_self_contained_page(quick: tuple[str, Path]) -> None:
+    _, out = quick
+    html = (out / "report.html").read_text(encoding="utf-8")
+    assert html.startswith("<!DOCTYPE html>") and html.rstrip().endswith("</html>")
+    # Nothing fetched from elsewhere: no external scripts, styles or images.
+    assert not re.search(r"<(script|link)\b", html)
+    assert not re.search(r'src="(?!data:)', html)
+    images = re.findall(r'src="data:image/png;base64,', html)
+    assert len(images) == len(list((out / "figures").glob("*.png")))
+    for table in _tables(out):
+        assert f'id="{table}"' in html, table
+    assert "--quick" in html
+    # The discussion of each table and the study README are in it.
+    assert html.count("<h2") >= len(_tables(out)) + 1
+    assert "assumptions" in html
+
+
+def test_rerun_reuses_the_runs_and_writes_the_same_report(quick: tuple[str, Path]) -> None:
+    name, out = quick
+    before = (out / "report.html").read_bytes()
+    tables = {p.name: p.read_bytes() for p in (out / "tables").glob("*.csv")}
+    stored = {p.name for p in out.glob("sweeps/*/runs/*.parquet")}
+    proc = run_cli("reproduce", name, "--quick", "--jobs", "2", "--out", str(out), "--quiet")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.strip() == str(out)
+    assert {p.name for p in out.glob("sweeps/*/runs/*.parquet")} == stored
+    assert (out / "report.html").read_bytes() == before
+    assert {p.name: p.read_bytes() for p in (out / "tables").glob("*.csv")} == tables
+
+
+# ------------------------------------------------------------ study results
+
+
+def test_failover_tuning_quick_numbers() -> None:
+    """Cheap sanity checks of the model behind the study (not of the paper)."""
+    study = load_study("failover-tuning")
+    base = study.directory / "wifi-lte.toml"
+    r = sctpsim.run_file(
+        base, overrides=["apps[1].sctp.path_max_retrans=1", "apps[1].sctp.rto_max=2s"]
+    )
+    failover = r.scalars["sctp/upload/failover_time"]
+    # Two timeouts (1 s, then 2 s) plus one LTE round trip before the T3 timer restarts.
+    assert 3.0 < failover < 3.5
+    assert r.scalars["sctp/upload/first_alternate_rtx_time"] == pytest.approx(1.0, abs=0.01)
