@@ -130,7 +130,13 @@ def print_comparisons(console: Console, comparisons: Sequence[Comparison | Table
         numeric_columns = _numeric_columns(c, header, rows)
         for h in header:
             numeric = h in numeric_columns
-            table.add_column(escape(h), justify="right" if numeric else "left", overflow="fold")
+            # Numbers never wrap; rich narrows the text columns first.
+            table.add_column(
+                escape(h),
+                justify="right" if numeric else "left",
+                no_wrap=numeric,
+                overflow="ellipsis" if numeric else "fold",
+            )
         notes = _notes(c)
         if notes:
             table.add_column("note", overflow="fold")
