@@ -82,8 +82,7 @@ pub struct SctpAppConfig {
 const TOKEN_START: u64 = 0;
 const TOKEN_READ: u64 = 1;
 const TOKEN_SEND: u64 = 2;
-/// Engine timer tokens count up from here (a new token supersedes older ones).
-const TOKEN_ENGINE: u64 = 16;
+const TOKEN_ENGINE: u64 = 3;
 
 const PPID_DATA: u32 = 0;
 const PPID_REQUEST: u32 = 1;
@@ -94,8 +93,11 @@ pub struct SctpApp {
     cfg: SctpAppConfig,
     ep: Endpoint,
     assoc: Option<AssocId>,
-    engine_token: u64,
-    armed: Option<Instant>,
+    /// Instants for which an engine timer is pending in the simulator, ascending. Simulator
+    /// timers cannot be cancelled, and the engine moves its deadline on almost every packet
+    /// (T3-rtx restarts, the delayed-SACK timer), so a new timer is scheduled only when the
+    /// engine wants to be woken earlier than any pending one; one that fires early re-arms.
+    armed: Vec<Instant>,
     read_pending: bool,
     // Sending side.
     next_seq: u64,
@@ -128,8 +130,7 @@ impl SctpApp {
             cfg,
             ep,
             assoc: None,
-            engine_token: TOKEN_ENGINE,
-            armed: None,
+            armed: Vec::new(),
             read_pending: false,
             next_seq: 0,
             bytes_queued: 0,
@@ -252,13 +253,15 @@ impl SctpApp {
                 self.on_event(ctx, id, e);
             }
         }
-        let next = self.ep.poll_timeout();
-        if next != self.armed {
-            self.armed = next;
-            self.engine_token += 1;
-            if let Some(t) = next {
-                let _ = ctx.timer_at(t.max(now), self.engine_token);
-            }
+        self.arm(ctx);
+    }
+
+    /// Makes sure a simulator timer is pending at or before the engine's next deadline.
+    fn arm(&mut self, ctx: &mut Ctx<'_>) {
+        let Some(t) = self.ep.poll_timeout() else { return };
+        let t = t.max(ctx.now());
+        if self.armed.first().is_none_or(|&first| first > t) && ctx.timer_at(t, TOKEN_ENGINE).is_ok() {
+            self.armed.insert(0, t);
         }
     }
 
@@ -352,11 +355,16 @@ impl Agent for SctpApp {
                 }
                 self.schedule_request(ctx);
             }
-            t if t == self.engine_token => {
-                self.armed = None;
+            TOKEN_ENGINE => {
+                self.armed.retain(|&t| t > now);
+                if !self.ep.poll_timeout().is_some_and(|t| t <= now) {
+                    // Woken before the engine's (since postponed) deadline: nothing is due.
+                    self.arm(ctx);
+                    return;
+                }
                 self.ep.handle_timeout(now);
             }
-            _ => return, // a superseded engine timer
+            _ => return,
         }
         self.flush(ctx);
     }
