@@ -9,7 +9,7 @@
 
 use std::net::{IpAddr, Ipv4Addr};
 
-use sctp::{AssocId, Association, Endpoint, Event, PathState};
+use sctp::{AssocId, Association, Endpoint, Event, PathState, SendError};
 
 use crate::agent::{Agent, Ctx};
 use crate::recorder::{Scalars, TimeSeries};
@@ -102,6 +102,8 @@ pub struct SctpApp {
     // Sending side.
     next_seq: u64,
     bytes_queued: u64,
+    /// The bytes of the last message sent, reused for the next.
+    message_buf: Vec<u8>,
     // Receiving side.
     rx_messages: u64,
     rx_bytes: u64,
@@ -134,6 +136,7 @@ impl SctpApp {
             read_pending: false,
             next_seq: 0,
             bytes_queued: 0,
+            message_buf: Vec::new(),
             rx_messages: 0,
             rx_bytes: 0,
             first_sent_seen: None,
@@ -155,17 +158,27 @@ impl SctpApp {
         self.ep.association_mut(self.assoc?)
     }
 
-    fn message(&mut self, now: Instant, size: usize) -> Vec<u8> {
-        let mut m = vec![0u8; size.max(MESSAGE_HEADER_LEN)];
+    /// Hands the association one message of `size` bytes (at least the header): sequence
+    /// number and hand-over time, then zeros. The bytes are written into a buffer kept
+    /// between calls (the engine copies them), so a message costs no allocation here.
+    fn send_message(&mut self, now: Instant, stream: u16, ppid: u32, unordered: bool, size: usize) -> Result<(), SendError> {
+        let mut m = std::mem::take(&mut self.message_buf);
+        // Only the header is ever written, so the rest of the buffer stays zero.
+        m.resize(size.max(MESSAGE_HEADER_LEN), 0);
         m[..8].copy_from_slice(&self.next_seq.to_be_bytes());
         m[8..16].copy_from_slice(&now.as_nanos().to_be_bytes());
         self.next_seq += 1;
-        m
+        let sent = match self.association() {
+            Some(a) => a.send(stream, ppid, unordered, &m),
+            None => Ok(()),
+        };
+        self.message_buf = m;
+        sent
     }
 
     /// Keeps the bulk sender's send buffer full.
     fn refill(&mut self, now: Instant) {
-        let SctpRole::Bulk { bytes, message_size, streams, unordered, .. } = self.cfg.role.clone() else { return };
+        let SctpRole::Bulk { bytes, message_size, streams, unordered, .. } = self.cfg.role else { return };
         loop {
             let remaining = bytes.map_or(u64::MAX, |b| b.saturating_sub(self.bytes_queued));
             if remaining == 0 {
@@ -177,12 +190,10 @@ impl SctpApp {
                 return;
             }
             let stream = (self.next_seq % u64::from(streams.max(1))) as u16;
-            let msg = self.message(now, size);
-            let Some(a) = self.association() else { return };
-            if a.send(stream, PPID_DATA, unordered, &msg).is_err() {
+            if self.send_message(now, stream, PPID_DATA, unordered, size).is_err() {
                 return;
             }
-            self.bytes_queued += msg.len() as u64;
+            self.bytes_queued += size.max(MESSAGE_HEADER_LEN) as u64;
         }
     }
 
@@ -348,10 +359,7 @@ impl Agent for SctpApp {
             TOKEN_READ => self.read_pending = false,
             TOKEN_SEND => {
                 if let SctpRole::Requests { message_size, .. } = self.cfg.role {
-                    let msg = self.message(now, message_size);
-                    if let Some(a) = self.association() {
-                        let _ = a.send(0, PPID_REQUEST, false, &msg);
-                    }
+                    let _ = self.send_message(now, 0, PPID_REQUEST, false, message_size);
                 }
                 self.schedule_request(ctx);
             }

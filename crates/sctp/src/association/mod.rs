@@ -53,7 +53,7 @@ pub(crate) use cookie::{CookieError, CookieState};
 pub(crate) use handshake::{address_params, peer_addresses};
 pub use inbound::Message;
 use inbound::{DataOutcome, Inbound};
-use outbound::Outbound;
+use outbound::{Outbound, SackTallies};
 pub use path::{Path, PathId, PathState, PathStats, RtoEstimator};
 
 /// Association states (RFC 9260 §4).
@@ -277,6 +277,8 @@ pub struct Association {
     handshake_chunk: Option<Chunk>,
     t2_retransmits: u32,
     out: Outbound,
+    /// Scratch space for SACK processing, kept to avoid allocating per SACK.
+    sack_tallies: SackTallies,
     inb: Inbound,
     /// Where the next SACK goes (§6.4: the source of the DATA being acknowledged).
     sack_path: PathId,
@@ -323,6 +325,7 @@ impl Association {
             handshake_chunk: None,
             t2_retransmits: 0,
             out,
+            sack_tallies: SackTallies::default(),
             inb,
             sack_path: 0,
             control: VecDeque::new(),

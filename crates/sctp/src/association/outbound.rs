@@ -163,6 +163,32 @@ impl Outbound {
     }
 }
 
+/// Per-path tallies of one SACK (scratch space kept between SACKs).
+#[derive(Debug, Default)]
+pub(crate) struct SackTallies {
+    /// Flight size before the SACK (§7.2.1 and §7.2.2 compare cwnd with it).
+    flight_before: Vec<u32>,
+    /// Bytes newly acknowledged.
+    acked: Vec<u32>,
+    /// The cumulative ack covered a chunk in flight there (§6.3.2 R3).
+    cum_acked_on: Vec<bool>,
+    /// Chunks newly marked for fast retransmission (§7.2.4).
+    fast: Vec<u32>,
+}
+
+impl SackTallies {
+    fn reset(&mut self, paths: &[super::Path]) {
+        self.flight_before.clear();
+        self.flight_before.extend(paths.iter().map(|p| p.flight_size));
+        for v in [&mut self.acked, &mut self.fast] {
+            v.clear();
+            v.resize(paths.len(), 0);
+        }
+        self.cum_acked_on.clear();
+        self.cum_acked_on.resize(paths.len(), false);
+    }
+}
+
 /// A packet being filled.
 struct Open {
     path: PathId,
@@ -187,9 +213,11 @@ impl Association {
             return;
         }
         let n = self.paths.len();
-        let flight_before: Vec<u32> = self.paths.iter().map(|p| p.flight_size).collect();
-        let mut acked = vec![0u32; n];
-        let mut cum_acked_on = vec![false; n];
+        // Per-path tallies live in buffers kept in the association: a SACK arrives for every
+        // second packet, and allocating them each time was a measurable share of the cost.
+        let mut t = std::mem::take(&mut self.sack_tallies);
+        t.reset(&self.paths);
+        let SackTallies { flight_before, acked, cum_acked_on, fast } = &mut t;
         let cum_advanced = tsn_gt(cum, self.out.cum_ack);
         let mut highest_newly_acked: Option<u32> = None;
 
@@ -201,7 +229,7 @@ impl Association {
                 // §6.3.2 R3 concerns data outstanding on the path, not chunks marked for
                 // retransmission.
                 cum_acked_on[s.path] |= s.state == SentState::InFlight;
-                self.newly_acked(now, &s, &mut acked);
+                self.newly_acked(now, &s, acked);
                 highest_newly_acked = Some(s.tsn);
             }
         }
@@ -223,7 +251,7 @@ impl Association {
                 let s = &self.out.sent[usize::from(k) - 1];
                 let path = s.path;
                 let (len, state, tx, sent_at) = (s.frag.len(), s.state, s.transmissions, s.sent_at);
-                self.account_ack(now, path, tsn, len, state, tx, sent_at, &mut acked);
+                self.account_ack(now, path, tsn, len, state, tx, sent_at, acked);
                 self.out.sent[usize::from(k) - 1].state = SentState::Acked;
                 if highest_newly_acked.is_none_or(|h| tsn_gt(tsn, h)) {
                     highest_newly_acked = Some(tsn);
@@ -239,7 +267,6 @@ impl Association {
             Some(h) if any_fr && cum_advanced => Some(if tsn_gt(highest_reported, h) { highest_reported } else { h }),
             other => other,
         };
-        let mut fast: Vec<u32> = vec![0; n];
         if let Some(limit) = limit {
             for s in self.out.sent.iter_mut() {
                 if !tsn_lt(s.tsn, limit) {
@@ -304,13 +331,14 @@ impl Association {
 
         // §6.3.2 R2/R3: stop T3 where nothing is outstanding; restart it where the earliest
         // outstanding TSN was acknowledged.
-        for (path, &restart) in self.paths.iter_mut().zip(&cum_acked_on) {
+        for (path, &restart) in self.paths.iter_mut().zip(cum_acked_on.iter()) {
             if path.flight_size == 0 {
                 path.t3_rtx = None;
             } else if restart {
                 path.t3_rtx = Some(now + path.rto.rto);
             }
         }
+        self.sack_tallies = t;
         self.maybe_progress_shutdown(now);
     }
 
