@@ -256,7 +256,7 @@ impl SctpApp {
                 _ => ctx.source_for(dst),
             };
             let Some(src) = src else { continue };
-            let pkt = ctx.packet(src, dst, PROTO_SCTP, &d.payload, u32::MAX);
+            let pkt = ctx.packet_around(src, dst, PROTO_SCTP, d.payload, u32::MAX);
             ctx.send(pkt);
         }
         for id in 0..self.ep.associations().len() {

@@ -467,9 +467,11 @@ impl Association {
             dst_port: self.peer_port,
             verification_tag: self.peer_tag,
         };
+        // The buffer has room for the lower layers too (a whole MTU), so a driver can put its
+        // headers in front of the packet without copying it to a new buffer.
         Open {
             path,
-            builder: PacketBuilder::new(header, limit),
+            builder: PacketBuilder::new(header, self.config.pmtu as usize),
             limit,
         }
     }
