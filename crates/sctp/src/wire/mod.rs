@@ -19,6 +19,7 @@
 
 mod cause;
 mod chunk;
+mod crc;
 mod param;
 #[cfg(test)]
 mod tests;
@@ -130,11 +131,11 @@ pub fn unknown_parameter_action(param_type: u16) -> UnknownAction {
 pub fn packet_checksum(packet: &[u8]) -> u32 {
     match (packet.get(..8), packet.get(COMMON_HEADER_LEN..)) {
         (Some(head), Some(tail)) => {
-            let crc = crc32c::crc32c(head);
-            let crc = crc32c::crc32c_append(crc, &[0; 4]);
-            crc32c::crc32c_append(crc, tail)
+            let crc = crc::crc32c_append(0, head);
+            let crc = crc::crc32c_append(crc, &[0; 4]);
+            crc::crc32c_append(crc, tail)
         }
-        _ => crc32c::crc32c(packet),
+        _ => crc::crc32c_append(0, packet),
     }
 }
 
