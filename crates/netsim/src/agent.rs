@@ -9,7 +9,7 @@
 
 use std::net::Ipv4Addr;
 
-use crate::kernel::{ScheduleInPast, Scheduler};
+use crate::kernel::{ScheduleInPast, Scheduler, Ticket};
 use crate::network::{Network, NodeId};
 use crate::recorder::{FlowStats, Scalars, TimeSeries, TraceEvent};
 use crate::time::{Duration, Instant};
@@ -88,6 +88,17 @@ impl Ctx<'_> {
     /// Fire `on_timer(token)` at `at`.
     pub fn timer_at(&mut self, at: Instant, token: u64) -> Result<(), ScheduleInPast> {
         self.sched.schedule_at(at, Event::Timer { agent: self.me, token })
+    }
+
+    /// A place among simultaneous events for a timer decided now and scheduled later with
+    /// [`Ctx::timer_ticket`] (see [`crate::kernel::Ticket`]).
+    pub fn ticket(&mut self) -> Ticket {
+        self.sched.ticket()
+    }
+
+    /// Fire `on_timer(token)` at `at`, in the place `ticket` took among events at `at`.
+    pub fn timer_ticket(&mut self, at: Instant, ticket: Ticket, token: u64) -> Result<(), ScheduleInPast> {
+        self.sched.schedule_ticket(at, ticket, Event::Timer { agent: self.me, token })
     }
 
     /// Fire `on_timer(token)` after `delay`.
