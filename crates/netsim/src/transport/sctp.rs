@@ -385,7 +385,7 @@ impl Agent for SctpApp {
             t if t >= TOKEN_ENGINE => {
                 let fired = t - TOKEN_ENGINE;
                 self.armed.retain(|(_, ticket)| ticket.get() != fired);
-                if !self.deadline.is_some_and(|(_, _, ticket)| ticket.get() == fired) {
+                if self.deadline.is_none_or(|(_, _, ticket)| ticket.get() != fired) {
                     // Woken for a deadline since postponed or dropped.
                     self.arm(ctx);
                     return;
