@@ -5,17 +5,15 @@
 //! latency) for the rest, so most of a 1,500-byte packet went through the slow path; the CRC
 //! was a quarter of the simulator's time in a bulk transfer. Here every buffer of 64 bytes
 //! or more is split into three equal lanes computed side by side, and the lanes are joined
-//! with two carry-less multiplications (PCLMULQDQ). Elsewhere (other CPUs, short buffers)
-//! the `crc32c` crate does the work; both give the same value.
+//! with two carry-less multiplications (PCLMULQDQ); shorter ones (the common header, a
+//! SACK) go through one stream without the crate's per-call set-up. On other CPUs the
+//! `crc32c` crate does the work; both give the same value.
 
 /// CRC32c of `data` continuing from `crc` (the CRC of the bytes before it; 0 to start), as
 /// `crc32c::crc32c_append` computes it.
 pub(crate) fn crc32c_append(crc: u32, data: &[u8]) -> u32 {
     #[cfg(target_arch = "x86_64")]
-    if data.len() >= x86::MIN_LEN
-        && std::arch::is_x86_feature_detected!("sse4.2")
-        && std::arch::is_x86_feature_detected!("pclmulqdq")
-    {
+    if std::arch::is_x86_feature_detected!("sse4.2") && std::arch::is_x86_feature_detected!("pclmulqdq") {
         // SAFETY: the CPU supports both instruction sets the function is compiled for
         // (checked just above).
         return unsafe { x86::crc32c_append(crc, data) };
@@ -29,8 +27,8 @@ mod x86 {
         _mm_clmulepi64_si128, _mm_crc32_u64, _mm_crc32_u8, _mm_cvtsi128_si64, _mm_cvtsi64_si128,
     };
 
-    /// Shorter buffers go to the `crc32c` crate: joining lanes costs about as much as it saves.
-    pub(super) const MIN_LEN: usize = 64;
+    /// Shorter buffers take one stream: joining lanes costs about as much as it saves.
+    const MIN_LEN: usize = 64;
     /// Longest lane, in 8-byte words; longer buffers are taken 3 x `MAX_WORDS` words at a time.
     const MAX_WORDS: usize = 128;
 
@@ -79,7 +77,7 @@ mod x86 {
     pub(super) fn crc32c_append(crc: u32, data: &[u8]) -> u32 {
         let mut r = u64::from(!crc);
         let mut rest = data;
-        while rest.len() >= 24 {
+        while rest.len() >= MIN_LEN {
             // Three lanes of `n` words: a continues the register, b and c start from zero;
             // then r = a x^(128 n) + b x^(64 n) + c, i.e. a shifted over b and c, b over c.
             let n = (rest.len() / 24).min(MAX_WORDS);
