@@ -231,8 +231,11 @@ impl SctpApp {
                     }
                     _ => {}
                 }
+                let len = m.data.len();
+                // The association builds later chunks in the buffer.
+                a.recycle(m.data);
                 self.rx_messages += 1;
-                self.rx_bytes += m.data.len() as u64;
+                self.rx_bytes += len as u64;
                 self.last_delivery = Some(now);
                 if let Some(t) = sent_at.filter(|&t| t <= now) {
                     self.first_sent_seen.get_or_insert(t);
@@ -240,7 +243,7 @@ impl SctpApp {
                 }
                 if let Some(r) = rate {
                     // The next read waits for this message's share of the read rate.
-                    let wait = Duration::from_nanos((m.data.len() as u128 * 1_000_000_000 / u128::from(r.max(1))) as u64);
+                    let wait = Duration::from_nanos((len as u128 * 1_000_000_000 / u128::from(r.max(1))) as u64);
                     self.read_pending = true;
                     ctx.timer_in(wait, TOKEN_READ);
                     break;
@@ -405,6 +408,10 @@ impl Agent for SctpApp {
         let id = self.ep.handle(now, src, dst, ip.payload());
         if self.assoc.is_none() {
             self.assoc = id;
+        }
+        // The association builds later packets in the datagram's buffer.
+        if let Some(a) = id.and_then(|id| self.ep.association_mut(id)) {
+            a.recycle(pkt.bytes);
         }
         self.flush(ctx);
     }

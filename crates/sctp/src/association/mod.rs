@@ -29,6 +29,7 @@
 //!
 //! [`poll_timeout`]: Association::poll_timeout
 
+mod buffers;
 mod cookie;
 mod handshake;
 mod inbound;
@@ -53,6 +54,7 @@ pub(crate) use cookie::{CookieError, CookieState};
 pub(crate) use handshake::{address_params, peer_addresses};
 pub use inbound::Message;
 use inbound::{DataOutcome, Inbound};
+use buffers::BufferPool;
 use outbound::{Outbound, SackTallies};
 pub use path::{Path, PathId, PathState, PathStats, RtoEstimator};
 
@@ -280,6 +282,8 @@ pub struct Association {
     /// Scratch space for SACK processing, kept to avoid allocating per SACK.
     sack_tallies: SackTallies,
     inb: Inbound,
+    /// Buffers for packets, queued fragments and received data, reused.
+    buffers: BufferPool,
     /// Where the next SACK goes (§6.4: the source of the DATA being acknowledged).
     sack_path: PathId,
     /// Control chunks waiting for the next packet to their destination.
@@ -327,6 +331,7 @@ impl Association {
             out,
             sack_tallies: SackTallies::default(),
             inb,
+            buffers: BufferPool::new(config.pmtu as usize),
             sack_path: 0,
             control: VecDeque::new(),
             force_packet: None,
@@ -586,7 +591,7 @@ impl Association {
             return false;
         }
         self.sack_path = from;
-        match self.inb.on_data(d) {
+        match self.inb.on_data(d, &mut self.buffers) {
             DataOutcome::Accepted => {}
             DataOutcome::Duplicate => self.stats.duplicate_chunks_received += 1,
             DataOutcome::NoSpace => self.stats.chunks_dropped_no_space += 1,
@@ -671,7 +676,7 @@ impl Association {
             return Err(SendError::BufferFull);
         }
         let max = self.config.max_fragment();
-        self.out.enqueue(stream, ppid, unordered, data, max);
+        self.out.enqueue(stream, ppid, unordered, data, max, &mut self.buffers);
         self.stats.messages_submitted += 1;
         self.stats.bytes_submitted += data.len() as u64;
         self.dirty = true;
@@ -686,6 +691,13 @@ impl Association {
             self.dirty = true;
         }
         Some(msg)
+    }
+
+    /// Offers a buffer the driver has finished with (a datagram it has handled, the data of a
+    /// message it has read) for building later packets and chunks in, saving allocations.
+    /// Optional; the contents do not matter.
+    pub fn recycle(&mut self, buf: Vec<u8>) {
+        self.buffers.give(buf);
     }
 
     /// Size of the next message `read` would return.

@@ -10,6 +10,7 @@ use simtime::Instant;
 use crate::congestion::AckInfo;
 use crate::wire::{Chunk, CommonHeader, DataRef, PacketBuilder, SackChunk};
 
+use super::buffers::BufferPool;
 use super::tsn::{tsn_gt, tsn_le, tsn_lt};
 use super::{Association, Event, PathId, State, Transmit};
 
@@ -44,8 +45,10 @@ pub(crate) struct Fragment {
 }
 
 impl Fragment {
-    /// An owned copy of a received DATA chunk.
-    pub(crate) fn from_data(d: &DataRef<'_>) -> Self {
+    /// An owned copy of a received DATA chunk, in a buffer from `buffers`.
+    pub(crate) fn from_data(d: &DataRef<'_>, buffers: &mut BufferPool) -> Self {
+        let mut data = buffers.take();
+        data.extend_from_slice(d.user_data);
         Fragment {
             stream: d.stream_id,
             ssn: d.ssn,
@@ -53,7 +56,7 @@ impl Fragment {
             unordered: d.unordered,
             beginning: d.beginning,
             ending: d.ending,
-            data: d.user_data.to_vec(),
+            data,
         }
     }
 
@@ -138,7 +141,7 @@ impl Outbound {
     }
 
     /// Splits a message into fragments of at most `max` bytes (§6.9) with one SSN.
-    pub(crate) fn enqueue(&mut self, stream: u16, ppid: u32, unordered: bool, data: &[u8], max: usize) {
+    pub(crate) fn enqueue(&mut self, stream: u16, ppid: u32, unordered: bool, data: &[u8], max: usize, buffers: &mut BufferPool) {
         let ssn = if unordered {
             0
         } else {
@@ -149,6 +152,8 @@ impl Outbound {
         };
         let n = data.len().div_ceil(max);
         for (i, part) in data.chunks(max).enumerate() {
+            let mut bytes = buffers.take();
+            bytes.extend_from_slice(part);
             self.queue.push_back(Fragment {
                 stream,
                 ssn,
@@ -156,7 +161,7 @@ impl Outbound {
                 unordered,
                 beginning: i == 0,
                 ending: i + 1 == n,
-                data: part.to_vec(),
+                data: bytes,
             });
         }
         self.buffered += data.len() as u32;
@@ -232,6 +237,7 @@ impl Association {
                 self.newly_acked(now, &s, acked);
                 highest_newly_acked = Some(s.tsn);
             }
+            self.buffers.give(s.frag.data);
         }
         self.out.cum_ack = cum;
 
@@ -460,7 +466,7 @@ impl Association {
 
     // ----- packet building (§6.1, §6.10) -----
 
-    fn open_packet(&self, path: PathId) -> Open {
+    fn open_packet(&mut self, path: PathId) -> Open {
         let limit = self.config.max_packet();
         let header = CommonHeader {
             src_port: self.local_port,
@@ -471,7 +477,7 @@ impl Association {
         // headers in front of the packet without copying it to a new buffer.
         Open {
             path,
-            builder: PacketBuilder::new(header, self.config.pmtu as usize),
+            builder: PacketBuilder::with_buffer(header, self.buffers.take()),
             limit,
         }
     }

@@ -320,7 +320,13 @@ pub struct PacketBuilder {
 impl PacketBuilder {
     /// Starts a packet with this common header; `capacity` is a size hint (the path MTU).
     pub fn new(header: CommonHeader, capacity: usize) -> Self {
-        let mut w = Writer::with_capacity(capacity);
+        Self::with_buffer(header, Vec::with_capacity(capacity))
+    }
+
+    /// As [`PacketBuilder::new`], building in `buf` (cleared first) to reuse its allocation.
+    pub fn with_buffer(header: CommonHeader, mut buf: Vec<u8>) -> Self {
+        buf.clear();
+        let mut w = Writer::new(buf);
         w.u16(header.src_port);
         w.u16(header.dst_port);
         w.u32(header.verification_tag);
@@ -465,9 +471,10 @@ pub(crate) struct Writer {
 }
 
 impl Writer {
-    pub(crate) fn with_capacity(n: usize) -> Self {
+    /// A writer appending to `buf`.
+    pub(crate) fn new(buf: Vec<u8>) -> Self {
         Writer {
-            buf: Vec::with_capacity(n),
+            buf,
             trailing_pad: 0,
             overflow: false,
         }
