@@ -11,14 +11,20 @@
 
 /// CRC32c of `data` continuing from `crc` (the CRC of the bytes before it; 0 to start), as
 /// `crc32c::crc32c_append` computes it.
+#[cfg(test)]
 pub(crate) fn crc32c_append(crc: u32, data: &[u8]) -> u32 {
+    crc32c_parts(crc, &[data])
+}
+
+/// CRC32c of the concatenation of `parts`, continuing from `crc` (0 to start).
+pub(crate) fn crc32c_parts(crc: u32, parts: &[&[u8]]) -> u32 {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("sse4.2") && std::arch::is_x86_feature_detected!("pclmulqdq") {
         // SAFETY: the CPU supports both instruction sets the function is compiled for
         // (checked just above).
-        return unsafe { x86::crc32c_append(crc, data) };
+        return parts.iter().fold(crc, |crc, part| unsafe { x86::crc32c_append(crc, part) });
     }
-    crc32c::crc32c_append(crc, data)
+    parts.iter().fold(crc, |crc, part| crc32c::crc32c_append(crc, part))
 }
 
 #[cfg(target_arch = "x86_64")]

@@ -130,12 +130,8 @@ pub fn unknown_parameter_action(param_type: u16) -> UnknownAction {
 /// [`HeaderView::checksum`]). Buffers shorter than the common header are summed as is.
 pub fn packet_checksum(packet: &[u8]) -> u32 {
     match (packet.get(..8), packet.get(COMMON_HEADER_LEN..)) {
-        (Some(head), Some(tail)) => {
-            let crc = crc::crc32c_append(0, head);
-            let crc = crc::crc32c_append(crc, &[0; 4]);
-            crc::crc32c_append(crc, tail)
-        }
-        _ => crc::crc32c_append(0, packet),
+        (Some(head), Some(tail)) => crc::crc32c_parts(0, &[head, &[0; 4], tail]),
+        _ => crc::crc32c_parts(0, &[packet]),
     }
 }
 
