@@ -29,14 +29,27 @@ pub struct ScheduleInPast {
 }
 
 struct Entry<E> {
-    at: Instant,
-    seq: u64,
+    /// (time, sequence) as one number, time in the high half: comparing one 128-bit integer
+    /// is cheaper than comparing a pair, and sifting through the heap does little else.
+    key: u128,
     event: E,
+}
+
+impl<E> Entry<E> {
+    fn new(at: Instant, seq: u64, event: E) -> Self {
+        Entry { key: (u128::from(at.0) << 64) | u128::from(seq), event }
+    }
+    fn at(&self) -> Instant {
+        Instant((self.key >> 64) as u64)
+    }
+    fn seq(&self) -> u64 {
+        self.key as u64
+    }
 }
 
 impl<E> PartialEq for Entry<E> {
     fn eq(&self, other: &Self) -> bool {
-        self.at == other.at && self.seq == other.seq
+        self.key == other.key
     }
 }
 impl<E> Eq for Entry<E> {}
@@ -48,7 +61,7 @@ impl<E> PartialOrd for Entry<E> {
 impl<E> Ord for Entry<E> {
     // BinaryHeap is a max-heap: reverse so the earliest (time, seq) is on top.
     fn cmp(&self, other: &Self) -> Ordering {
-        (other.at, other.seq).cmp(&(self.at, self.seq))
+        other.key.cmp(&self.key)
     }
 }
 
@@ -111,7 +124,7 @@ impl<E> Scheduler<E> {
         if at < self.now {
             return Err(ScheduleInPast { at, now: self.now });
         }
-        self.heap.push(Entry { at, seq: self.seq, event });
+        self.heap.push(Entry::new(at, self.seq, event));
         self.seq += 1;
         Ok(())
     }
@@ -121,7 +134,7 @@ impl<E> Scheduler<E> {
     #[inline]
     pub fn schedule_in(&mut self, delay: Duration, event: E) {
         let at = self.now.saturating_add(delay);
-        self.heap.push(Entry { at, seq: self.seq, event });
+        self.heap.push(Entry::new(at, self.seq, event));
         self.seq += 1;
     }
 
@@ -144,27 +157,27 @@ impl<E> Scheduler<E> {
         if at < self.now || (at == self.now && self.current_seq.is_some_and(|c| ticket.0 <= c)) {
             return Err(ScheduleInPast { at, now: self.now });
         }
-        self.heap.push(Entry { at, seq: ticket.0, event });
+        self.heap.push(Entry::new(at, ticket.0, event));
         Ok(())
     }
 
     /// Time of the earliest pending event.
     pub fn peek_time(&self) -> Option<Instant> {
-        self.heap.peek().map(|e| e.at)
+        self.heap.peek().map(Entry::at)
     }
 
     /// Remove the earliest event if it is due at or before `stop`, advancing the clock to it.
     /// Returns `None` (clock unchanged) when no event is left before `stop`.
     #[inline]
     pub fn next_before(&mut self, stop: Instant) -> Option<(Instant, E)> {
-        if self.heap.peek()?.at > stop {
+        if self.heap.peek()?.at() > stop {
             return None;
         }
         let entry = self.heap.pop()?;
-        self.now = entry.at;
-        self.current_seq = Some(entry.seq);
+        self.now = entry.at();
+        self.current_seq = Some(entry.seq());
         self.processed += 1;
-        Some((entry.at, entry.event))
+        Some((entry.at(), entry.event))
     }
 
     /// Move the clock forward to `t` without an event (used when a run stops at its end time
