@@ -327,18 +327,14 @@ impl SctpApp {
                     }
                 }
             }
-            Event::RetransmitOnAlternate { .. } => {
-                if self.primary_break.is_some_and(|b| now >= b) {
-                    self.first_alt_rtx_at.get_or_insert(now);
-                }
+            Event::RetransmitOnAlternate { .. } if self.primary_break.is_some_and(|b| now >= b) => {
+                self.first_alt_rtx_at.get_or_insert(now);
             }
-            Event::DataPathChanged { to, .. } => {
-                if self.primary_break.is_some_and(|b| now >= b) {
-                    if Some(*to) == primary && self.data_moved_at.is_some() {
-                        self.switched_back_at.get_or_insert(now);
-                    } else {
-                        self.data_moved_at.get_or_insert(now);
-                    }
+            Event::DataPathChanged { to, .. } if self.primary_break.is_some_and(|b| now >= b) => {
+                if Some(*to) == primary && self.data_moved_at.is_some() {
+                    self.switched_back_at.get_or_insert(now);
+                } else {
+                    self.data_moved_at.get_or_insert(now);
                 }
             }
             Event::Closed { reason } => self.closed = Some(format!("{reason:?}")),
