@@ -180,7 +180,7 @@ impl SctpApp {
         self.next_seq += 1;
         let sent = match self.association() {
             Some(a) => a.send(stream, ppid, unordered, &m),
-            None => Ok(()),
+            None => Err(SendError::NotOpen(sctp::State::Closed)),
         };
         self.message_buf = m;
         sent
