@@ -9,7 +9,7 @@
 
 use std::net::Ipv4Addr;
 
-use crate::kernel::{ScheduleInPast, Scheduler};
+use crate::kernel::{ScheduleInPast, Scheduler, Ticket};
 use crate::network::{Network, NodeId};
 use crate::recorder::{FlowStats, Scalars, TimeSeries, TraceEvent};
 use crate::time::{Duration, Instant};
@@ -72,6 +72,14 @@ impl Ctx<'_> {
         Packet::ipv4(Ipv4Fields { src, dst, protocol, ident, ttl: DEFAULT_TTL }, transport, PacketMeta { flow, uid })
     }
 
+    /// As [`Ctx::packet`], taking the segment by value: the IPv4 header goes in front of it in
+    /// the same buffer (see [`Packet::ipv4_around`]).
+    pub fn packet_around(&mut self, src: Ipv4Addr, dst: Ipv4Addr, protocol: u8, transport: Vec<u8>, flow: u32) -> Packet {
+        let ident = self.net.next_ip_ident(self.node);
+        let uid = self.net.next_uid();
+        Packet::ipv4_around(Ipv4Fields { src, dst, protocol, ident, ttl: DEFAULT_TTL }, transport, PacketMeta { flow, uid })
+    }
+
     /// Send a packet from this node.
     pub fn send(&mut self, pkt: Packet) {
         self.net.send_from(self.node, pkt, self.now, self.sched);
@@ -80,6 +88,17 @@ impl Ctx<'_> {
     /// Fire `on_timer(token)` at `at`.
     pub fn timer_at(&mut self, at: Instant, token: u64) -> Result<(), ScheduleInPast> {
         self.sched.schedule_at(at, Event::Timer { agent: self.me, token })
+    }
+
+    /// A place among simultaneous events for a timer decided now and scheduled later with
+    /// [`Ctx::timer_ticket`] (see [`crate::kernel::Ticket`]).
+    pub fn ticket(&mut self) -> Ticket {
+        self.sched.ticket()
+    }
+
+    /// Fire `on_timer(token)` at `at`, in the place `ticket` took among events at `at`.
+    pub fn timer_ticket(&mut self, at: Instant, ticket: Ticket, token: u64) -> Result<(), ScheduleInPast> {
+        self.sched.schedule_ticket(at, ticket, Event::Timer { agent: self.me, token })
     }
 
     /// Fire `on_timer(token)` after `delay`.

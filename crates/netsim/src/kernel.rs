@@ -5,6 +5,13 @@
 //! run reproducible without relying on any container's iteration order. Scheduling an event in
 //! the past is an error, not a silent reordering. A `Scheduler` is an ordinary value: any number
 //! of simulations can live in one process.
+//!
+//! A model may also decide an event now and put it in the list later: a [`Ticket`] taken at
+//! the decision holds the event's place among simultaneous events, so scheduling it later
+//! with [`Scheduler::schedule_ticket`] orders it exactly as scheduling it at once would have.
+//! That keeps the list short where events are decided long before they are due (one arrival
+//! per packet on a long wire, a timer that is postponed again and again) without changing
+//! the order of anything.
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
@@ -22,14 +29,27 @@ pub struct ScheduleInPast {
 }
 
 struct Entry<E> {
-    at: Instant,
-    seq: u64,
+    /// (time, sequence) as one number, time in the high half: comparing one 128-bit integer
+    /// is cheaper than comparing a pair, and sifting through the heap does little else.
+    key: u128,
     event: E,
+}
+
+impl<E> Entry<E> {
+    fn new(at: Instant, seq: u64, event: E) -> Self {
+        Entry { key: (u128::from(at.0) << 64) | u128::from(seq), event }
+    }
+    fn at(&self) -> Instant {
+        Instant((self.key >> 64) as u64)
+    }
+    fn seq(&self) -> u64 {
+        self.key as u64
+    }
 }
 
 impl<E> PartialEq for Entry<E> {
     fn eq(&self, other: &Self) -> bool {
-        self.at == other.at && self.seq == other.seq
+        self.key == other.key
     }
 }
 impl<E> Eq for Entry<E> {}
@@ -41,7 +61,19 @@ impl<E> PartialOrd for Entry<E> {
 impl<E> Ord for Entry<E> {
     // BinaryHeap is a max-heap: reverse so the earliest (time, seq) is on top.
     fn cmp(&self, other: &Self) -> Ordering {
-        (other.at, other.seq).cmp(&(self.at, self.seq))
+        other.key.cmp(&self.key)
+    }
+}
+
+/// A place in the order of simultaneous events, taken when an event is decided (see the
+/// module documentation).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Ticket(u64);
+
+impl Ticket {
+    /// The position, for models that carry it in an event payload.
+    pub fn get(self) -> u64 {
+        self.0
     }
 }
 
@@ -53,6 +85,8 @@ pub struct Scheduler<E> {
     heap: BinaryHeap<Entry<E>>,
     seq: u64,
     now: Instant,
+    /// Sequence number of the event being handled (of the last one handed out).
+    current_seq: Option<u64>,
     processed: u64,
 }
 
@@ -65,7 +99,7 @@ impl<E> Default for Scheduler<E> {
 impl<E> Scheduler<E> {
     /// An empty event list with the clock at zero.
     pub fn new() -> Self {
-        Scheduler { heap: BinaryHeap::new(), seq: 0, now: Instant::ZERO, processed: 0 }
+        Scheduler { heap: BinaryHeap::new(), seq: 0, now: Instant::ZERO, current_seq: None, processed: 0 }
     }
 
     /// The current simulation time (the time of the event being handled).
@@ -90,7 +124,7 @@ impl<E> Scheduler<E> {
         if at < self.now {
             return Err(ScheduleInPast { at, now: self.now });
         }
-        self.heap.push(Entry { at, seq: self.seq, event });
+        self.heap.push(Entry::new(at, self.seq, event));
         self.seq += 1;
         Ok(())
     }
@@ -100,26 +134,50 @@ impl<E> Scheduler<E> {
     #[inline]
     pub fn schedule_in(&mut self, delay: Duration, event: E) {
         let at = self.now.saturating_add(delay);
-        self.heap.push(Entry { at, seq: self.seq, event });
+        self.heap.push(Entry::new(at, self.seq, event));
         self.seq += 1;
+    }
+
+    /// Takes the next place in the order of simultaneous events for an event to be scheduled
+    /// later with [`Scheduler::schedule_ticket`]. Scheduling consumes places the same way,
+    /// so taking a ticket does not change the order of other events.
+    #[inline]
+    pub fn ticket(&mut self) -> Ticket {
+        let t = Ticket(self.seq);
+        self.seq += 1;
+        t
+    }
+
+    /// Schedules `event` at `at` in the place `ticket` holds: it runs after the events at `at`
+    /// scheduled before the ticket was taken, and before those scheduled after. An error if
+    /// that place has already gone by (`at` before now, or at now but before the event being
+    /// handled).
+    #[inline]
+    pub fn schedule_ticket(&mut self, at: Instant, ticket: Ticket, event: E) -> Result<(), ScheduleInPast> {
+        if at < self.now || (at == self.now && self.current_seq.is_some_and(|c| ticket.0 <= c)) {
+            return Err(ScheduleInPast { at, now: self.now });
+        }
+        self.heap.push(Entry::new(at, ticket.0, event));
+        Ok(())
     }
 
     /// Time of the earliest pending event.
     pub fn peek_time(&self) -> Option<Instant> {
-        self.heap.peek().map(|e| e.at)
+        self.heap.peek().map(Entry::at)
     }
 
     /// Remove the earliest event if it is due at or before `stop`, advancing the clock to it.
     /// Returns `None` (clock unchanged) when no event is left before `stop`.
     #[inline]
     pub fn next_before(&mut self, stop: Instant) -> Option<(Instant, E)> {
-        if self.heap.peek()?.at > stop {
+        if self.heap.peek()?.at() > stop {
             return None;
         }
         let entry = self.heap.pop()?;
-        self.now = entry.at;
+        self.now = entry.at();
+        self.current_seq = Some(entry.seq());
         self.processed += 1;
-        Some((entry.at, entry.event))
+        Some((entry.at(), entry.event))
     }
 
     /// Move the clock forward to `t` without an event (used when a run stops at its end time
@@ -199,6 +257,35 @@ mod tests {
             }
         }
         assert_eq!(seen, vec![(2, 0), (2, 1), (2, 10), (3, 11)]);
+    }
+
+    #[test]
+    fn a_ticket_keeps_the_place_it_was_taken_in() {
+        // Event 1 is decided first but scheduled last; it still runs before event 2, which
+        // was scheduled for the same instant in between, and after event 0.
+        let mut s = Scheduler::new();
+        s.schedule_at(Instant(5), 0).unwrap();
+        let t = s.ticket();
+        s.schedule_at(Instant(5), 2).unwrap();
+        s.schedule_at(Instant(1), 9).unwrap();
+        assert_eq!(s.next_before(Instant::MAX), Some((Instant(1), 9)));
+        s.schedule_ticket(Instant(5), t, 1).unwrap();
+        assert_eq!(drain(&mut s), vec![(5, 0), (5, 1), (5, 2)]);
+    }
+
+    #[test]
+    fn a_ticket_whose_place_has_gone_by_is_refused() {
+        let mut s = Scheduler::new();
+        let early = s.ticket();
+        s.schedule_at(Instant(3), 1).unwrap();
+        assert_eq!(s.next_before(Instant::MAX), Some((Instant(3), 1)));
+        // At 3, after the event being handled: gone. Before 3: gone. Later: fine.
+        assert!(s.schedule_ticket(Instant(3), early, 2).is_err());
+        assert!(s.schedule_ticket(Instant(2), early, 2).is_err());
+        s.schedule_ticket(Instant(4), early, 2).unwrap();
+        let late = s.ticket();
+        s.schedule_ticket(Instant(3), late, 3).unwrap();
+        assert_eq!(drain(&mut s), vec![(3, 3), (4, 2)]);
     }
 
     #[test]

@@ -19,7 +19,7 @@ use std::net::Ipv4Addr;
 use rustc_hash::FxHashMap;
 
 use crate::agent::AgentId;
-use crate::kernel::Scheduler;
+use crate::kernel::{Scheduler, Ticket};
 use crate::loss::{LossConfig, LossModel};
 use crate::queue::{QueueConfig, QueueDisc, QueueDrop};
 use crate::recorder::{DropCounts, DropReason, FlowStats, Location, Names, TraceEvent, Tracer};
@@ -132,6 +132,13 @@ pub struct ChannelStats {
     pub backlog_bytes: TimeAverage,
 }
 
+/// A packet on the wire and its `Arrive` event, decided when it left the transmitter.
+struct OnWire {
+    pkt: Packet,
+    at: Instant,
+    ticket: Ticket,
+}
+
 /// One direction of a link.
 pub struct Channel {
     /// Its parameters.
@@ -143,7 +150,10 @@ pub struct Channel {
     loss: LossModel,
     loss_rng: SimRng,
     sending: Option<Packet>,
-    in_flight: VecDeque<Packet>,
+    /// Packets on the wire, oldest first. Only the oldest has its `Arrive` event in the
+    /// event list; each of the others waits here with the place among simultaneous events it
+    /// took when it left, and is scheduled when the one before it arrives.
+    in_flight: VecDeque<OnWire>,
     /// Bumped when the packet being sent is discarded: stale `TxDone` events are ignored.
     tx_gen: u32,
     /// Bumped when the packets on the wire are discarded: stale `Arrive` events are ignored.
@@ -421,8 +431,12 @@ impl Network {
             return; // the packet was discarded by a failure meanwhile
         }
         let Some(pkt) = ch.sending.take() else { return };
-        ch.in_flight.push_back(pkt);
-        sched.schedule_in(ch.config.delay, Event::Arrive { link: link_id, side: side as u8, gen: ch.wire_gen });
+        let wire = OnWire { pkt, at: now.saturating_add(ch.config.delay), ticket: sched.ticket() };
+        if ch.in_flight.is_empty() {
+            let scheduled = sched.schedule_ticket(wire.at, wire.ticket, Event::Arrive { link: link_id, side: side as u8, gen: ch.wire_gen });
+            debug_assert!(scheduled.is_ok(), "a fresh ticket for now or later");
+        }
+        ch.in_flight.push_back(wire);
         let Some(next) = ch.queue.dequeue(now) else { return };
         ch.note_backlog(now);
         if self.tracer.enabled() {
@@ -440,7 +454,12 @@ impl Network {
         if gen != ch.wire_gen {
             return None;
         }
-        let pkt = ch.in_flight.pop_front()?;
+        let pkt = ch.in_flight.pop_front()?.pkt;
+        if let Some(next) = ch.in_flight.front() {
+            // It arrives later than this one, or at the same instant with a later ticket.
+            let scheduled = sched.schedule_ticket(next.at, next.ticket, Event::Arrive { link: link_id, side: side as u8, gen });
+            debug_assert!(scheduled.is_ok(), "wire order is arrival order");
+        }
         if !ch.loss.is_none() && ch.loss.lose(&mut ch.loss_rng) {
             self.drop(pkt, DropReason::LinkLoss, Location::Link(link_id, from), now);
             return None;
@@ -532,7 +551,7 @@ impl Network {
             let ch = &mut link.dirs[side];
             ch.tx_gen += 1;
             ch.wire_gen += 1;
-            lost.extend(ch.sending.take().into_iter().chain(ch.in_flight.drain(..)).chain(ch.queue.flush()).map(|p| (from, p)));
+            lost.extend(ch.sending.take().into_iter().chain(ch.in_flight.drain(..).map(|w| w.pkt)).chain(ch.queue.flush()).map(|p| (from, p)));
             ch.note_backlog(now);
         }
         for (from, pkt) in lost {

@@ -39,6 +39,24 @@ pub struct Packet {
     pub meta: PacketMeta,
 }
 
+/// An IPv4 header without options (RFC 791) for `transport_len` bytes of payload, with
+/// its checksum.
+fn ipv4_header(fields: Ipv4Fields, transport_len: usize) -> [u8; IPV4_HEADER_LEN] {
+    let total = (IPV4_HEADER_LEN + transport_len).min(usize::from(u16::MAX)) as u16;
+    let mut h = [0u8; IPV4_HEADER_LEN];
+    h[0] = 0x45;
+    h[2..4].copy_from_slice(&total.to_be_bytes());
+    h[4..6].copy_from_slice(&fields.ident.to_be_bytes());
+    h[6] = 0x40; // flags: DF; fragment offset 0
+    h[8] = fields.ttl;
+    h[9] = fields.protocol;
+    h[12..16].copy_from_slice(&fields.src.octets());
+    h[16..20].copy_from_slice(&fields.dst.octets());
+    let csum = internet_checksum(&h, 0);
+    h[10..12].copy_from_slice(&csum.to_be_bytes());
+    h
+}
+
 /// Flow id of packets that belong to no registered flow.
 pub const NO_FLOW: u32 = u32::MAX;
 
@@ -61,19 +79,21 @@ impl Packet {
     /// Build an IPv4 datagram around `transport` (a complete transport-layer segment).
     /// The Don't Fragment bit is set: transports are expected to respect the path MTU.
     pub fn ipv4(fields: Ipv4Fields, transport: &[u8], meta: PacketMeta) -> Packet {
-        let total = IPV4_HEADER_LEN + transport.len();
-        let mut bytes = Vec::with_capacity(total);
-        bytes.extend_from_slice(&[0x45, 0x00]);
-        bytes.extend_from_slice(&(total.min(u16::MAX as usize) as u16).to_be_bytes());
-        bytes.extend_from_slice(&fields.ident.to_be_bytes());
-        bytes.extend_from_slice(&[0x40, 0x00]); // flags: DF; fragment offset 0
-        bytes.extend_from_slice(&[fields.ttl, fields.protocol, 0, 0]);
-        bytes.extend_from_slice(&fields.src.octets());
-        bytes.extend_from_slice(&fields.dst.octets());
-        let csum = internet_checksum(&bytes[..IPV4_HEADER_LEN], 0);
-        bytes[10..12].copy_from_slice(&csum.to_be_bytes());
+        let mut bytes = Vec::with_capacity(IPV4_HEADER_LEN + transport.len());
+        bytes.extend_from_slice(&ipv4_header(fields, transport.len()));
         bytes.extend_from_slice(transport);
         Packet { bytes, meta }
+    }
+
+    /// As [`Packet::ipv4`], taking the transport bytes by value and putting the header in
+    /// front of them in the same buffer: no second buffer, and no allocation at all when the
+    /// transport left [`IPV4_HEADER_LEN`] bytes of spare capacity.
+    pub fn ipv4_around(fields: Ipv4Fields, mut transport: Vec<u8>, meta: PacketMeta) -> Packet {
+        let len = transport.len();
+        transport.resize(IPV4_HEADER_LEN + len, 0);
+        transport.copy_within(..len, IPV4_HEADER_LEN);
+        transport[..IPV4_HEADER_LEN].copy_from_slice(&ipv4_header(fields, len));
+        Packet { bytes: transport, meta }
     }
 
     /// Length on the wire in bytes (IP header included).
@@ -247,6 +267,16 @@ mod tests {
         assert!(ip.checksum_ok());
         // Static bytes of the header as RFC 791 lays them out.
         assert_eq!(&p.bytes[..10], &[0x45, 0, 0, 23, 0, 7, 0x40, 0, 64, 17]);
+    }
+
+    #[test]
+    fn header_in_front_of_an_owned_segment_gives_the_same_bytes() {
+        let seg: Vec<u8> = (0..100).collect();
+        let mut roomy = Vec::with_capacity(seg.len() + IPV4_HEADER_LEN);
+        roomy.extend_from_slice(&seg);
+        let expected = Packet::ipv4(fields(), &seg, PacketMeta::default());
+        assert_eq!(Packet::ipv4_around(fields(), seg, PacketMeta::default()), expected);
+        assert_eq!(Packet::ipv4_around(fields(), roomy, PacketMeta::default()), expected);
     }
 
     #[test]

@@ -66,8 +66,12 @@ impl Duration {
     /// (a packet is never on the wire for less time than its bits need).
     pub fn transmission(bytes: usize, rate_bps: u64) -> Duration {
         debug_assert!(rate_bps > 0);
-        let bits = bytes as u128 * 8 * 1_000_000_000;
-        Duration(bits.div_ceil(rate_bps as u128) as u64)
+        // 64-bit arithmetic whenever it cannot overflow (any packet size): a 128-bit division
+        // is a library call, and this runs for every packet on every link.
+        match (bytes as u64).checked_mul(8 * 1_000_000_000) {
+            Some(bits) => Duration(bits.div_ceil(rate_bps)),
+            None => Duration((bytes as u128 * 8 * 1_000_000_000).div_ceil(rate_bps as u128) as u64),
+        }
     }
 }
 
@@ -162,6 +166,11 @@ mod tests {
         assert_eq!(Duration::transmission(1500, 1_000_000_000), Duration::from_micros(12));
         // 1 byte at 3 bit/s: 8/3 s = 2.666..s, rounded up to the next nanosecond.
         assert_eq!(Duration::transmission(1, 3), Duration(2_666_666_667));
+        // Sizes whose bit count times 10^9 overflows 64 bits take the 128-bit path.
+        for bytes in [2_305_843_009, 2_305_843_010, 1 << 40] {
+            let exact = (bytes as u128 * 8_000_000_000).div_ceil(1_000_000_007) as u64;
+            assert_eq!(Duration::transmission(bytes, 1_000_000_007), Duration(exact));
+        }
     }
 
     #[test]

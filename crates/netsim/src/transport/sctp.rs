@@ -9,9 +9,10 @@
 
 use std::net::{IpAddr, Ipv4Addr};
 
-use sctp::{AssocId, Association, Endpoint, Event, PathState};
+use sctp::{AssocId, Association, Endpoint, Event, PathState, SendError};
 
 use crate::agent::{Agent, Ctx};
+use crate::kernel::Ticket;
 use crate::recorder::{Scalars, TimeSeries};
 use crate::stats::DelayStats;
 use crate::time::{Duration, Instant};
@@ -82,7 +83,7 @@ pub struct SctpAppConfig {
 const TOKEN_START: u64 = 0;
 const TOKEN_READ: u64 = 1;
 const TOKEN_SEND: u64 = 2;
-/// Engine timer tokens count up from here (a new token supersedes older ones).
+/// Engine timers carry their ticket's position above this.
 const TOKEN_ENGINE: u64 = 16;
 
 const PPID_DATA: u32 = 0;
@@ -94,12 +95,24 @@ pub struct SctpApp {
     cfg: SctpAppConfig,
     ep: Endpoint,
     assoc: Option<AssocId>,
-    engine_token: u64,
-    armed: Option<Instant>,
+    /// The engine's next deadline as last polled, the instant its timer fires (not before
+    /// the poll) and the ticket taken when it was set.
+    ///
+    /// The engine moves its deadline on almost every packet (T3-rtx restarts, the
+    /// delayed-SACK timer) and simulator timers cannot be cancelled, so the timer is put in
+    /// the event list only when no pending one comes earlier; an earlier one that fires
+    /// puts it in then. The ticket keeps its place among simultaneous events as if it had
+    /// been scheduled at once, so the timers fire exactly when and in the order they would
+    /// if every deadline were scheduled.
+    deadline: Option<(Instant, Instant, Ticket)>,
+    /// Engine timers in the event list, as (instant, ticket), earliest first.
+    armed: Vec<(Instant, Ticket)>,
     read_pending: bool,
     // Sending side.
     next_seq: u64,
     bytes_queued: u64,
+    /// The bytes of the last message sent, reused for the next.
+    message_buf: Vec<u8>,
     // Receiving side.
     rx_messages: u64,
     rx_bytes: u64,
@@ -131,11 +144,12 @@ impl SctpApp {
             cfg,
             ep,
             assoc: None,
-            engine_token: TOKEN_ENGINE,
-            armed: None,
+            deadline: None,
+            armed: Vec::new(),
             read_pending: false,
             next_seq: 0,
             bytes_queued: 0,
+            message_buf: Vec::new(),
             rx_messages: 0,
             rx_bytes: 0,
             first_sent_seen: None,
@@ -159,17 +173,27 @@ impl SctpApp {
         self.ep.association_mut(self.assoc?)
     }
 
-    fn message(&mut self, now: Instant, size: usize) -> Vec<u8> {
-        let mut m = vec![0u8; size.max(MESSAGE_HEADER_LEN)];
+    /// Hands the association one message of `size` bytes (at least the header): sequence
+    /// number and hand-over time, then zeros. The bytes are written into a buffer kept
+    /// between calls (the engine copies them), so a message costs no allocation here.
+    fn send_message(&mut self, now: Instant, stream: u16, ppid: u32, unordered: bool, size: usize) -> Result<(), SendError> {
+        let mut m = std::mem::take(&mut self.message_buf);
+        // Only the header is ever written, so the rest of the buffer stays zero.
+        m.resize(size.max(MESSAGE_HEADER_LEN), 0);
         m[..8].copy_from_slice(&self.next_seq.to_be_bytes());
         m[8..16].copy_from_slice(&now.as_nanos().to_be_bytes());
         self.next_seq += 1;
-        m
+        let sent = match self.association() {
+            Some(a) => a.send(stream, ppid, unordered, &m),
+            None => Err(SendError::NotOpen(sctp::State::Closed)),
+        };
+        self.message_buf = m;
+        sent
     }
 
     /// Keeps the bulk sender's send buffer full.
     fn refill(&mut self, now: Instant) {
-        let SctpRole::Bulk { bytes, message_size, streams, unordered, .. } = self.cfg.role.clone() else { return };
+        let SctpRole::Bulk { bytes, message_size, streams, unordered, .. } = self.cfg.role else { return };
         loop {
             let remaining = bytes.map_or(u64::MAX, |b| b.saturating_sub(self.bytes_queued));
             if remaining == 0 {
@@ -181,12 +205,10 @@ impl SctpApp {
                 return;
             }
             let stream = (self.next_seq % u64::from(streams.max(1))) as u16;
-            let msg = self.message(now, size);
-            let Some(a) = self.association() else { return };
-            if a.send(stream, PPID_DATA, unordered, &msg).is_err() {
+            if self.send_message(now, stream, PPID_DATA, unordered, size).is_err() {
                 return;
             }
-            self.bytes_queued += msg.len() as u64;
+            self.bytes_queued += size.max(MESSAGE_HEADER_LEN) as u64;
         }
     }
 
@@ -214,8 +236,11 @@ impl SctpApp {
                     }
                     _ => {}
                 }
+                let len = m.data.len();
+                // The association builds later chunks in the buffer.
+                a.recycle(m.data);
                 self.rx_messages += 1;
-                self.rx_bytes += m.data.len() as u64;
+                self.rx_bytes += len as u64;
                 self.first_delivery.get_or_insert(now);
                 self.last_delivery = Some(now);
                 if let Some(t) = sent_at.filter(|&t| t <= now) {
@@ -224,7 +249,7 @@ impl SctpApp {
                 }
                 if let Some(r) = rate {
                     // The next read waits for this message's share of the read rate.
-                    let wait = Duration::from_nanos((m.data.len() as u128 * 1_000_000_000 / u128::from(r.max(1))) as u64);
+                    let wait = Duration::from_nanos((len as u128 * 1_000_000_000 / u128::from(r.max(1))) as u64);
                     self.read_pending = true;
                     ctx.timer_in(wait, TOKEN_READ);
                     break;
@@ -255,7 +280,7 @@ impl SctpApp {
                 _ => ctx.source_for(dst),
             };
             let Some(src) = src else { continue };
-            let pkt = ctx.packet(src, dst, PROTO_SCTP, &d.payload, u32::MAX);
+            let pkt = ctx.packet_around(src, dst, PROTO_SCTP, d.payload, u32::MAX);
             ctx.send(pkt);
         }
         for id in 0..self.ep.associations().len() {
@@ -264,12 +289,23 @@ impl SctpApp {
             }
         }
         let next = self.ep.poll_timeout();
-        if next != self.armed {
-            self.armed = next;
-            self.engine_token += 1;
-            if let Some(t) = next {
-                let _ = ctx.timer_at(t.max(now), self.engine_token);
-            }
+        if next != self.deadline.map(|(t, _, _)| t) {
+            self.deadline = next.map(|t| (t, t.max(now), ctx.ticket()));
+            self.arm(ctx);
+        }
+    }
+
+    /// Puts the deadline's timer in the event list unless a pending one comes first.
+    fn arm(&mut self, ctx: &mut Ctx<'_>) {
+        let Some((_, at, ticket)) = self.deadline else { return };
+        if self.armed.first().is_some_and(|&first| first <= (at, ticket)) {
+            return;
+        }
+        // The place is still ahead: the ticket is fresh, or an earlier pending timer fires now.
+        let scheduled = ctx.timer_ticket(at, ticket, TOKEN_ENGINE + ticket.get());
+        debug_assert!(scheduled.is_ok(), "engine timer place gone by");
+        if scheduled.is_ok() {
+            self.armed.insert(0, (at, ticket));
         }
     }
 
@@ -302,18 +338,14 @@ impl SctpApp {
                     }
                 }
             }
-            Event::RetransmitOnAlternate { .. } => {
-                if self.primary_break.is_some_and(|b| now >= b) {
-                    self.first_alt_rtx_at.get_or_insert(now);
-                }
+            Event::RetransmitOnAlternate { .. } if self.primary_break.is_some_and(|b| now >= b) => {
+                self.first_alt_rtx_at.get_or_insert(now);
             }
-            Event::DataPathChanged { to, .. } => {
-                if self.primary_break.is_some_and(|b| now >= b) {
-                    if Some(*to) == primary && self.data_moved_at.is_some() {
-                        self.switched_back_at.get_or_insert(now);
-                    } else {
-                        self.data_moved_at.get_or_insert(now);
-                    }
+            Event::DataPathChanged { to, .. } if self.primary_break.is_some_and(|b| now >= b) => {
+                if Some(*to) == primary && self.data_moved_at.is_some() {
+                    self.switched_back_at.get_or_insert(now);
+                } else {
+                    self.data_moved_at.get_or_insert(now);
                 }
             }
             Event::Closed { reason } => self.closed = Some(format!("{reason:?}")),
@@ -356,18 +388,22 @@ impl Agent for SctpApp {
             TOKEN_READ => self.read_pending = false,
             TOKEN_SEND => {
                 if let SctpRole::Requests { message_size, .. } = self.cfg.role {
-                    let msg = self.message(now, message_size);
-                    if let Some(a) = self.association() {
-                        let _ = a.send(0, PPID_REQUEST, false, &msg);
-                    }
+                    let _ = self.send_message(now, 0, PPID_REQUEST, false, message_size);
                 }
                 self.schedule_request(ctx);
             }
-            t if t == self.engine_token => {
-                self.armed = None;
+            t if t >= TOKEN_ENGINE => {
+                let fired = t - TOKEN_ENGINE;
+                self.armed.retain(|(_, ticket)| ticket.get() != fired);
+                if self.deadline.is_none_or(|(_, _, ticket)| ticket.get() != fired) {
+                    // Woken for a deadline since postponed or dropped.
+                    self.arm(ctx);
+                    return;
+                }
+                self.deadline = None;
                 self.ep.handle_timeout(now);
             }
-            _ => return, // a superseded engine timer
+            _ => return,
         }
         self.flush(ctx);
     }
@@ -379,6 +415,10 @@ impl Agent for SctpApp {
         let id = self.ep.handle(now, src, dst, ip.payload());
         if self.assoc.is_none() {
             self.assoc = id;
+        }
+        // The association builds later packets in the datagram's buffer.
+        if let Some(a) = id.and_then(|id| self.ep.association_mut(id)) {
+            a.recycle(pkt.bytes);
         }
         self.flush(ctx);
     }

@@ -8,6 +8,7 @@ use simtime::{Duration, Instant};
 
 use crate::wire::{DataRef, GapAckBlock, SackChunk};
 
+use super::buffers::BufferPool;
 use super::outbound::Fragment;
 use super::tsn::{tsn_gt, tsn_le};
 
@@ -119,8 +120,9 @@ impl Inbound {
         tsn_le(tsn, self.cum_tsn) || self.gaps.iter().any(|&(a, b)| tsn_le(a, tsn) && tsn_le(tsn, b))
     }
 
-    /// Takes one DATA chunk (stream id already validated).
-    pub(crate) fn on_data(&mut self, d: &DataRef<'_>) -> DataOutcome {
+    /// Takes one DATA chunk (stream id already validated), copying its data into a buffer
+    /// from `buffers`.
+    pub(crate) fn on_data(&mut self, d: &DataRef<'_>, buffers: &mut BufferPool) -> DataOutcome {
         if self.is_received(d.tsn) {
             if self.dups.len() < 64 {
                 self.dups.push(d.tsn);
@@ -148,7 +150,7 @@ impl Inbound {
             return DataOutcome::InvalidStream;
         }
         self.held += len;
-        let frag = Fragment::from_data(d);
+        let frag = Fragment::from_data(d, buffers);
         if d.beginning && d.ending {
             self.complete(Message {
                 stream: frag.stream,
@@ -346,6 +348,11 @@ impl Inbound {
 mod tests {
     use super::*;
 
+    /// Takes a chunk with a fresh buffer pool.
+    fn on_data(r: &mut Inbound, d: &DataRef<'_>) -> DataOutcome {
+        r.on_data(d, &mut BufferPool::new(1500))
+    }
+
     fn data(tsn: u32, ssn: u16, b: bool, e: bool, payload: &[u8]) -> DataRef<'_> {
         DataRef {
             immediate: false,
@@ -364,10 +371,10 @@ mod tests {
     fn gaps_duplicates_and_cumulative_tsn_across_the_wrap() {
         let first = u32::MAX - 2;
         let mut r = Inbound::new(first, 1, 100_000);
-        assert_eq!(r.on_data(&data(first, 0, true, true, b"a")), DataOutcome::Accepted);
-        assert_eq!(r.on_data(&data(first.wrapping_add(2), 2, true, true, b"c")), DataOutcome::Accepted);
-        assert_eq!(r.on_data(&data(first.wrapping_add(4), 4, true, true, b"e")), DataOutcome::Accepted);
-        assert_eq!(r.on_data(&data(first, 0, true, true, b"a")), DataOutcome::Duplicate);
+        assert_eq!(on_data(&mut r, &data(first, 0, true, true, b"a")), DataOutcome::Accepted);
+        assert_eq!(on_data(&mut r, &data(first.wrapping_add(2), 2, true, true, b"c")), DataOutcome::Accepted);
+        assert_eq!(on_data(&mut r, &data(first.wrapping_add(4), 4, true, true, b"e")), DataOutcome::Accepted);
+        assert_eq!(on_data(&mut r, &data(first, 0, true, true, b"a")), DataOutcome::Duplicate);
         let sack = r.make_sack(16);
         assert_eq!(sack.cumulative_tsn_ack, first);
         assert_eq!(
@@ -375,8 +382,8 @@ mod tests {
             vec![GapAckBlock { start: 2, end: 2 }, GapAckBlock { start: 4, end: 4 }]
         );
         assert_eq!(sack.duplicate_tsns, vec![first]);
-        r.on_data(&data(first.wrapping_add(1), 1, true, true, b"b"));
-        r.on_data(&data(first.wrapping_add(3), 3, true, true, b"d"));
+        on_data(&mut r, &data(first.wrapping_add(1), 1, true, true, b"b"));
+        on_data(&mut r, &data(first.wrapping_add(3), 3, true, true, b"d"));
         assert_eq!(r.cum_tsn, first.wrapping_add(4));
         assert!(r.in_order());
         let got: Vec<u8> = std::iter::from_fn(|| r.read()).flat_map(|m| m.data).collect();
@@ -386,11 +393,11 @@ mod tests {
     #[test]
     fn reassembles_fragments_in_any_order_and_orders_by_ssn() {
         let mut r = Inbound::new(10, 1, 100_000);
-        r.on_data(&data(13, 1, true, true, b"X"));
-        r.on_data(&data(12, 0, false, true, b"3"));
-        r.on_data(&data(10, 0, true, false, b"1"));
+        on_data(&mut r, &data(13, 1, true, true, b"X"));
+        on_data(&mut r, &data(12, 0, false, true, b"3"));
+        on_data(&mut r, &data(10, 0, true, false, b"1"));
         assert!(!r.readable());
-        r.on_data(&data(11, 0, false, false, b"2"));
+        on_data(&mut r, &data(11, 0, false, false, b"2"));
         assert_eq!(r.read().map(|m| m.data), Some(b"123".to_vec()));
         assert_eq!(r.read().map(|m| m.data), Some(b"X".to_vec()));
         assert_eq!(r.held(), 0);
@@ -400,8 +407,8 @@ mod tests {
     fn full_buffer_drops_new_tsns_beyond_the_highest() {
         let mut r = Inbound::new(1, 1, 1500);
         let big = vec![0u8; 1000];
-        assert_eq!(r.on_data(&data(1, 0, true, true, &big)), DataOutcome::Accepted);
-        assert_eq!(r.on_data(&data(2, 1, true, true, &big)), DataOutcome::NoSpace);
+        assert_eq!(on_data(&mut r, &data(1, 0, true, true, &big)), DataOutcome::Accepted);
+        assert_eq!(on_data(&mut r, &data(2, 1, true, true, &big)), DataOutcome::NoSpace);
         assert_eq!(r.a_rwnd(), 500);
         r.read();
         assert_eq!(r.a_rwnd(), 1500);

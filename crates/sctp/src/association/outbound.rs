@@ -10,6 +10,7 @@ use simtime::Instant;
 use crate::congestion::AckInfo;
 use crate::wire::{Chunk, CommonHeader, DataRef, PacketBuilder, SackChunk};
 
+use super::buffers::BufferPool;
 use super::tsn::{tsn_gt, tsn_le, tsn_lt};
 use super::{Association, Event, PathId, State, Transmit};
 
@@ -44,8 +45,10 @@ pub(crate) struct Fragment {
 }
 
 impl Fragment {
-    /// An owned copy of a received DATA chunk.
-    pub(crate) fn from_data(d: &DataRef<'_>) -> Self {
+    /// An owned copy of a received DATA chunk, in a buffer from `buffers`.
+    pub(crate) fn from_data(d: &DataRef<'_>, buffers: &mut BufferPool) -> Self {
+        let mut data = buffers.take();
+        data.extend_from_slice(d.user_data);
         Fragment {
             stream: d.stream_id,
             ssn: d.ssn,
@@ -53,7 +56,7 @@ impl Fragment {
             unordered: d.unordered,
             beginning: d.beginning,
             ending: d.ending,
-            data: d.user_data.to_vec(),
+            data,
         }
     }
 
@@ -138,7 +141,7 @@ impl Outbound {
     }
 
     /// Splits a message into fragments of at most `max` bytes (§6.9) with one SSN.
-    pub(crate) fn enqueue(&mut self, stream: u16, ppid: u32, unordered: bool, data: &[u8], max: usize) {
+    pub(crate) fn enqueue(&mut self, stream: u16, ppid: u32, unordered: bool, data: &[u8], max: usize, buffers: &mut BufferPool) {
         let ssn = if unordered {
             0
         } else {
@@ -149,6 +152,8 @@ impl Outbound {
         };
         let n = data.len().div_ceil(max);
         for (i, part) in data.chunks(max).enumerate() {
+            let mut bytes = buffers.take();
+            bytes.extend_from_slice(part);
             self.queue.push_back(Fragment {
                 stream,
                 ssn,
@@ -156,10 +161,36 @@ impl Outbound {
                 unordered,
                 beginning: i == 0,
                 ending: i + 1 == n,
-                data: part.to_vec(),
+                data: bytes,
             });
         }
         self.buffered += data.len() as u32;
+    }
+}
+
+/// Per-path tallies of one SACK (scratch space kept between SACKs).
+#[derive(Debug, Default)]
+pub(crate) struct SackTallies {
+    /// Flight size before the SACK (§7.2.1 and §7.2.2 compare cwnd with it).
+    flight_before: Vec<u32>,
+    /// Bytes newly acknowledged.
+    acked: Vec<u32>,
+    /// The cumulative ack covered a chunk in flight there (§6.3.2 R3).
+    cum_acked_on: Vec<bool>,
+    /// Chunks newly marked for fast retransmission (§7.2.4).
+    fast: Vec<u32>,
+}
+
+impl SackTallies {
+    fn reset(&mut self, paths: &[super::Path]) {
+        self.flight_before.clear();
+        self.flight_before.extend(paths.iter().map(|p| p.flight_size));
+        for v in [&mut self.acked, &mut self.fast] {
+            v.clear();
+            v.resize(paths.len(), 0);
+        }
+        self.cum_acked_on.clear();
+        self.cum_acked_on.resize(paths.len(), false);
     }
 }
 
@@ -187,9 +218,11 @@ impl Association {
             return;
         }
         let n = self.paths.len();
-        let flight_before: Vec<u32> = self.paths.iter().map(|p| p.flight_size).collect();
-        let mut acked = vec![0u32; n];
-        let mut cum_acked_on = vec![false; n];
+        // Per-path tallies live in buffers kept in the association: a SACK arrives for every
+        // second packet, and allocating them each time was a measurable share of the cost.
+        let mut t = std::mem::take(&mut self.sack_tallies);
+        t.reset(&self.paths);
+        let SackTallies { flight_before, acked, cum_acked_on, fast } = &mut t;
         let cum_advanced = tsn_gt(cum, self.out.cum_ack);
         let mut highest_newly_acked: Option<u32> = None;
 
@@ -201,9 +234,10 @@ impl Association {
                 // §6.3.2 R3 concerns data outstanding on the path, not chunks marked for
                 // retransmission.
                 cum_acked_on[s.path] |= s.state == SentState::InFlight;
-                self.newly_acked(now, &s, &mut acked);
+                self.newly_acked(now, &s, acked);
                 highest_newly_acked = Some(s.tsn);
             }
+            self.buffers.give(s.frag.data);
         }
         self.out.cum_ack = cum;
 
@@ -223,7 +257,7 @@ impl Association {
                 let s = &self.out.sent[usize::from(k) - 1];
                 let path = s.path;
                 let (len, state, tx, sent_at) = (s.frag.len(), s.state, s.transmissions, s.sent_at);
-                self.account_ack(now, path, tsn, len, state, tx, sent_at, &mut acked);
+                self.account_ack(now, path, tsn, len, state, tx, sent_at, acked);
                 self.out.sent[usize::from(k) - 1].state = SentState::Acked;
                 if highest_newly_acked.is_none_or(|h| tsn_gt(tsn, h)) {
                     highest_newly_acked = Some(tsn);
@@ -239,7 +273,6 @@ impl Association {
             Some(h) if any_fr && cum_advanced => Some(if tsn_gt(highest_reported, h) { highest_reported } else { h }),
             other => other,
         };
-        let mut fast: Vec<u32> = vec![0; n];
         if let Some(limit) = limit {
             for s in self.out.sent.iter_mut() {
                 if !tsn_lt(s.tsn, limit) {
@@ -304,13 +337,14 @@ impl Association {
 
         // §6.3.2 R2/R3: stop T3 where nothing is outstanding; restart it where the earliest
         // outstanding TSN was acknowledged.
-        for (path, &restart) in self.paths.iter_mut().zip(&cum_acked_on) {
+        for (path, &restart) in self.paths.iter_mut().zip(cum_acked_on.iter()) {
             if path.flight_size == 0 {
                 path.t3_rtx = None;
             } else if restart {
                 path.t3_rtx = Some(now + path.rto.rto);
             }
         }
+        self.sack_tallies = t;
         self.maybe_progress_shutdown(now);
     }
 
@@ -432,16 +466,18 @@ impl Association {
 
     // ----- packet building (§6.1, §6.10) -----
 
-    fn open_packet(&self, path: PathId) -> Open {
+    fn open_packet(&mut self, path: PathId) -> Open {
         let limit = self.config.max_packet();
         let header = CommonHeader {
             src_port: self.local_port,
             dst_port: self.peer_port,
             verification_tag: self.peer_tag,
         };
+        // The buffer has room for the lower layers too (a whole MTU), so a driver can put its
+        // headers in front of the packet without copying it to a new buffer.
         Open {
             path,
-            builder: PacketBuilder::new(header, limit),
+            builder: PacketBuilder::with_buffer(header, self.buffers.take()),
             limit,
         }
     }

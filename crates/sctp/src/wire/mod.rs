@@ -19,6 +19,7 @@
 
 mod cause;
 mod chunk;
+mod crc;
 mod param;
 #[cfg(test)]
 mod tests;
@@ -129,12 +130,8 @@ pub fn unknown_parameter_action(param_type: u16) -> UnknownAction {
 /// [`HeaderView::checksum`]). Buffers shorter than the common header are summed as is.
 pub fn packet_checksum(packet: &[u8]) -> u32 {
     match (packet.get(..8), packet.get(COMMON_HEADER_LEN..)) {
-        (Some(head), Some(tail)) => {
-            let crc = crc32c::crc32c(head);
-            let crc = crc32c::crc32c_append(crc, &[0; 4]);
-            crc32c::crc32c_append(crc, tail)
-        }
-        _ => crc32c::crc32c(packet),
+        (Some(head), Some(tail)) => crc::crc32c_parts(0, &[head, &[0; 4], tail]),
+        _ => crc::crc32c_parts(0, &[packet]),
     }
 }
 
@@ -319,7 +316,13 @@ pub struct PacketBuilder {
 impl PacketBuilder {
     /// Starts a packet with this common header; `capacity` is a size hint (the path MTU).
     pub fn new(header: CommonHeader, capacity: usize) -> Self {
-        let mut w = Writer::with_capacity(capacity);
+        Self::with_buffer(header, Vec::with_capacity(capacity))
+    }
+
+    /// As [`PacketBuilder::new`], building in `buf` (cleared first) to reuse its allocation.
+    pub fn with_buffer(header: CommonHeader, mut buf: Vec<u8>) -> Self {
+        buf.clear();
+        let mut w = Writer::new(buf);
         w.u16(header.src_port);
         w.u16(header.dst_port);
         w.u32(header.verification_tag);
@@ -464,9 +467,10 @@ pub(crate) struct Writer {
 }
 
 impl Writer {
-    pub(crate) fn with_capacity(n: usize) -> Self {
+    /// A writer appending to `buf`.
+    pub(crate) fn new(buf: Vec<u8>) -> Self {
         Writer {
-            buf: Vec::with_capacity(n),
+            buf,
             trailing_pad: 0,
             overflow: false,
         }
