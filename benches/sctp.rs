@@ -52,7 +52,7 @@ fn run() -> RunResult {
         addrs: vec![a1],
         port: 5000,
         config: config.clone(),
-        role: SctpRole::Sink { read_rate: None },
+        role: SctpRole::Sink { drain_rate: None },
         seed: 2,
     };
     let bulk = SctpAppConfig {

@@ -129,9 +129,10 @@ pub fn unknown_parameter_action(param_type: u16) -> UnknownAction {
 /// the byte order Appendix A prescribes, which is least significant byte first (see
 /// [`HeaderView::checksum`]). Buffers shorter than the common header are summed as is.
 pub fn packet_checksum(packet: &[u8]) -> u32 {
-    match (packet.get(..8), packet.get(COMMON_HEADER_LEN..)) {
-        (Some(head), Some(tail)) => crc::crc32c_parts(0, &[head, &[0; 4], tail]),
-        _ => crc::crc32c_parts(0, &[packet]),
+    match (packet.get(..8), packet.get(8..COMMON_HEADER_LEN), packet.get(COMMON_HEADER_LEN..)) {
+        // A packet being built has a zero checksum field: one pass over the whole buffer.
+        (Some(head), Some(field), Some(tail)) if field != [0; 4] => crc::crc32c_parts(&[head, &[0; 4], tail]),
+        _ => crc::crc32c_parts(&[packet]),
     }
 }
 
