@@ -10,7 +10,7 @@
 use std::net::Ipv4Addr;
 
 use crate::kernel::{ScheduleInPast, Scheduler, Ticket};
-use crate::network::{Network, NodeId};
+use crate::network::{IfaceId, Network, NodeId};
 use crate::recorder::{FlowStats, Scalars, TimeSeries, TraceEvent};
 use crate::time::{Duration, Instant};
 use crate::wire::{Ipv4Fields, Packet, PacketMeta, DEFAULT_TTL};
@@ -42,6 +42,15 @@ pub trait Agent: Send {
     fn sample(&self, now: Instant, out: &mut TimeSeries) {
         let _ = (now, out);
     }
+}
+
+/// Where a packet leaves its node, from [`Ctx::route`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Route {
+    /// The outgoing interface.
+    pub iface: IfaceId,
+    /// The source address the packet carries.
+    pub src: Ipv4Addr,
 }
 
 /// What an agent may do while handling an input.
@@ -111,10 +120,17 @@ impl Ctx<'_> {
         self.net.first_break_on_route(self.node, src, dst)
     }
 
-    /// The address of the interface routing would use towards `dst`.
-    pub fn source_for(&self, dst: Ipv4Addr) -> Option<Ipv4Addr> {
-        let out = self.net.nodes[self.node.index()].routes.lookup(dst, None)?;
-        Some(self.net.ifaces[out.index()].addr)
+    /// The route a packet from this node to `dst` takes: the interface it leaves by and
+    /// the source address it carries (`src` if given, else that interface's address).
+    pub fn route(&self, src: Option<Ipv4Addr>, dst: Ipv4Addr) -> Option<Route> {
+        let iface = self.net.route_from(self.node, src, dst)?;
+        Some(Route { iface, src: src.unwrap_or(self.net.ifaces[iface.index()].addr) })
+    }
+
+    /// Send a packet this node built on a route from [`Ctx::route`] (one route lookup per
+    /// packet instead of two, for drivers that must know the source address first).
+    pub fn send_on(&mut self, route: Route, pkt: Packet) {
+        self.net.transmit(route.iface, pkt, self.now, self.sched);
     }
 
     /// Counters of a registered flow.

@@ -350,15 +350,20 @@ impl Network {
         self.next_uid
     }
 
-    /// A host originates `pkt`: pick the outgoing interface (the one owning the source address
-    /// when it reaches the destination, otherwise the best route) and transmit.
+    /// The interface a packet from `node` to `dst` leaves by: the one owning `src` when it
+    /// reaches the destination, otherwise the best route.
+    pub fn route_from(&self, node: NodeId, src: Option<Ipv4Addr>, dst: Ipv4Addr) -> Option<IfaceId> {
+        let preferred = src.and_then(|a| self.iface_with_addr(node, a));
+        self.nodes[node.index()].routes.lookup(dst, preferred)
+    }
+
+    /// A host originates `pkt`: route it by its addresses ([`Network::route_from`]) and
+    /// transmit.
     pub fn send_from(&mut self, node: NodeId, pkt: Packet, now: Instant, sched: &mut Scheduler<Event>) {
         let Some(ip) = pkt.ip() else {
             return self.drop(pkt, DropReason::Malformed, Location::Node(node), now);
         };
-        let (src, dst) = (ip.src(), ip.dst());
-        let preferred = self.iface_with_addr(node, src);
-        match self.nodes[node.index()].routes.lookup(dst, preferred) {
+        match self.route_from(node, Some(ip.src()), ip.dst()) {
             Some(out) => self.transmit(out, pkt, now, sched),
             None => self.drop(pkt, DropReason::NoRoute, Location::Node(node), now),
         }

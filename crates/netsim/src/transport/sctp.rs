@@ -277,11 +277,11 @@ impl SctpApp {
             let IpAddr::V4(dst) = d.remote else { continue };
             let src = match d.local {
                 Some(IpAddr::V4(a)) => Some(a),
-                _ => ctx.source_for(dst),
+                _ => None,
             };
-            let Some(src) = src else { continue };
-            let pkt = ctx.packet_around(src, dst, PROTO_SCTP, d.payload, u32::MAX);
-            ctx.send(pkt);
+            let Some(route) = ctx.route(src, dst) else { continue };
+            let pkt = ctx.packet_around(route.src, dst, PROTO_SCTP, d.payload, u32::MAX);
+            ctx.send_on(route, pkt);
         }
         for id in 0..self.ep.associations().len() {
             while let Some(e) = self.ep.association_mut(id).and_then(Association::poll_event) {
@@ -321,7 +321,7 @@ impl SctpApp {
                     (&self.cfg.role, self.cfg.addrs.first())
                 {
                     if let Some(&dst) = peer.first() {
-                        let src = ctx.source_for(dst).unwrap_or(p0);
+                        let src = ctx.route(None, dst).map_or(p0, |r| r.src);
                         self.primary_break = ctx.first_break_on_route(src, dst);
                     }
                 }

@@ -274,25 +274,21 @@ impl Association {
             other => other,
         };
         if let Some(limit) = limit {
-            for s in self.out.sent.iter_mut() {
-                if !tsn_lt(s.tsn, limit) {
-                    break;
-                }
-                if s.state != SentState::InFlight {
+            // Chunks the SACK covers are marked acknowledged by now, so the missing ones lie
+            // in its holes: walk those (TSN cum + k is sent[k - 1]), not the whole queue.
+            // Offsets 1..end lie below `limit`, which may be at or below `cum` (the highest
+            // chunk newly acked can sit under chunks gap-acked before).
+            let end = if tsn_gt(limit, cum) { limit.wrapping_sub(cum) as usize } else { 0 };
+            let mut next = 1usize;
+            for block in &sack.gap_ack_blocks {
+                if block.start == 0 || block.end < block.start {
                     continue;
                 }
-                s.misses += 1;
-                if s.misses >= 3 && !s.fast_retransmitted {
-                    s.state = SentState::Marked(RtxKind::Fast);
-                    s.fast_retransmitted = true;
-                    s.misses = 0;
-                    self.out.marked += 1;
-                    self.paths[s.path].flight_size -= s.frag.len();
-                    // §6.2.1 C: a chunk marked for retransmission gives its size back to rwnd.
-                    self.out.peer_rwnd = self.out.peer_rwnd.saturating_add(s.frag.len());
-                    fast[s.path] += 1;
-                }
+                let start = usize::from(block.start).min(end);
+                self.count_misses(next, start, fast);
+                next = next.max(usize::from(block.end) + 1);
             }
+            self.count_misses(next, end, fast);
         }
 
         // §7.2.1 / §7.2.2 window growth first, then §7.2.4 reductions.
@@ -346,6 +342,28 @@ impl Association {
         }
         self.sack_tallies = t;
         self.maybe_progress_shutdown(now);
+    }
+
+    /// §7.2.4: one miss indication for each chunk in flight at offsets `from..to` past the
+    /// cumulative ack; the third marks it for fast retransmission (once per chunk).
+    fn count_misses(&mut self, from: usize, to: usize, fast: &mut [u32]) {
+        for k in from..to {
+            let Some(s) = self.out.sent.get_mut(k - 1) else { return };
+            if s.state != SentState::InFlight {
+                continue;
+            }
+            s.misses += 1;
+            if s.misses >= 3 && !s.fast_retransmitted {
+                s.state = SentState::Marked(RtxKind::Fast);
+                s.fast_retransmitted = true;
+                s.misses = 0;
+                self.out.marked += 1;
+                self.paths[s.path].flight_size -= s.frag.len();
+                // §6.2.1 C: a chunk marked for retransmission gives its size back to rwnd.
+                self.out.peer_rwnd = self.out.peer_rwnd.saturating_add(s.frag.len());
+                fast[s.path] += 1;
+            }
+        }
     }
 
     /// Bookkeeping for a chunk newly acknowledged by the cumulative ack.
@@ -495,17 +513,17 @@ impl Association {
         });
     }
 
-    /// Returns the open packet for `path` with room for `need` more bytes, closing the
-    /// current one if it goes elsewhere or is full.
-    fn packet_for(&mut self, current: Option<Open>, path: PathId, need: usize) -> Open {
-        match current {
-            Some(o) if o.path == path && o.builder.len() + need <= o.limit => o,
-            Some(o) => {
+    /// The builder of the open packet for `path` with room for `need` more bytes, closing
+    /// the current one if it goes elsewhere or is full. The packet stays in `open` (not
+    /// moved in and out by value: this runs for every chunk).
+    fn packet_for<'a>(&mut self, open: &'a mut Option<Open>, path: PathId, need: usize) -> &'a mut PacketBuilder {
+        let fits = open.as_ref().is_some_and(|o| o.path == path && o.builder.len() + need <= o.limit);
+        if !fits {
+            if let Some(o) = open.take() {
                 self.close_packet(o);
-                self.open_packet(path)
             }
-            None => self.open_packet(path),
         }
+        &mut open.get_or_insert_with(|| self.open_packet(path)).builder
     }
 
     /// Builds every packet that may go out now: the SACK, control chunks, retransmissions,
@@ -527,25 +545,21 @@ impl Association {
             let sack = Chunk::Sack(self.inb.make_sack(max_blocks.max(1)));
             self.stats.sacks_sent += 1;
             let p = self.sack_path.min(self.paths.len() - 1);
-            let mut o = self.packet_for(open, p, sack.buffer_len());
-            o.builder.chunk(&sack);
-            open = Some(o);
+            self.packet_for(&mut open, p, sack.buffer_len()).chunk(&sack);
         }
         while let Some((p, chunk)) = self.control.pop_front() {
             let p = p.min(self.paths.len() - 1);
             let len = chunk.buffer_len();
-            let mut o = self.packet_for(open, p, len);
-            o.builder.chunk(&chunk);
+            self.packet_for(&mut open, p, len).chunk(&chunk);
             if let Chunk::Heartbeat { .. } = chunk {
                 self.paths[p].stats.heartbeats_sent += 1;
                 self.events.push_back(Event::HeartbeatSent { path: p });
             }
-            open = Some(o);
         }
         if data_states {
-            open = self.fill_retransmissions(now, open);
+            self.fill_retransmissions(now, &mut open);
             if matches!(self.state, State::Established | State::ShutdownPending | State::ShutdownReceived) {
-                open = self.fill_new_data(now, open);
+                self.fill_new_data(now, &mut open);
             }
         }
         if let Some(o) = open {
@@ -556,9 +570,9 @@ impl Association {
 
     /// Chunks marked for retransmission, lowest TSN first (§6.1 C), within each
     /// destination's cwnd except for one forced packet (§6.3.3 E3, §7.2.4 step 3).
-    fn fill_retransmissions(&mut self, now: Instant, mut open: Option<Open>) -> Option<Open> {
+    fn fill_retransmissions(&mut self, now: Instant, open: &mut Option<Open>) {
         if self.out.marked == 0 {
-            return open;
+            return;
         }
         let mut forced_path = self.force_packet;
         let mut forced_bytes = 0usize;
@@ -579,10 +593,10 @@ impl Association {
             } else if forced_path == Some(dst) {
                 forced_path = None;
             }
-            let mut o = self.packet_for(open.take(), dst, chunk_len);
+            let builder = self.packet_for(open, dst, chunk_len);
             let from = self.out.sent[i].path;
             let s = &mut self.out.sent[i];
-            o.builder.data(&s.frag.data_ref(s.tsn));
+            builder.data(&s.frag.data_ref(s.tsn));
             s.state = SentState::InFlight;
             s.path = dst;
             s.sent_at = now;
@@ -604,15 +618,13 @@ impl Association {
             if kind == RtxKind::Timeout && dst != from {
                 self.events.push_back(Event::RetransmitOnAlternate { from, to: dst });
             }
-            open = Some(o);
         }
-        open
     }
 
     /// New data to the selected destination, within cwnd, the peer's rwnd and Max.Burst.
-    fn fill_new_data(&mut self, now: Instant, mut open: Option<Open>) -> Option<Open> {
+    fn fill_new_data(&mut self, now: Instant, open: &mut Option<Open>) {
         if self.out.queue.is_empty() {
-            return open;
+            return;
         }
         let p = self.select_data_path();
         self.apply_idle_rule(now, p);
@@ -628,11 +640,9 @@ impl Association {
                 break;
             }
             let Some(frag) = self.out.queue.pop_front() else { break };
-            let mut o = self.packet_for(open.take(), p, chunk_len);
             let tsn = self.out.next_tsn;
             self.out.next_tsn = tsn.wrapping_add(1);
-            o.builder.data(&frag.data_ref(tsn));
-            open = Some(o);
+            self.packet_for(open, p, chunk_len).data(&frag.data_ref(tsn));
             let path = &mut self.paths[p];
             path.flight_size += len;
             path.stats.data_chunks_sent += 1;
@@ -662,7 +672,6 @@ impl Association {
                 self.events.push_back(Event::DataPathChanged { from, to: p });
             }
         }
-        open
     }
 
     /// §7.2.1: a destination that sent nothing for an RTO or more halves its cwnd (to no
