@@ -2,6 +2,11 @@
 //! of a packet with the right ports, verification tag and CRC32c, so it passes the
 //! endpoint's checks (RFC 9260 §8.5) and reaches the association's state machine, which
 //! must never panic, whatever it does with the chunks. Time then runs on so timers fire.
+//!
+//! The input's first byte picks variations: bit 0 puts tag 0 in the header (so an INIT
+//! reaches the handling of an INIT for an existing association, §5.2), bit 1 restarts the
+//! client first (a fresh client endpoint connects again, §5.2.4 A) and sends the chunks under
+//! the restarted association's tag.
 #![no_main]
 
 use std::net::{IpAddr, Ipv4Addr};
@@ -36,20 +41,34 @@ fn exchange(now: Instant, client: &mut Endpoint, server: &mut Endpoint) -> Optio
     last
 }
 
-fuzz_target!(|data: &[u8]| {
+fuzz_target!(|input: &[u8]| {
+    let Some((&mode, data)) = input.split_first() else { return };
     let mut now = Instant::ZERO;
     let mut client = Endpoint::new(Config::default(), vec![CLIENT], 5001, false, 1);
     let mut server = Endpoint::new(Config::default(), vec![SERVER], 5000, true, 2);
     let id = client.connect(now, &[SERVER], 5000);
-    let Some(header_from) = exchange(now, &mut client, &mut server) else { return };
+    let Some(mut header_from) = exchange(now, &mut client, &mut server) else { return };
     if let Some(a) = client.association_mut(id) {
         let _ = a.send(0, 0, false, &[7; 3000]);
     }
     exchange(now, &mut client, &mut server);
+    if mode & 2 != 0 {
+        client = Endpoint::new(Config::default(), vec![CLIENT], 5001, false, 3);
+        let id = client.connect(now, &[SERVER], 5000);
+        let Some(last) = exchange(now, &mut client, &mut server) else { return };
+        header_from = last;
+        if let Some(a) = client.association_mut(id) {
+            let _ = a.send(0, 0, false, &[7; 3000]);
+        }
+        exchange(now, &mut client, &mut server);
+    }
 
     // The client's packets carry the server's verification tag: reuse its common header.
     let mut packet = header_from[..12].to_vec();
     packet.extend_from_slice(data);
+    if mode & 1 != 0 {
+        packet[4..8].copy_from_slice(&[0; 4]);
+    }
     packet[8..12].copy_from_slice(&[0; 4]);
     let crc = packet_checksum(&packet);
     packet[8..12].copy_from_slice(&crc.to_le_bytes());

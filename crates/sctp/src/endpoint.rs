@@ -1,7 +1,9 @@
 //! An SCTP endpoint (RFC 9260 §2.1): one port on a set of local addresses, owning its
 //! associations. It checks the CRC32c, demultiplexes packets to associations, answers
 //! INIT statelessly with a signed cookie (§5.1.3), creates associations from valid
-//! COOKIE ECHOs (§5.1.5) and handles out-of-the-blue packets (§8.4).
+//! COOKIE ECHOs (§5.1.5) and handles out-of-the-blue packets (§8.4). An INIT or COOKIE ECHO
+//! for an association that exists (collision, peer restart, duplicates: §5.2) is answered
+//! here too, as the association decides: the cookie secret stays with the endpoint.
 //!
 //! Driving contract: like [`Association`] — `handle` / `handle_timeout` in,
 //! [`poll_transmit`](Endpoint::poll_transmit) until `None`, then events from each
@@ -12,14 +14,17 @@ use std::net::IpAddr;
 
 use rand::{RngCore, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
-use simtime::Instant;
+use simtime::{Duration, Instant};
 
-use crate::association::{peer_addresses, Association, CookieError, CookieState};
+use crate::association::{
+    address_params, peer_addresses, random_tag, AckTags, Association, CookieEchoOutcome, CookieState, InitAnswer,
+};
 use crate::config::Config;
 use crate::wire::{
     unknown_parameter_action, Chunk, ChunkView, CommonHeader, ErrorCause, HeaderView, InitChunk, PacketBuilder,
     Parameter, UnknownAction,
 };
+use crate::State;
 
 /// Index of an association in its endpoint.
 pub type AssocId = usize;
@@ -145,12 +150,23 @@ impl Endpoint {
         let found = self
             .associations
             .iter()
-            .position(|a| a.peer_port() == peer_port && a.path_of(from).is_some() && a.state() != crate::State::Closed);
-        if let Some(id) = found {
-            self.associations[id].handle_packet(now, from, packet);
-            return Some(id);
+            .position(|a| a.peer_port() == peer_port && a.path_of(from).is_some() && a.state() != State::Closed);
+        let Some(id) = found else {
+            return self.out_of_the_blue(now, from, to, &header, &first);
+        };
+        match first.chunk_type {
+            // §5.2: INIT and COOKIE ECHO for an existing association. The endpoint answers
+            // an INIT and opens a cookie (both need its secret), before any verification-tag
+            // check: a restarted peer's COOKIE ECHO carries the new tag (§5.2.4 A).
+            1 => self.unexpected_init(now, id, from, to, &header, &first),
+            10 => self.existing_cookie_echo(now, id, from, to, &header, &first),
+            // §8.5.1 E: a SHUTDOWN ACK before the association is up is out of the blue.
+            8 if matches!(self.associations[id].state(), State::CookieWait | State::CookieEchoed) => {
+                return self.out_of_the_blue(now, from, to, &header, &first);
+            }
+            _ => self.associations[id].handle_packet(now, from, packet),
         }
-        self.out_of_the_blue(now, from, to, &header, &first)
+        Some(id)
     }
 
     /// §8.4 and the passive side of §5.1.
@@ -164,16 +180,6 @@ impl Endpoint {
     ) -> Option<AssocId> {
         self.stats.out_of_the_blue += 1;
         let vtag = header.verification_tag();
-        let reply = |tag: u32, chunk: Chunk| -> Vec<u8> {
-            let h = CommonHeader {
-                src_port: header.dst_port(),
-                dst_port: header.src_port(),
-                verification_tag: tag,
-            };
-            let mut b = PacketBuilder::new(h, 64 + chunk.buffer_len());
-            b.chunk(&chunk);
-            b.finish()
-        };
         match first.chunk_type {
             // INIT: must be alone with tag 0 (§8.5.1 A, §6.10).
             1 if self.listening && vtag == 0 => {
@@ -181,66 +187,145 @@ impl Endpoint {
                 if header.chunks().count() != 1 {
                     return None;
                 }
-                let payload = match self.answer_init(now, from, header, &init) {
-                    Ok(init_ack) => reply(init.initiate_tag, init_ack),
-                    // §3.3.2: zero tag or stream counts: ABORT.
-                    Err(abort) => reply(init.initiate_tag, abort),
-                };
-                self.replies.push_back(Datagram { remote: from, local: Some(to), assoc: None, payload });
+                // §3.3.2: zero tag or stream counts get ABORT instead.
+                let fresh = AckTags::Fresh { tie_tags: (0, 0) };
+                let (Ok(chunk) | Err(chunk)) = self.answer_init(now, from, header, &init, fresh);
+                self.reply(header, from, to, init.initiate_tag, &[chunk]);
                 None
             }
             10 if self.listening => {
                 let Ok(Chunk::CookieEcho { cookie }) = Chunk::parse(first) else { return None };
-                match CookieState::open(&cookie, &self.secret, now) {
-                    Ok(state) => {
-                        // §5.1.5 step 2: the header's tag and ports must match the cookie.
-                        if state.local_tag != vtag || state.peer_port != header.src_port() {
-                            return None;
-                        }
-                        let seed = self.rng.next_u64();
-                        let a = Association::accept(self.config.clone(), self.local_addrs.clone(), &state, from, now, seed);
-                        self.associations.push(a);
-                        let id = self.associations.len() - 1;
-                        // Chunks bundled after the COOKIE ECHO (§5.1 D) are processed now.
-                        self.associations[id].handle_bundled_after_cookie(now, from, header);
-                        Some(id)
-                    }
-                    Err(CookieError::Stale(by)) => {
-                        // §5.2.6: tell the peer how stale the cookie was, in microseconds.
-                        self.stats.stale_cookies += 1;
-                        let measure = u32::try_from(by.as_nanos() / 1000).unwrap_or(u32::MAX);
-                        let chunk = Chunk::Error {
-                            causes: vec![ErrorCause::StaleCookie { staleness_us: measure }],
-                        };
-                        let payload = reply(vtag_of_peer(&cookie).unwrap_or(0), chunk);
-                        self.replies.push_back(Datagram { remote: from, local: Some(to), assoc: None, payload });
-                        None
-                    }
-                    Err(CookieError::Invalid) => {
-                        self.stats.invalid_cookies += 1;
-                        None
-                    }
+                let state = self.open_cookie(&cookie, header)?;
+                if let Some(by) = state.staleness(now) {
+                    self.report_stale(header, from, to, &state, by);
+                    return None;
                 }
+                let seed = self.rng.next_u64();
+                let a = Association::accept(self.config.clone(), self.local_addrs.clone(), &state, from, now, seed);
+                self.associations.push(a);
+                let id = self.associations.len() - 1;
+                // Chunks bundled after the COOKIE ECHO (§5.1 D) are processed now.
+                self.associations[id].handle_bundled_after_cookie(now, from, header);
+                Some(id)
             }
             // §8.4 2, 6, 7: ABORT, SHUTDOWN COMPLETE, COOKIE ACK and ERROR are discarded.
             6 | 9 | 11 | 14 => None,
             // §8.4 5: SHUTDOWN ACK gets SHUTDOWN COMPLETE with the T bit, tag reflected.
             8 => {
-                let payload = reply(vtag, Chunk::ShutdownComplete { t_bit: true });
-                self.replies.push_back(Datagram { remote: from, local: Some(to), assoc: None, payload });
+                self.reply(header, from, to, vtag, &[Chunk::ShutdownComplete { t_bit: true }]);
                 None
             }
             // §8.4 8: anything else gets ABORT with the T bit, tag reflected.
             _ => {
-                let payload = reply(vtag, Chunk::Abort { t_bit: true, causes: Vec::new() });
-                self.replies.push_back(Datagram { remote: from, local: Some(to), assoc: None, payload });
+                self.reply(header, from, to, vtag, &[Chunk::Abort { t_bit: true, causes: Vec::new() }]);
                 None
             }
         }
     }
 
-    /// Builds the INIT ACK with a signed cookie (§5.1 B), keeping no state.
-    fn answer_init(&mut self, now: Instant, from: IpAddr, header: &HeaderView<'_>, init: &InitChunk) -> Result<Chunk, Chunk> {
+    /// An INIT for association `id` (§5.2.1, §5.2.2, §9.2): the association decides, the
+    /// endpoint answers, with the INIT's Initiate Tag in the header.
+    fn unexpected_init(
+        &mut self,
+        now: Instant,
+        id: AssocId,
+        from: IpAddr,
+        to: IpAddr,
+        header: &HeaderView<'_>,
+        first: &ChunkView<'_>,
+    ) {
+        // §8.5.1 A, §6.10: an INIT carries tag 0 and is alone; otherwise it is discarded.
+        if header.verification_tag() != 0 || header.chunks().count() != 1 {
+            return;
+        }
+        let Ok(Chunk::Init(init)) = Chunk::parse(first) else { return };
+        let chunk = match self.associations[id].on_unexpected_init(from, &init) {
+            InitAnswer::InitAck(tags) => {
+                let (Ok(chunk) | Err(chunk)) = self.answer_init(now, from, header, &init, tags);
+                chunk
+            }
+            InitAnswer::NewAddresses(addrs) => Chunk::Abort {
+                t_bit: false,
+                causes: vec![ErrorCause::RestartWithNewAddresses {
+                    addresses: Parameter::emit_list(&address_params(&addrs)),
+                }],
+            },
+            InitAnswer::Discard => return,
+        };
+        self.reply(header, from, to, init.initiate_tag, &[chunk]);
+    }
+
+    /// A COOKIE ECHO for association `id` (§5.2.4): the cookie must be ours and made for this
+    /// packet; then the association compares its tags with the cookie's.
+    fn existing_cookie_echo(
+        &mut self,
+        now: Instant,
+        id: AssocId,
+        from: IpAddr,
+        to: IpAddr,
+        header: &HeaderView<'_>,
+        first: &ChunkView<'_>,
+    ) {
+        let Ok(Chunk::CookieEcho { cookie }) = Chunk::parse(first) else { return };
+        let Some(state) = self.open_cookie(&cookie, header) else { return };
+        let staleness = state.staleness(now);
+        match self.associations[id].on_cookie_echo(now, from, &state, staleness.is_some()) {
+            CookieEchoOutcome::Accepted => self.associations[id].handle_bundled_after_cookie(now, from, header),
+            CookieEchoOutcome::Stale => self.report_stale(header, from, to, &state, staleness.unwrap_or_default()),
+            CookieEchoOutcome::Discarded => {}
+        }
+    }
+
+    /// The state in a COOKIE ECHO's cookie, if the MAC is ours and the packet's ports and
+    /// tag are those the cookie was made for (§5.1.5); failures are discarded silently.
+    fn open_cookie(&mut self, cookie: &[u8], header: &HeaderView<'_>) -> Option<CookieState> {
+        let Some(state) = CookieState::open(cookie, &self.secret) else {
+            self.stats.invalid_cookies += 1;
+            return None;
+        };
+        let matches = state.local_tag == header.verification_tag()
+            && state.local_port == header.dst_port()
+            && state.peer_port == header.src_port();
+        matches.then_some(state)
+    }
+
+    /// §5.1.5, §5.2.6: tell the peer how stale its cookie was, in microseconds, under the tag
+    /// the cookie gives it.
+    fn report_stale(&mut self, header: &HeaderView<'_>, from: IpAddr, to: IpAddr, state: &CookieState, by: Duration) {
+        self.stats.stale_cookies += 1;
+        let measure = u32::try_from(by.as_nanos() / 1000).unwrap_or(u32::MAX);
+        let chunk = Chunk::Error {
+            causes: vec![ErrorCause::StaleCookie { staleness_us: measure }],
+        };
+        self.reply(header, from, to, state.peer_tag, &[chunk]);
+    }
+
+    /// Queues a packet answering `header` (ports swapped) from our address `to` back to `from`.
+    fn reply(&mut self, header: &HeaderView<'_>, from: IpAddr, to: IpAddr, tag: u32, chunks: &[Chunk]) {
+        let h = CommonHeader {
+            src_port: header.dst_port(),
+            dst_port: header.src_port(),
+            verification_tag: tag,
+        };
+        let mut b = PacketBuilder::new(h, 64 + chunks.iter().map(Chunk::buffer_len).sum::<usize>());
+        for c in chunks {
+            b.chunk(c);
+        }
+        let payload = b.finish();
+        self.replies.push_back(Datagram { remote: from, local: Some(to), assoc: None, payload });
+    }
+
+    /// Builds an INIT ACK with a signed cookie, keeping no state (§5.1 B): for an INIT out of
+    /// the blue, or for one an association answers (§5.2.1, §5.2.2), with the tags it chose.
+    /// `Err` holds the ABORT an invalid INIT gets instead.
+    fn answer_init(
+        &mut self,
+        now: Instant,
+        from: IpAddr,
+        header: &HeaderView<'_>,
+        init: &InitChunk,
+        tags: AckTags,
+    ) -> Result<Chunk, Chunk> {
         if init.initiate_tag == 0 || init.outbound_streams == 0 || init.inbound_streams == 0 {
             return Err(Chunk::Abort {
                 t_bit: false,
@@ -263,13 +348,14 @@ impl Endpoint {
                 }
             }
         }
-        let local_tag = loop {
-            let t = self.rng.next_u32();
-            if t != 0 {
-                break t;
+        let (local_tag, local_initial_tsn, (local_tie_tag, peer_tie_tag)) = match tags {
+            AckTags::Fresh { tie_tags } => {
+                let tag = random_tag(&mut self.rng);
+                let tsn = self.config.initial_tsn.unwrap_or_else(|| self.rng.next_u32());
+                (tag, tsn, tie_tags)
             }
+            AckTags::Own { tag, initial_tsn, tie_tags } => (tag, initial_tsn, tie_tags),
         };
-        let local_initial_tsn = self.config.initial_tsn.unwrap_or_else(|| self.rng.next_u32());
         let outbound = self.config.outbound_streams.min(init.inbound_streams);
         let inbound = self.config.max_inbound_streams.min(init.outbound_streams);
         let state = CookieState {
@@ -280,6 +366,8 @@ impl Endpoint {
             local_initial_tsn,
             peer_initial_tsn: init.initial_tsn,
             peer_rwnd: init.a_rwnd,
+            local_tie_tag,
+            peer_tie_tag,
             outbound_streams: outbound,
             inbound_streams: inbound,
             local_port: header.dst_port(),
@@ -287,7 +375,7 @@ impl Endpoint {
             peer_addrs: peer_addresses(from, &init.params),
         };
         let mut params = if self.local_addrs.len() > 1 {
-            crate::association::address_params(&self.local_addrs)
+            address_params(&self.local_addrs)
         } else {
             Vec::new()
         };
@@ -336,11 +424,4 @@ impl Endpoint {
             }
         }
     }
-}
-
-/// The peer's tag inside a cookie we issued (for the Stale Cookie error's header), read
-/// without trusting the MAC (the error carries no state).
-fn vtag_of_peer(cookie: &[u8]) -> Option<u32> {
-    // Layout: version (1), created (8), lifespan (8), local tag (4), peer tag (4), ...
-    cookie.get(21..25).and_then(|b| b.try_into().ok()).map(u32::from_be_bytes)
 }

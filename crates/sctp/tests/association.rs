@@ -1,11 +1,13 @@
 //! Two-endpoint tests of the association engine: handshake, data transfer, loss recovery,
-//! flow control, shutdown, abort, failover timing, PF and switch-back.
+//! flow control, shutdown, abort, failover timing, PF and switch-back, and INITs and
+//! COOKIE ECHOs for associations that exist (collision, restart, duplicates: RFC 9260 §5.2).
 #![allow(clippy::unwrap_used)]
 
 mod harness;
 
-use harness::{Harness, CLIENT, SERVER};
-use sctp::{CloseReason, Config, Event, PathState, State};
+use harness::{addr, Harness, CLIENT, PORTS, SERVER};
+use sctp::wire::{Chunk, CommonHeader, ErrorCause, InitChunk, Packet, Parameter};
+use sctp::{CloseReason, Config, Endpoint, Event, PathState, State};
 use simtime::{Duration, Instant};
 
 fn ms(v: u64) -> Duration {
@@ -369,7 +371,7 @@ fn mangled_packets_never_panic_and_never_corrupt_delivered_data() {
 
 #[test]
 fn out_of_the_blue_packets_get_abort_with_the_t_bit() {
-    use sctp::wire::{Chunk, CommonHeader, Packet, SackChunk};
+    use sctp::wire::SackChunk;
     let mut ep = sctp::Endpoint::new(Config::default(), vec!["10.0.0.2".parse().unwrap()], 6000, true, 1);
     let sack = Packet {
         header: CommonHeader { src_port: 5000, dst_port: 6000, verification_tag: 0x1234 },
@@ -458,4 +460,368 @@ fn a_stale_cookie_is_reported_and_the_handshake_starts_again() {
     // The ERROR chunk (type 9) with cause 3 went out.
     assert!(h.sent.iter().any(|(_, side, _, p)| *side == SERVER && p.get(12) == Some(&9)));
     assert!(h.assoc_ref(CLIENT).state() == State::Closed);
+}
+
+// ----- INIT and COOKIE ECHO for an association that exists (§5.2) -----
+
+/// Every packet `side` sent at or after `from`, parsed, with the time it was sent.
+fn sent_by(h: &Harness, side: usize, from: Instant) -> Vec<(Instant, Packet)> {
+    h.sent
+        .iter()
+        .filter(|(t, s, ..)| *s == side && *t >= from)
+        .map(|(t, _, _, p)| (*t, Packet::parse(p).unwrap()))
+        .collect()
+}
+
+/// The times of the packets in `packets` whose first chunk satisfies `f`.
+fn times_of(packets: &[(Instant, Packet)], f: impl Fn(&Chunk) -> bool) -> Vec<Instant> {
+    packets.iter().filter(|(_, p)| p.chunks.first().is_some_and(&f)).map(|(t, _)| *t).collect()
+}
+
+/// The State Cookie of an INIT ACK.
+fn cookie_of(init_ack: &InitChunk) -> Vec<u8> {
+    init_ack
+        .params
+        .iter()
+        .find_map(|p| match p {
+            Parameter::StateCookie(c) => Some(c.clone()),
+            _ => None,
+        })
+        .unwrap()
+}
+
+/// A packet from the client's port to the server's, emitted with its CRC32c.
+fn to_server(tag: u32, chunk: Chunk) -> Vec<u8> {
+    let header = CommonHeader { src_port: PORTS[CLIENT], dst_port: PORTS[SERVER], verification_tag: tag };
+    Packet { header, chunks: vec![chunk] }.emit()
+}
+
+/// Both sides send and read 20 kB; true if all of it arrived.
+fn data_flows_both_ways(h: &mut Harness) -> bool {
+    for side in [CLIENT, SERVER] {
+        h.apps[side] = harness::App { to_send: 20_000, msg_size: 1000, reading: true, ..Default::default() };
+    }
+    h.run_for(Duration::from_secs(5));
+    h.apps[CLIENT].received_bytes == 20_000 && h.apps[SERVER].received_bytes == 20_000
+}
+
+fn collision_at_once(server_listens: bool) {
+    let mut h = Harness::new(Config::default(), Config::default(), 1, ms(10), 21);
+    if !server_listens {
+        let ep = Endpoint::new(Config::default(), vec![addr(SERVER, 0)], PORTS[SERVER], false, 22);
+        h.replace_endpoint(SERVER, ep);
+    }
+    h.connect_from(CLIENT);
+    h.connect_from(SERVER);
+    h.run_for(ms(100));
+    for side in [CLIENT, SERVER] {
+        assert_eq!(h.eps[side].associations().len(), 1, "side {side}");
+        assert_eq!(h.assoc_ref(side).state(), State::Established);
+        // INITs cross (10 ms), INIT ACKs cross (20 ms), then the COOKIE ECHOs, and each finds
+        // both its tags (§5.2.4 D) at 30 ms; the COOKIE ACKs arriving later are discarded.
+        assert_eq!(h.event_times(side, |e| *e == Event::Connected), vec![Instant::ZERO + ms(30)]);
+        // §5.2.1: each INIT ACK carries the Initiate Tag of its sender's own INIT.
+        let own_tag = h.assoc_ref(side).local_tag();
+        let acks: Vec<u32> = sent_by(&h, side, Instant::ZERO)
+            .iter()
+            .filter_map(|(_, p)| match p.chunks.first() {
+                Some(Chunk::InitAck(a)) => Some(a.initiate_tag),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(acks, vec![own_tag]);
+    }
+    let (c, s) = (h.assoc_ref(CLIENT), h.assoc_ref(SERVER));
+    assert_eq!(c.peer_tag(), s.local_tag());
+    assert_eq!(s.peer_tag(), c.local_tag());
+    assert!(data_flows_both_ways(&mut h));
+}
+
+#[test]
+fn init_collision_gives_one_association_per_side() {
+    collision_at_once(true);
+    collision_at_once(false);
+}
+
+#[test]
+fn init_collision_after_a_stateless_init_ack_takes_the_peer_tag_from_the_cookie() {
+    // The server answers the client's INIT statelessly (10 ms), then connects itself (15 ms).
+    // The client, in COOKIE-ECHOED with the stateless INIT ACK's tag, answers that INIT with
+    // its own tag (§5.2.1); the server's TCB, in COOKIE-WAIT, finds no row for the cookie of
+    // the stateless INIT ACK (30 ms) and discards it. The client's cookie comes back (45 ms)
+    // with the client's tag and a new peer tag: action B, the client takes the server's INIT
+    // from the cookie and is ESTABLISHED; the server on the COOKIE ACK (55 ms).
+    let mut h = Harness::new(Config::default(), Config::default(), 2, ms(10), 23);
+    h.connect_from(CLIENT);
+    h.run_for(ms(15));
+    h.connect_from(SERVER);
+    h.run_for(ms(100));
+    let stateless_tag = match sent_by(&h, SERVER, Instant::ZERO)[0].1.chunks[0] {
+        Chunk::InitAck(ref a) => a.initiate_tag,
+        ref other => panic!("{other:?}"),
+    };
+    assert_eq!(h.event_times(CLIENT, |e| *e == Event::Connected), vec![Instant::ZERO + ms(45)]);
+    assert_eq!(h.event_times(SERVER, |e| *e == Event::Connected), vec![Instant::ZERO + ms(55)]);
+    for side in [CLIENT, SERVER] {
+        assert_eq!(h.eps[side].associations().len(), 1);
+        assert_eq!(h.assoc_ref(side).paths().len(), 2);
+    }
+    let (c, s) = (h.assoc_ref(CLIENT), h.assoc_ref(SERVER));
+    assert_ne!(s.local_tag(), stateless_tag);
+    assert_eq!(c.peer_tag(), s.local_tag());
+    assert_eq!(s.peer_tag(), c.local_tag());
+    // The client took the server's initial TSN from the cookie too: data arrives both ways.
+    assert!(data_flows_both_ways(&mut h));
+}
+
+#[test]
+fn a_restarted_peer_restarts_the_association() {
+    let mut h = connected(1, Config::default());
+    h.apps[CLIENT] = harness::App { to_send: 20_000, msg_size: 1000, ..Default::default() };
+    h.apps[SERVER].reading = true;
+    h.run_for(Duration::from_secs(1));
+    assert_eq!(h.apps[SERVER].received_bytes, 20_000);
+    let old = (h.assoc_ref(SERVER).local_tag(), h.assoc_ref(SERVER).peer_tag());
+
+    // The client host restarts while nothing is in flight, and connects again from the same
+    // address and port.
+    let fresh = Endpoint::new(Config::default(), vec![addr(CLIENT, 0)], PORTS[CLIENT], false, 99);
+    h.replace_endpoint(CLIENT, fresh);
+    h.apps[CLIENT] = harness::App { to_send: 30_000, msg_size: 1000, reading: true, ..Default::default() };
+    let t = h.now;
+    h.connect();
+    h.run_for(ms(100));
+    // INIT at t + 10 ms: INIT ACK with a new tag (§5.2.2); COOKIE ECHO at t + 30 ms: both tags
+    // new, Tie-Tags ours: the peer restarted (§5.2.4 A).
+    assert_eq!(h.event_times(SERVER, |e| matches!(e, Event::Restarted { .. })), vec![t + ms(30)]);
+    assert!(h.events[SERVER].iter().any(|(_, e)| *e == Event::Restarted { discarded_bytes: 0 }));
+    assert!(h.event_times(SERVER, |e| matches!(e, Event::Closed { .. })).is_empty());
+    assert_eq!(h.event_times(SERVER, |e| *e == Event::Connected).len(), 1);
+    let client_connected: Vec<Instant> =
+        h.event_times(CLIENT, |e| *e == Event::Connected).into_iter().filter(|&x| x >= t).collect();
+    assert_eq!(client_connected, vec![t + ms(40)]);
+    assert_eq!(h.eps[SERVER].associations().len(), 1, "the old association is reused, not duplicated");
+    let (c, s) = (h.assoc_ref(CLIENT), h.assoc_ref(SERVER));
+    assert_eq!(s.state(), State::Established);
+    assert_eq!((s.local_tag(), s.peer_tag()), (c.peer_tag(), c.local_tag()));
+    assert!(s.local_tag() != old.0 && s.peer_tag() != old.1);
+
+    // Fresh TSN state both ways: the server sends from the INIT ACK's initial TSN and
+    // acknowledges from the new INIT's.
+    h.apps[SERVER].to_send = 10_000;
+    h.apps[SERVER].msg_size = 1000;
+    h.run_for(Duration::from_secs(5));
+    assert_eq!(h.apps[SERVER].received_bytes, 20_000 + 30_000);
+    assert_eq!(h.apps[CLIENT].received_bytes, 10_000);
+    let client_init_tsn = match sent_by(&h, CLIENT, t)[0].1.chunks[0] {
+        Chunk::Init(ref i) => i.initial_tsn,
+        ref other => panic!("{other:?}"),
+    };
+    let server = sent_by(&h, SERVER, t);
+    let server_init_tsn = match server[0].1.chunks[0] {
+        Chunk::InitAck(ref a) => a.initial_tsn,
+        ref other => panic!("{other:?}"),
+    };
+    let last_cum_ack = server
+        .iter()
+        .flat_map(|(_, p)| &p.chunks)
+        .filter_map(|c| match c {
+            Chunk::Sack(s) => Some(s.cumulative_tsn_ack),
+            _ => None,
+        })
+        .next_back();
+    assert_eq!(last_cum_ack, Some(client_init_tsn.wrapping_add(29)));
+    assert_eq!(h.assoc_ref(SERVER).highest_tsn_sent(), server_init_tsn.wrapping_add(9));
+}
+
+#[test]
+fn a_restart_with_new_addresses_is_aborted_and_the_association_kept() {
+    let mut h = connected(1, Config::default());
+    let old = (h.assoc_ref(SERVER).local_tag(), h.assoc_ref(SERVER).peer_tag());
+    let new_addr: std::net::Ipv4Addr = "10.9.0.1".parse().unwrap();
+    let fresh = Endpoint::new(Config::default(), vec![addr(CLIENT, 0), new_addr.into()], PORTS[CLIENT], false, 99);
+    h.replace_endpoint(CLIENT, fresh);
+    let t = h.now;
+    h.connect();
+    h.run_for(ms(100));
+    // §5.2.2: ABORT under the INIT's Initiate Tag, listing the address the INIT adds.
+    let new_tag = h.assoc_ref(CLIENT).local_tag();
+    let server = sent_by(&h, SERVER, t);
+    assert_eq!(server.len(), 1);
+    assert_eq!(server[0].0, t + ms(10));
+    assert_eq!(server[0].1.header.verification_tag, new_tag);
+    let cause =
+        ErrorCause::RestartWithNewAddresses { addresses: Parameter::emit_list(&[Parameter::Ipv4Address(new_addr)]) };
+    assert_eq!(server[0].1.chunks, vec![Chunk::Abort { t_bit: false, causes: vec![cause] }]);
+    assert_eq!(h.event_times(CLIENT, |e| *e == Event::Closed { reason: CloseReason::AbortedByPeer }), vec![t + ms(20)]);
+    // The association is untouched.
+    assert_eq!(h.eps[SERVER].associations().len(), 1);
+    let s = h.assoc_ref(SERVER);
+    assert_eq!(s.state(), State::Established);
+    assert_eq!((s.local_tag(), s.peer_tag()), old);
+    assert!(h.event_times(SERVER, |e| matches!(e, Event::Restarted { .. })).is_empty());
+}
+
+#[test]
+fn an_init_in_shutdown_ack_sent_gets_the_shutdown_ack_again() {
+    let mut h = connected(1, Config::default());
+    // The client's SHUTDOWN COMPLETE, its second packet from now, is lost.
+    h.drop_nth.push((CLIENT, h.sent_count[CLIENT] + 2));
+    let now = h.now;
+    h.assoc(CLIENT).shutdown(now);
+    h.run_for(ms(25));
+    assert_eq!(h.assoc_ref(CLIENT).state(), State::Closed);
+    assert_eq!(h.assoc_ref(SERVER).state(), State::ShutdownAckSent);
+    let t = h.now;
+    h.connect();
+    h.run_for(ms(100));
+    // §9.2: the INIT (t + 10 ms) is discarded and the SHUTDOWN ACK repeated at once, long
+    // before T2-shutdown (1 s). The client's new association, in COOKIE-WAIT, treats it as
+    // out of the blue (§8.5.1 E): SHUTDOWN COMPLETE with the T bit closes the server's.
+    let server = sent_by(&h, SERVER, t);
+    assert_eq!(times_of(&server, |c| *c == Chunk::ShutdownAck), vec![t + ms(10)]);
+    assert!(times_of(&server, |c| matches!(c, Chunk::InitAck(_))).is_empty());
+    assert_eq!(h.event_times(SERVER, |e| *e == Event::Closed { reason: CloseReason::Shutdown }), vec![t + ms(30)]);
+    // T1-init repeats the INIT at t + 1 s; now out of the blue, it sets up a new association.
+    h.run_for(Duration::from_secs(2));
+    assert_eq!(h.event_times(CLIENT, |e| *e == Event::Connected).last(), Some(&(t + Duration::from_secs(1) + ms(40))));
+    let states: Vec<State> = h.eps[SERVER].associations().iter().map(|a| a.state()).collect();
+    assert_eq!(states, vec![State::Closed, State::Established]);
+    assert_eq!(h.eps[SERVER].associations()[1].peer_tag(), h.assoc_ref(CLIENT).local_tag());
+}
+
+#[test]
+fn a_lost_cookie_ack_is_sent_again_for_the_repeated_cookie_echo() {
+    let mut h = Harness::new(Config::default(), Config::default(), 1, ms(10), 7);
+    // The server's second packet, the COOKIE ACK, is lost.
+    h.drop_nth.push((SERVER, 2));
+    h.connect();
+    h.run_for(Duration::from_secs(2));
+    // T1-cookie (1 s after the COOKIE ECHO at 20 ms) repeats the COOKIE ECHO; both tags match
+    // (§5.2.4 D): COOKIE ACK again, no second association.
+    let acks = times_of(&sent_by(&h, SERVER, Instant::ZERO), |c| *c == Chunk::CookieAck);
+    assert_eq!(acks, vec![Instant::ZERO + ms(30), Instant::ZERO + ms(1030)]);
+    assert_eq!(h.event_times(CLIENT, |e| *e == Event::Connected), vec![Instant::ZERO + ms(1040)]);
+    assert_eq!(h.event_times(SERVER, |e| *e == Event::Connected), vec![Instant::ZERO + ms(30)]);
+    assert_eq!(h.eps[SERVER].associations().len(), 1);
+}
+
+#[test]
+fn a_late_cookie_from_an_earlier_init_ack_is_discarded() {
+    let mut h = Harness::new(Config::default(), Config::default(), 1, ms(10), 7);
+    // The first INIT ACK is lost; T1-init repeats the INIT at 1 s and the second INIT ACK,
+    // with another tag, sets the association up.
+    h.drop_nth.push((SERVER, 1));
+    h.connect();
+    h.run_for(Duration::from_secs(2));
+    assert_eq!(h.event_times(CLIENT, |e| *e == Event::Connected), vec![Instant::ZERO + ms(1040)]);
+    let first = match sent_by(&h, SERVER, Instant::ZERO)[0].1.chunks[0] {
+        Chunk::InitAck(ref a) => a.clone(),
+        ref other => panic!("{other:?}"),
+    };
+    let before = (h.assoc_ref(SERVER).local_tag(), h.assoc_ref(SERVER).peer_tag());
+    assert_ne!(before.0, first.initiate_tag);
+    // Its cookie now arrives: a new local tag, the peer's tag, no Tie-Tags (§5.2.4 C).
+    let now = h.now;
+    let echo = to_server(first.initiate_tag, Chunk::CookieEcho { cookie: cookie_of(&first) });
+    h.eps[SERVER].handle(now, addr(CLIENT, 0), addr(SERVER, 0), &echo);
+    assert_eq!(h.eps[SERVER].poll_transmit(now), None, "silently discarded");
+    assert_eq!(h.eps[SERVER].associations().len(), 1);
+    let s = h.eps[SERVER].association_mut(0).unwrap();
+    assert_eq!((s.local_tag(), s.peer_tag(), s.state()), (before.0, before.1, State::Established));
+    assert_eq!(s.poll_event(), None);
+    assert_eq!((h.eps[SERVER].stats().invalid_cookies, h.eps[SERVER].stats().stale_cookies), (0, 0));
+}
+
+/// A restarted client's INIT, built by hand, delivered to the server of `h`; returns the
+/// INIT ACK.
+fn restart_init(h: &mut Harness, tag: u32, now: Instant) -> InitChunk {
+    let init = InitChunk {
+        initiate_tag: tag,
+        a_rwnd: 65_536,
+        outbound_streams: 10,
+        inbound_streams: 10,
+        initial_tsn: 1000,
+        params: Vec::new(),
+    };
+    h.eps[SERVER].handle(now, addr(CLIENT, 0), addr(SERVER, 0), &to_server(0, Chunk::Init(init)));
+    let reply = Packet::parse(&h.eps[SERVER].poll_transmit(now).unwrap().payload).unwrap();
+    assert_eq!(reply.header.verification_tag, tag);
+    match reply.chunks.as_slice() {
+        [Chunk::InitAck(a)] => a.clone(),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn restart_cookies_are_authenticated_and_checked_for_staleness() {
+    let mut h = connected(1, Config::default());
+    let old = (h.assoc_ref(SERVER).local_tag(), h.assoc_ref(SERVER).peer_tag());
+    let now = h.now;
+    let ack = restart_init(&mut h, 0x1234_5678, now);
+    assert_ne!(ack.initiate_tag, old.0, "§5.2.2: a new Initiate Tag");
+    let cookie = cookie_of(&ack);
+    let echo = |cookie: &[u8]| to_server(ack.initiate_tag, Chunk::CookieEcho { cookie: cookie.to_vec() });
+    let (c, s) = (addr(CLIENT, 0), addr(SERVER, 0));
+    let tags = |h: &Harness| (h.assoc_ref(SERVER).local_tag(), h.assoc_ref(SERVER).peer_tag());
+
+    // A cookie that fails the MAC is discarded silently (§5.1.5).
+    let mut forged = cookie.clone();
+    forged[30] ^= 1;
+    h.eps[SERVER].handle(now, c, s, &echo(&forged));
+    assert_eq!(h.eps[SERVER].poll_transmit(now), None);
+    assert_eq!(h.eps[SERVER].stats().invalid_cookies, 1);
+
+    // Expired, and its tags are not the association's: Stale Cookie error under the cookie's
+    // peer tag (§5.2.4 step 3), no restart.
+    let late = now + Duration::from_secs(61);
+    h.eps[SERVER].handle(late, c, s, &echo(&cookie));
+    let reply = Packet::parse(&h.eps[SERVER].poll_transmit(late).unwrap().payload).unwrap();
+    assert_eq!(reply.header.verification_tag, 0x1234_5678);
+    let stale = ErrorCause::StaleCookie { staleness_us: 1_000_000 };
+    assert_eq!(reply.chunks, vec![Chunk::Error { causes: vec![stale] }]);
+    assert_eq!(tags(&h), old);
+
+    // In time: the peer restarted (§5.2.4 A). Data the server's application queued and that
+    // was never acknowledged goes with the old association.
+    h.assoc(SERVER).send(0, 0, false, &[7; 500]).unwrap();
+    h.eps[SERVER].handle(now, c, s, &echo(&cookie));
+    let reply = Packet::parse(&h.eps[SERVER].poll_transmit(now).unwrap().payload).unwrap();
+    assert_eq!(reply.header.verification_tag, 0x1234_5678);
+    assert_eq!(reply.chunks, vec![Chunk::CookieAck]);
+    assert_eq!(h.eps[SERVER].poll_transmit(now), None);
+    assert_eq!(tags(&h), (ack.initiate_tag, 0x1234_5678));
+    assert_eq!(h.assoc(SERVER).poll_event(), Some(Event::Restarted { discarded_bytes: 500 }));
+    assert_eq!(h.assoc_ref(SERVER).buffered_bytes(), 0);
+
+    // The same cookie once more, now expired: both tags match (D), so it is still good.
+    h.eps[SERVER].handle(late, c, s, &echo(&cookie));
+    let reply = Packet::parse(&h.eps[SERVER].poll_transmit(late).unwrap().payload).unwrap();
+    assert_eq!(reply.chunks, vec![Chunk::CookieAck]);
+    assert_eq!(h.eps[SERVER].stats().stale_cookies, 1);
+}
+
+#[test]
+fn a_restart_cookie_in_shutdown_ack_sent_gets_the_shutdown_ack_and_an_error() {
+    let mut h = connected(1, Config::default());
+    let old = (h.assoc_ref(SERVER).local_tag(), h.assoc_ref(SERVER).peer_tag());
+    let now = h.now;
+    // The INIT ACK comes from ESTABLISHED; by the time its cookie returns, the association is
+    // in SHUTDOWN-ACK-SENT (the client's SHUTDOWN COMPLETE lost).
+    let ack = restart_init(&mut h, 0x1234_5678, now);
+    h.drop_nth.push((CLIENT, h.sent_count[CLIENT] + 2));
+    h.assoc(CLIENT).shutdown(now);
+    h.run_for(ms(25));
+    assert_eq!(h.assoc_ref(SERVER).state(), State::ShutdownAckSent);
+    let now = h.now;
+    let echo = to_server(ack.initiate_tag, Chunk::CookieEcho { cookie: cookie_of(&ack) });
+    h.eps[SERVER].handle(now, addr(CLIENT, 0), addr(SERVER, 0), &echo);
+    // §5.2.4 A: no restart; SHUTDOWN ACK again with "Cookie Received While Shutting Down".
+    let reply = Packet::parse(&h.eps[SERVER].poll_transmit(now).unwrap().payload).unwrap();
+    assert_eq!(reply.header.verification_tag, old.1);
+    let error = Chunk::Error { causes: vec![ErrorCause::CookieReceivedWhileShuttingDown] };
+    assert_eq!(reply.chunks, vec![Chunk::ShutdownAck, error]);
+    let s = h.assoc_ref(SERVER);
+    assert_eq!((s.local_tag(), s.peer_tag(), s.state()), (old.0, old.1, State::ShutdownAckSent));
+    assert!(h.event_times(SERVER, |e| matches!(e, Event::Restarted { .. })).is_empty());
 }

@@ -1,6 +1,8 @@
 //! The State Cookie (RFC 9260 §5.1.3): everything the passive side needs to build the
 //! association from a COOKIE ECHO, so it keeps no state between INIT and COOKIE ECHO.
 //! Signed with HMAC-SHA-256 under the endpoint's secret key (§5.1.3 recommends a MAC).
+//! Cookies answering an INIT for an existing association also carry that association's
+//! Tie-Tags (§5.2.2), which link a COOKIE ECHO to it (§5.2.4).
 
 use std::net::IpAddr;
 
@@ -8,7 +10,8 @@ use hmac::{Hmac, Mac};
 use sha2::Sha256;
 use simtime::{Duration, Instant};
 
-const VERSION: u8 = 1;
+/// Layout version; 2 added the Tie-Tags.
+const VERSION: u8 = 2;
 const MAC_LEN: usize = 32;
 
 /// The Transmission Control Block fields carried in a cookie.
@@ -21,21 +24,16 @@ pub(crate) struct CookieState {
     pub(crate) local_initial_tsn: u32,
     pub(crate) peer_initial_tsn: u32,
     pub(crate) peer_rwnd: u32,
+    /// The Tie-Tags of the association that answered the INIT (§5.2.2); zero when the
+    /// INIT ACK came from no association or one in COOKIE-WAIT (§5.2.1).
+    pub(crate) local_tie_tag: u32,
+    pub(crate) peer_tie_tag: u32,
     pub(crate) outbound_streams: u16,
     pub(crate) inbound_streams: u16,
     pub(crate) local_port: u16,
     pub(crate) peer_port: u16,
     /// The peer's addresses; the first is the one the INIT came from (the primary).
     pub(crate) peer_addrs: Vec<IpAddr>,
-}
-
-/// Why a cookie was refused.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum CookieError {
-    /// Malformed or the MAC does not match (§5.1.5 step 1: discard silently).
-    Invalid,
-    /// Older than its lifespan (§5.1.5 step 3): by how much.
-    Stale(Duration),
 }
 
 fn mac(secret: &[u8; 32], body: &[u8]) -> [u8; MAC_LEN] {
@@ -58,6 +56,8 @@ impl CookieState {
             self.local_initial_tsn,
             self.peer_initial_tsn,
             self.peer_rwnd,
+            self.local_tie_tag,
+            self.peer_tie_tag,
         ] {
             b.extend_from_slice(&v.to_be_bytes());
         }
@@ -87,20 +87,23 @@ impl CookieState {
         b
     }
 
-    /// Verifies the MAC and the lifespan, then decodes (§5.1.5).
-    pub(crate) fn open(cookie: &[u8], secret: &[u8; 32], now: Instant) -> Result<Self, CookieError> {
-        let split = cookie.len().checked_sub(MAC_LEN).ok_or(CookieError::Invalid)?;
+    /// Verifies the MAC and decodes (§5.1.5 steps 1 and 2); `None` if the cookie is
+    /// malformed or not ours. The lifespan is checked apart ([`staleness`](Self::staleness)):
+    /// §5.2.4 step 3 accepts an expired cookie whose tags match the association.
+    pub(crate) fn open(cookie: &[u8], secret: &[u8; 32]) -> Option<Self> {
+        let split = cookie.len().checked_sub(MAC_LEN)?;
         let (body, tag) = cookie.split_at(split);
         // Constant-time comparison through the hmac crate.
-        let mut m = <Hmac<Sha256> as Mac>::new_from_slice(secret).map_err(|_| CookieError::Invalid)?;
+        let mut m = <Hmac<Sha256> as Mac>::new_from_slice(secret).ok()?;
         m.update(body);
-        m.verify_slice(tag).map_err(|_| CookieError::Invalid)?;
-        let state = Self::decode(body).ok_or(CookieError::Invalid)?;
-        let age = now.saturating_since(state.created);
-        if age > state.lifespan {
-            return Err(CookieError::Stale(age - state.lifespan));
-        }
-        Ok(state)
+        m.verify_slice(tag).ok()?;
+        Self::decode(body)
+    }
+
+    /// How long past its lifespan the cookie is at `now` (§5.1.5 step 3), if it has expired.
+    pub(crate) fn staleness(&self, now: Instant) -> Option<Duration> {
+        let age = now.saturating_since(self.created);
+        (age > self.lifespan).then(|| age - self.lifespan)
     }
 
     fn decode(body: &[u8]) -> Option<Self> {
@@ -123,6 +126,8 @@ impl CookieState {
         let local_initial_tsn = u32_(take(4)?)?;
         let peer_initial_tsn = u32_(take(4)?)?;
         let peer_rwnd = u32_(take(4)?)?;
+        let local_tie_tag = u32_(take(4)?)?;
+        let peer_tie_tag = u32_(take(4)?)?;
         let outbound_streams = u16_(take(2)?)?;
         let inbound_streams = u16_(take(2)?)?;
         let local_port = u16_(take(2)?)?;
@@ -145,6 +150,8 @@ impl CookieState {
             local_initial_tsn,
             peer_initial_tsn,
             peer_rwnd,
+            local_tie_tag,
+            peer_tie_tag,
             outbound_streams,
             inbound_streams,
             local_port,
@@ -167,6 +174,8 @@ mod tests {
             local_initial_tsn: 100,
             peer_initial_tsn: 200,
             peer_rwnd: 65536,
+            local_tie_tag: 0x1111_2222,
+            peer_tie_tag: 0x3333_4444,
             outbound_streams: 10,
             inbound_streams: 5,
             local_port: 5000,
@@ -180,16 +189,14 @@ mod tests {
         let key = [7u8; 32];
         let sealed = sample().seal(&key);
         let now = Instant::from_nanos(6_000_000_000);
-        assert_eq!(CookieState::open(&sealed, &key, now), Ok(sample()));
-        assert_eq!(CookieState::open(&sealed, &[8u8; 32], now), Err(CookieError::Invalid));
+        assert_eq!(CookieState::open(&sealed, &key), Some(sample()));
+        assert_eq!(CookieState::open(&sealed, &[8u8; 32]), None);
         let mut tampered = sealed.clone();
         tampered[10] ^= 1;
-        assert_eq!(CookieState::open(&tampered, &key, now), Err(CookieError::Invalid));
-        assert_eq!(CookieState::open(&sealed[..20], &key, now), Err(CookieError::Invalid));
+        assert_eq!(CookieState::open(&tampered, &key), None);
+        assert_eq!(CookieState::open(&sealed[..20], &key), None);
+        assert_eq!(sample().staleness(now), None);
         let late = Instant::from_nanos(66_000_000_000);
-        assert_eq!(
-            CookieState::open(&sealed, &key, late),
-            Err(CookieError::Stale(Duration::from_secs(1)))
-        );
+        assert_eq!(sample().staleness(late), Some(Duration::from_secs(1)));
     }
 }

@@ -1,5 +1,7 @@
-//! Set-up (RFC 9260 §5: INIT, INIT ACK, COOKIE ECHO, COOKIE ACK, T1 timers) and graceful
-//! shutdown (§9.2: SHUTDOWN, SHUTDOWN ACK, SHUTDOWN COMPLETE, T2 and T5 timers).
+//! Set-up (RFC 9260 §5: INIT, INIT ACK, COOKIE ECHO, COOKIE ACK, T1 timers), INITs and
+//! COOKIE ECHOs for an association that exists (§5.2: initialization collision, peer
+//! restart, duplicates) and graceful shutdown (§9.2: SHUTDOWN, SHUTDOWN ACK, SHUTDOWN
+//! COMPLETE, T2 and T5 timers).
 
 use std::net::IpAddr;
 
@@ -9,7 +11,8 @@ use crate::config::Config;
 use crate::wire::{Chunk, ErrorCause, InitChunk, Parameter, SackChunk};
 
 use super::inbound::Inbound;
-use super::{Association, CloseReason, CookieState, Event, Path, PathId, State};
+use super::outbound::Outbound;
+use super::{random_tag, AssocTimers, Association, CloseReason, CookieState, Event, Path, PathId, State};
 
 /// The address parameters (§3.3.2.1) listing `addrs`.
 pub(crate) fn address_params(addrs: &[IpAddr]) -> Vec<Parameter> {
@@ -20,6 +23,91 @@ pub(crate) fn address_params(addrs: &[IpAddr]) -> Vec<Parameter> {
             IpAddr::V6(v6) => Parameter::Ipv6Address(*v6),
         })
         .collect()
+}
+
+/// The tags of an INIT ACK and the Tie-Tags its cookie carries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum AckTags {
+    /// A new random Initiate Tag and initial TSN (§5.1 B, §5.2.2).
+    Fresh {
+        /// (local, peer) Tie-Tags; zero without an association.
+        tie_tags: (u32, u32),
+    },
+    /// The Initiate Tag and initial TSN of our own INIT (§5.2.1).
+    Own {
+        /// Our verification tag.
+        tag: u32,
+        /// Our INIT's initial TSN.
+        initial_tsn: u32,
+        /// (local, peer) Tie-Tags; zero in COOKIE-WAIT.
+        tie_tags: (u32, u32),
+    },
+}
+
+/// How the endpoint answers an INIT for an existing association (§5.2.1, §5.2.2, §9.2).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum InitAnswer {
+    /// INIT ACK with these tags; the association stays as it is.
+    InitAck(AckTags),
+    /// ABORT with the "Restart of an Association with New Addresses" cause listing these.
+    NewAddresses(Vec<IpAddr>),
+    /// Nothing (in SHUTDOWN-ACK-SENT the association retransmits its SHUTDOWN ACK itself).
+    Discard,
+}
+
+/// What became of a COOKIE ECHO for an existing association (§5.2.4).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum CookieEchoOutcome {
+    /// Accepted (actions A, B, D): the chunks bundled after it are processed.
+    Accepted,
+    /// Expired, and its tags are not both the association's (§5.2.4 step 3): the endpoint
+    /// sends a Stale Cookie error.
+    Stale,
+    /// Discarded with the rest of the packet.
+    Discarded,
+}
+
+/// The rows of §5.2.4 Table 2: how a cookie's tags and Tie-Tags compare with the
+/// association's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum CookieRow {
+    /// Both tags new, Tie-Tags ours: the peer restarted.
+    A,
+    /// Our tag, a new peer tag: initialization collision.
+    B,
+    /// A new local tag, the peer's tag, no Tie-Tags: a cookie that arrived late.
+    C,
+    /// Both tags ours: a duplicate (the COOKIE ACK was lost, or the collision's crossing
+    /// COOKIE ECHOs).
+    D,
+    /// None of the above.
+    Unmatched,
+}
+
+/// What a handshake tells about the peer: its INIT ACK (§5.1 C), or its INIT as carried in
+/// our cookie (§5.2.4).
+struct PeerInit {
+    tag: u32,
+    rwnd: u32,
+    initial_tsn: u32,
+    /// Our outbound and inbound stream counts, negotiated.
+    outbound_streams: u16,
+    inbound_streams: u16,
+    /// Its addresses, the one its chunk came from first.
+    addrs: Vec<IpAddr>,
+}
+
+impl PeerInit {
+    fn from_cookie(c: &CookieState) -> Self {
+        PeerInit {
+            tag: c.peer_tag,
+            rwnd: c.peer_rwnd,
+            initial_tsn: c.peer_initial_tsn,
+            outbound_streams: c.outbound_streams,
+            inbound_streams: c.inbound_streams,
+            addrs: c.peer_addrs.clone(),
+        }
+    }
 }
 
 /// The peer's addresses: the packet's source first, then those listed in INIT / INIT ACK
@@ -142,26 +230,17 @@ impl Association {
             );
             return;
         };
-        self.peer_tag = init.initiate_tag;
-        self.out.peer_rwnd = init.a_rwnd;
-        self.out
-            .set_stream_count(self.config.outbound_streams.min(init.inbound_streams));
-        let inbound = init.outbound_streams.min(self.config.max_inbound_streams);
-        self.inb = Inbound::new(init.initial_tsn, inbound, self.config.recv_buffer);
-        // Rebuild the paths from the peer's own list; keep the requested primary if listed.
-        let wanted_primary = self.paths.get(self.primary).map(|p| p.remote).unwrap_or(from);
-        let init_dest = wanted_primary;
-        self.paths.clear();
-        for r in peer_addresses(from, &init.params) {
-            let nonce = self.next_nonce();
-            let mut path = Path::new(r, &self.config, init.a_rwnd, nonce);
-            // §5.4: the address the INIT went to is confirmed by the INIT ACK.
-            path.confirmed = r == init_dest || r == from;
-            self.paths.push(path);
-        }
-        self.primary = self.path_of(wanted_primary).unwrap_or(0);
-        self.data_path = self.primary;
-        self.sack_path = self.primary;
+        let init_dest = self.paths.get(self.primary).map_or(from, |p| p.remote);
+        let peer = PeerInit {
+            tag: init.initiate_tag,
+            rwnd: init.a_rwnd,
+            initial_tsn: init.initial_tsn,
+            outbound_streams: self.config.outbound_streams.min(init.inbound_streams),
+            inbound_streams: init.outbound_streams.min(self.config.max_inbound_streams),
+            addrs: peer_addresses(from, &init.params),
+        };
+        // §5.4: the address the INIT went to is confirmed by the INIT ACK.
+        self.learn_peer(peer, init_dest, &[init_dest, from]);
         self.state = State::CookieEchoed;
         let echo = Chunk::CookieEcho { cookie };
         self.handshake_chunk = Some(echo.clone());
@@ -169,6 +248,26 @@ impl Association {
         self.init_retransmits = 0;
         self.t1_rto = self.paths[self.primary].rto.rto;
         self.timers.t1 = Some(now + self.t1_rto);
+    }
+
+    /// Takes the peer's tag, window, streams, initial TSN and addresses, with a fresh receiver.
+    /// The paths are rebuilt from the peer's own list; `wanted_primary` stays the primary if
+    /// listed; the addresses in `confirmed` start confirmed (§5.4).
+    fn learn_peer(&mut self, peer: PeerInit, wanted_primary: IpAddr, confirmed: &[IpAddr]) {
+        self.peer_tag = peer.tag;
+        self.out.peer_rwnd = peer.rwnd;
+        self.out.set_stream_count(peer.outbound_streams);
+        self.inb = Inbound::new(peer.initial_tsn, peer.inbound_streams, self.config.recv_buffer);
+        self.paths.clear();
+        for r in peer.addrs {
+            let nonce = self.next_nonce();
+            let mut path = Path::new(r, &self.config, peer.rwnd, nonce);
+            path.confirmed = confirmed.contains(&r);
+            self.paths.push(path);
+        }
+        self.primary = self.path_of(wanted_primary).unwrap_or(0);
+        self.data_path = self.primary;
+        self.sack_path = self.primary;
     }
 
     /// COOKIE ACK in COOKIE-ECHOED (§5.1 E).
@@ -181,17 +280,13 @@ impl Association {
         self.on_established(now);
     }
 
-    /// A COOKIE ECHO for an association that exists with matching tags (§5.2.4 case D,
-    /// a lost COOKIE ACK): acknowledge again.
-    pub(super) fn on_duplicate_cookie_echo(&mut self, from: Option<PathId>) {
-        if matches!(self.state, State::Established | State::ShutdownPending) {
-            self.control.push_back((from.unwrap_or(self.primary), Chunk::CookieAck));
-        }
-    }
-
     fn on_established(&mut self, now: Instant) {
         self.state = State::Established;
         self.events.push_back(Event::Connected);
+        self.start_heartbeats(now);
+    }
+
+    fn start_heartbeats(&mut self, now: Instant) {
         for p in 0..self.paths.len() {
             // §5.4: probe unconfirmed addresses at once; §8.3: heartbeat confirmed ones.
             let due = if self.paths[p].confirmed {
@@ -220,6 +315,200 @@ impl Association {
         if let Some(chunk) = self.handshake_chunk.clone() {
             self.control.push_back((self.primary, chunk));
         }
+    }
+
+    // ----- INIT and COOKIE ECHO for an association that exists (§5.2) -----
+
+    /// An INIT from the peer's address and port (§5.2.1, §5.2.2, §9.2). The endpoint builds
+    /// the answer (it owns the cookie secret); the association keeps its state and timers.
+    pub(crate) fn on_unexpected_init(&mut self, from: IpAddr, init: &InitChunk) -> InitAnswer {
+        let tags = match self.state {
+            // §5.2.1: an initialization collision. Answer with our own INIT's tag and TSN (no
+            // DATA has a TSN before ESTABLISHED, so the next TSN is still the INIT's). In
+            // COOKIE-WAIT the peer's addresses are not known yet, so there is nothing to
+            // check them against, and no Tie-Tags (§5.2.2 note).
+            State::CookieWait => AckTags::Own {
+                tag: self.local_tag,
+                initial_tsn: self.out.next_tsn,
+                tie_tags: (0, 0),
+            },
+            State::CookieEchoed => AckTags::Own {
+                tag: self.local_tag,
+                initial_tsn: self.out.next_tsn,
+                tie_tags: self.tie_tags(),
+            },
+            // §5.2.2: perhaps a restarted peer. A new tag, our Tie-Tags in the cookie.
+            State::Established | State::ShutdownPending | State::ShutdownSent | State::ShutdownReceived => {
+                AckTags::Fresh { tie_tags: self.tie_tags() }
+            }
+            // §9.2: the peer missed our SHUTDOWN COMPLETE's cue; discard the INIT and repeat
+            // the SHUTDOWN ACK.
+            State::ShutdownAckSent => {
+                self.control.push_back((self.shutdown_path(), Chunk::ShutdownAck));
+                self.dirty = true;
+                return InitAnswer::Discard;
+            }
+            State::Closed => return InitAnswer::Discard,
+        };
+        // §5.2.1, §5.2.2: an INIT that adds addresses is refused, the association untouched.
+        let new: Vec<IpAddr> = if self.state == State::CookieWait {
+            Vec::new()
+        } else {
+            peer_addresses(from, &init.params).into_iter().filter(|&a| self.path_of(a).is_none()).collect()
+        };
+        if new.is_empty() {
+            InitAnswer::InitAck(tags)
+        } else {
+            InitAnswer::NewAddresses(new)
+        }
+    }
+
+    /// The Tie-Tags, drawn at the first need (§5.2.2: random, so a cookie never reveals the
+    /// verification tags).
+    fn tie_tags(&mut self) -> (u32, u32) {
+        if self.tie_tags == (0, 0) {
+            self.tie_tags = (random_tag(&mut self.rng), random_tag(&mut self.rng));
+        }
+        self.tie_tags
+    }
+
+    /// A COOKIE ECHO whose cookie the endpoint has verified (MAC, ports, header tag), from
+    /// the peer's address `from`; `expired` says whether it outlived its lifespan (§5.2.4).
+    pub(crate) fn on_cookie_echo(
+        &mut self,
+        now: Instant,
+        from: IpAddr,
+        cookie: &CookieState,
+        expired: bool,
+    ) -> CookieEchoOutcome {
+        let row = self.cookie_row(cookie);
+        // Step 3: an expired cookie is good only if both its tags are the association's.
+        if expired && row != CookieRow::D {
+            return CookieEchoOutcome::Stale;
+        }
+        // A cookie we made always lists the address its INIT came from.
+        if cookie.peer_addrs.is_empty() {
+            return CookieEchoOutcome::Discarded;
+        }
+        self.dirty = true;
+        let accepted = match row {
+            CookieRow::A => self.on_peer_restart(now, from, cookie),
+            CookieRow::B => {
+                self.on_cookie_collision(now, from, cookie);
+                true
+            }
+            CookieRow::D => {
+                self.on_duplicate_cookie_echo(now, from);
+                true
+            }
+            // C: a cookie that arrived late; no row: nothing to do with it. Silently discarded.
+            CookieRow::C | CookieRow::Unmatched => false,
+        };
+        if !accepted {
+            return CookieEchoOutcome::Discarded;
+        }
+        self.stats.packets_received += 1;
+        CookieEchoOutcome::Accepted
+    }
+
+    /// Step 5: Table 2.
+    fn cookie_row(&self, c: &CookieState) -> CookieRow {
+        let local = c.local_tag == self.local_tag;
+        let peer = c.peer_tag == self.peer_tag;
+        let tie_tags = (c.local_tie_tag, c.peer_tie_tag);
+        match (local, peer) {
+            (false, false) if self.tie_tags != (0, 0) && tie_tags == self.tie_tags => CookieRow::A,
+            // Includes our peer tag still 0 (COOKIE-WAIT), the table's "M 0 A A" row.
+            (true, false) => CookieRow::B,
+            (false, true) if tie_tags == (0, 0) => CookieRow::C,
+            (true, true) => CookieRow::D,
+            _ => CookieRow::Unmatched,
+        }
+    }
+
+    /// Action A: the peer restarted. The association starts over from the cookie as if it had
+    /// been aborted and created anew (§5.1 D), except that it reports `Restarted` instead of a
+    /// lost association, keeps what the application has not read and its counters; the DATA it
+    /// had not got acknowledged is discarded (the RFC leaves keeping it to implementations).
+    /// In SHUTDOWN-ACK-SENT it must not restart: it repeats the SHUTDOWN ACK with a "Cookie
+    /// Received While Shutting Down" error instead. Returns whether it restarted.
+    fn on_peer_restart(&mut self, now: Instant, from: IpAddr, cookie: &CookieState) -> bool {
+        if self.state == State::ShutdownAckSent {
+            let p = self.shutdown_path();
+            let error = Chunk::Error { causes: vec![ErrorCause::CookieReceivedWhileShuttingDown] };
+            self.control.push_back((p, Chunk::ShutdownAck));
+            self.control.push_back((p, error));
+            return false;
+        }
+        let discarded_bytes = self.out.buffered;
+        let wanted_primary = self.paths.get(self.primary).map_or(from, |p| p.remote);
+        let old_paths = std::mem::take(&mut self.paths);
+        let old_inb = std::mem::replace(&mut self.inb, Inbound::new(0, 0, 0));
+        self.local_tag = cookie.local_tag;
+        // New tags: the old Tie-Tags must not let an old cookie restart it again.
+        self.tie_tags = (0, 0);
+        self.out = Outbound::new(cookie.local_initial_tsn, cookie.outbound_streams);
+        // As for a new association, the address the INIT came from is confirmed (§5.4);
+        // every path, and so its congestion state, starts afresh (§7.2.1), its counters kept.
+        let init_source: Vec<IpAddr> = cookie.peer_addrs.first().copied().into_iter().collect();
+        self.learn_peer(PeerInit::from_cookie(cookie), wanted_primary, &init_source);
+        self.inb.inherit_unread(old_inb);
+        for p in &mut self.paths {
+            if let Some(old) = old_paths.iter().find(|o| o.remote == p.remote) {
+                p.stats = old.stats.clone();
+            }
+        }
+        self.timers = AssocTimers::default();
+        self.init_retransmits = 0;
+        self.t2_retransmits = 0;
+        self.handshake_chunk = None;
+        self.error_count = 0;
+        self.force_packet = None;
+        // Nothing built for the old association goes out any more.
+        self.control.clear();
+        self.transmits.clear();
+        self.queue_cookie_ack(from);
+        self.state = State::Established;
+        self.events.push_back(Event::Restarted { discarded_bytes });
+        self.start_heartbeats(now);
+        true
+    }
+
+    /// Action B: both sides started at about the same time, and the peer's INIT carried in
+    /// our cookie is the one that stands. Before ESTABLISHED, take everything that INIT
+    /// announced (we may never have seen its INIT ACK, or seen another one), enter ESTABLISHED
+    /// and stop T1; afterwards, as the RFC asks, only its tag. Acknowledge either way.
+    fn on_cookie_collision(&mut self, now: Instant, from: IpAddr, cookie: &CookieState) {
+        if matches!(self.state, State::CookieWait | State::CookieEchoed) {
+            let wanted_primary = self.paths.get(self.primary).map_or(from, |p| p.remote);
+            // Addresses confirmed so far stay so (§5.4); our INIT ACK reached the INIT's source.
+            let mut confirmed: Vec<IpAddr> = self.paths.iter().filter(|p| p.confirmed).map(|p| p.remote).collect();
+            confirmed.extend(cookie.peer_addrs.first());
+            self.learn_peer(PeerInit::from_cookie(cookie), wanted_primary, &confirmed);
+            self.timers.t1 = None;
+            self.handshake_chunk = None;
+            self.on_established(now);
+        } else {
+            self.peer_tag = cookie.peer_tag;
+        }
+        self.queue_cookie_ack(from);
+    }
+
+    /// Action D: both tags match (a lost COOKIE ACK, or the crossing COOKIE ECHOs of a
+    /// collision): ESTABLISHED if not yet, T1 stopped, COOKIE ACK again.
+    fn on_duplicate_cookie_echo(&mut self, now: Instant, from: IpAddr) {
+        if self.state == State::CookieEchoed {
+            self.timers.t1 = None;
+            self.handshake_chunk = None;
+            self.on_established(now);
+        }
+        self.queue_cookie_ack(from);
+    }
+
+    /// COOKIE ACK to where the COOKIE ECHO came from.
+    fn queue_cookie_ack(&mut self, from: IpAddr) {
+        let p = self.path_of(from).unwrap_or(self.primary);
+        self.control.push_back((p, Chunk::CookieAck));
     }
 
     // ----- shutdown (§9.2) -----

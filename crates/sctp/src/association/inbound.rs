@@ -101,6 +101,16 @@ impl Inbound {
         }
     }
 
+    /// Takes over from the receiver of a restarted association (§5.2.4 action A) what the
+    /// application has not read yet, and the delivery counters. Fragments and messages waiting
+    /// for earlier ones are dropped: the old peer will not send what they lack.
+    pub(crate) fn inherit_unread(&mut self, old: Inbound) {
+        self.held = old.ready.iter().map(|m| m.data.len() as u32).sum();
+        self.ready = old.ready;
+        self.delivered_bytes = old.delivered_bytes;
+        self.delivered_messages = old.delivered_messages;
+    }
+
     /// Number of inbound streams.
     pub(crate) fn stream_count(&self) -> u16 {
         self.streams.len() as u16

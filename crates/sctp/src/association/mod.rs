@@ -50,8 +50,8 @@ use crate::wire::{
     unknown_chunk_action, Chunk, ChunkView, DataRef, ErrorCause, HeaderView, UnknownAction,
 };
 
-pub(crate) use cookie::{CookieError, CookieState};
-pub(crate) use handshake::{address_params, peer_addresses};
+pub(crate) use cookie::CookieState;
+pub(crate) use handshake::{address_params, peer_addresses, AckTags, CookieEchoOutcome, InitAnswer};
 pub use inbound::Message;
 use inbound::{DataOutcome, Inbound};
 use buffers::BufferPool;
@@ -117,6 +117,14 @@ pub enum CloseReason {
 pub enum Event {
     /// The association reached ESTABLISHED.
     Connected,
+    /// The peer restarted (§5.2.4 action A): the association goes on, ESTABLISHED, with the
+    /// tags, TSNs and streams of the peer's new INIT and every path's congestion state back
+    /// at its initial values. Data not yet acknowledged by the old peer is discarded; complete
+    /// messages not yet read stay readable.
+    Restarted {
+        /// User-data bytes accepted by `send` and not acknowledged, discarded.
+        discarded_bytes: u32,
+    },
     /// A destination changed reachability state.
     PathStateChanged {
         /// Which path.
@@ -254,6 +262,16 @@ struct AssocTimers {
     t5: Option<Instant>,
 }
 
+/// A random verification tag or Tie-Tag: never zero (§5.3.1).
+pub(crate) fn random_tag(rng: &mut impl RngCore) -> u32 {
+    loop {
+        let t = rng.next_u32();
+        if t != 0 {
+            break t;
+        }
+    }
+}
+
 /// One SCTP association. See the module documentation for the driving contract.
 #[derive(Debug)]
 pub struct Association {
@@ -265,6 +283,9 @@ pub struct Association {
     local_tag: u32,
     /// The peer's tag: we write it in every packet to the peer.
     peer_tag: u32,
+    /// Tie-Tags (§5.2.2): random values that link cookies issued for unexpected INITs to this
+    /// association without revealing its tags; drawn when first needed, zero until then.
+    tie_tags: (u32, u32),
     local_addrs: Vec<IpAddr>,
     paths: Vec<Path>,
     /// The primary destination (§6.4).
@@ -303,12 +324,7 @@ pub struct Association {
 impl Association {
     fn new_common(config: Config, local_addrs: Vec<IpAddr>, local_port: u16, peer_port: u16, seed: u64) -> Self {
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-        let local_tag = loop {
-            let t = rng.next_u32();
-            if t != 0 {
-                break t;
-            }
-        };
+        let local_tag = random_tag(&mut rng);
         let initial_tsn = config.initial_tsn.unwrap_or_else(|| rng.next_u32());
         let out = Outbound::new(initial_tsn, config.outbound_streams);
         let inb = Inbound::new(0, 0, config.recv_buffer);
@@ -319,6 +335,7 @@ impl Association {
             peer_port,
             local_tag,
             peer_tag: 0,
+            tie_tags: (0, 0),
             local_addrs,
             paths: Vec::new(),
             primary: 0,
@@ -633,7 +650,12 @@ impl Association {
                 return false;
             }
             Chunk::InitAck(init) => self.on_init_ack(now, from, init),
-            Chunk::CookieEcho { .. } => self.on_duplicate_cookie_echo(from_path),
+            // INIT and COOKIE ECHO lead their packets, and there the endpoint hands them to
+            // `on_unexpected_init` / `on_cookie_echo` (§5.2): answering one or opening a
+            // cookie needs its secret. Anywhere else they are ignored.
+            Chunk::Init(_) => return false,
+            Chunk::CookieEcho { .. } => {}
+            // §5.2.5: a COOKIE ACK outside COOKIE-ECHOED is discarded there.
             Chunk::CookieAck => self.on_cookie_ack(now),
             Chunk::Shutdown { cumulative_tsn_ack } => self.on_shutdown(now, cumulative_tsn_ack),
             Chunk::ShutdownAck => self.on_shutdown_ack(from_path),
@@ -644,9 +666,6 @@ impl Association {
                 return false;
             }
             Chunk::Error { causes } => self.on_error_chunk(now, &causes),
-            // An INIT for an existing association (restart or collision, §5.2) is not
-            // handled: the association keeps its state. Documented limitation.
-            Chunk::Init(_) => return false,
             Chunk::Data(_) | Chunk::Unknown { .. } => {}
         }
         true

@@ -477,6 +477,11 @@ impl Writer {
         }
     }
 
+    /// The bytes written.
+    pub(crate) fn into_inner(self) -> Vec<u8> {
+        self.buf
+    }
+
     pub(crate) fn u16(&mut self, v: u16) {
         self.bytes(&v.to_be_bytes());
     }

@@ -159,6 +159,16 @@ impl Parameter {
         parse_tlv_list(buf, "parameter", Parameter::parse)
     }
 
+    /// The parameters as consecutive TLVs (the inverse of [`Parameter::parse_list`]), e.g.
+    /// for error causes that carry parameters (§3.3.10.11).
+    pub fn emit_list(params: &[Parameter]) -> Vec<u8> {
+        let mut w = Writer::new(Vec::with_capacity(params.iter().map(Parameter::buffer_len).sum()));
+        for p in params {
+            p.emit(&mut w);
+        }
+        w.into_inner()
+    }
+
     /// Bytes this parameter takes on the wire, padding included.
     pub fn buffer_len(&self) -> usize {
         let value = match self {

@@ -15,6 +15,8 @@ use simtime::{Duration, Instant};
 
 pub const CLIENT: usize = 0;
 pub const SERVER: usize = 1;
+/// Each side's port.
+pub const PORTS: [u16; 2] = [5000, 6000];
 
 /// Rewrites a packet in flight.
 pub type Mangler = Box<dyn FnMut(&mut Vec<u8>)>;
@@ -74,7 +76,8 @@ pub struct Harness {
     pub assoc: [Option<AssocId>; 2],
 }
 
-fn addr(side: usize, i: usize) -> IpAddr {
+/// Address `i` of `side`: the end of link `i`.
+pub fn addr(side: usize, i: usize) -> IpAddr {
     IpAddr::from([10, i as u8, 0, side as u8 + 1])
 }
 
@@ -86,8 +89,8 @@ impl Harness {
             (0..paths).map(|i| addr(SERVER, i)).collect::<Vec<_>>(),
         ];
         let eps = [
-            Endpoint::new(client, addrs[0].clone(), 5000, false, seed),
-            Endpoint::new(server, addrs[1].clone(), 6000, true, seed + 1),
+            Endpoint::new(client, addrs[0].clone(), PORTS[CLIENT], false, seed),
+            Endpoint::new(server, addrs[1].clone(), PORTS[SERVER], true, seed + 1),
         ];
         let links = (0..paths)
             .map(|_| Link { delay, rate_bps: 0, loss: 0.0, up: true, busy_until: [Instant::ZERO; 2] })
@@ -113,9 +116,21 @@ impl Harness {
     }
 
     pub fn connect(&mut self) {
-        let remote = self.addrs[SERVER].clone();
-        let id = self.eps[CLIENT].connect(self.now, &remote, 6000);
-        self.assoc[CLIENT] = Some(id);
+        self.connect_from(CLIENT);
+    }
+
+    /// `side` opens an association to every address of the other side.
+    pub fn connect_from(&mut self, side: usize) {
+        let remote = self.addrs[1 - side].clone();
+        let id = self.eps[side].connect(self.now, &remote, PORTS[1 - side]);
+        self.assoc[side] = Some(id);
+    }
+
+    /// Puts `ep` in place of `side`'s endpoint, as a host that crashed and came back: its
+    /// associations are gone, packets in flight reach the new one.
+    pub fn replace_endpoint(&mut self, side: usize, ep: Endpoint) {
+        self.eps[side] = ep;
+        self.assoc[side] = None;
     }
 
     pub fn assoc(&mut self, side: usize) -> &mut sctp::Association {
