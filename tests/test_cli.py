@@ -249,6 +249,8 @@ def test_missing_file(tmp_path: Path) -> None:
         ["run"],  # missing FILE
         ["frobnicate"],  # unknown command
         ["check", str(EXAMPLE), "--set"],  # option without value
+        ["sweep", str(EXAMPLE), "--dask", " "],  # no scheduler address
+        ["reproduce", "failover-tuning", "--dask", ""],
     ],
 )
 def test_usage_errors_are_one_error_line(

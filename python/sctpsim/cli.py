@@ -503,6 +503,26 @@ _JOBS_OPTION = click.option(
 )
 
 
+
+def _validate_dask(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:
+    if value is not None and not value.strip():
+        raise click.BadParameter(
+            "expected 'local' or a scheduler address such as tcp://127.0.0.1:8786",
+            param_hint="'--dask'",
+        )
+    return value
+
+
+_DASK_OPTION = click.option(
+    "--dask",
+    default=None,
+    metavar="ADDRESS|local",
+    callback=_validate_dask,
+    help="Run on a Dask cluster: 'local' starts one here; an address such as "
+    "tcp://host:8786 uses an existing scheduler (see docs/sweeps.md for Slurm/PBS).",
+)
+
+
 @cli.command(help=_SWEEP_HELP, short_help="Run a parameter sweep with replications.")
 @_FILE_ARG
 @_JOBS_OPTION
@@ -514,14 +534,7 @@ _JOBS_OPTION = click.option(
     metavar="DIR",
     help="Results directory. Default: results/<sweep name>. An existing one is resumed.",
 )
-@click.option(
-    "--dask",
-    "dask",
-    default=None,
-    metavar="ADDRESS|local",
-    help="Run on a Dask cluster: 'local' starts one here; an address such as "
-    "tcp://host:8786 uses an existing scheduler (see docs/sweeps.md for Slurm/PBS).",
-)
+@_DASK_OPTION
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar or tables; print only DIR.")
 @click.option(
     "--dry-run",
@@ -542,8 +555,6 @@ def sweep(
     if dry_run:
         _print_plan(definition, plan_sweep(definition, out))
         return
-    if dask is not None and not dask.strip():
-        _fail("--dask: expected 'local' or a scheduler address such as tcp://127.0.0.1:8786")
     with _runner_errors():
         try:
             outcome = run_sweep(
@@ -697,12 +708,7 @@ def plot(
     help="Fewer replications and shorter runs (minutes instead of the paper's full count).",
 )
 @_JOBS_OPTION
-@click.option(
-    "--dask",
-    default=None,
-    metavar="ADDRESS|local",
-    help="Run the sweeps on a Dask cluster, as 'sctpsim sweep --dask'.",
-)
+@_DASK_OPTION
 @click.option(
     "--out",
     type=click.Path(file_okay=False, path_type=Path),
@@ -756,8 +762,6 @@ def reproduce(
         return
     if name is None:
         _fail("missing study NAME (see 'sctpsim reproduce --list')")
-    if dask is not None and not dask.strip():
-        _fail("--dask: expected 'local' or a scheduler address such as tcp://127.0.0.1:8786")
     with _runner_errors():
         try:
             study = load_study(name)

@@ -233,21 +233,9 @@ pub fn pseudo_header_sum(src: Ipv4Addr, dst: Ipv4Addr, protocol: u8, len: usize)
         .sum()
 }
 
-/// The Internet checksum (RFC 1071) of `data`, starting from a partial sum `initial`.
-pub fn internet_checksum(data: &[u8], initial: u32) -> u16 {
-    let mut sum = initial as u64;
-    let mut chunks = data.chunks_exact(2);
-    for c in &mut chunks {
-        sum += u16::from_be_bytes([c[0], c[1]]) as u64;
-    }
-    if let [last] = chunks.remainder() {
-        sum += (*last as u64) << 8;
-    }
-    while sum >> 16 != 0 {
-        sum = (sum & 0xffff) + (sum >> 16);
-    }
-    !(sum as u16)
-}
+/// The Internet checksum (RFC 1071) of `data`, starting from a partial sum: the TCP engine's,
+/// which every IPv4 header and UDP datagram here shares.
+pub use tcp::wire::internet_checksum;
 
 #[cfg(test)]
 mod tests {

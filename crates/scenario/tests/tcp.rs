@@ -4,36 +4,22 @@
 
 mod common;
 
-use common::{get, run};
+use common::{get, run, uploads};
 
-/// `n` TCP uploads behind R1 to D over a 10 Mbit/s, 10 ms bottleneck with a 100-packet queue.
+/// `n` TCP uploads behind R to D over a 10 Mbit/s, 10 ms bottleneck with a 100-packet queue.
 fn dumbbell(n: usize, duration: &str, cc: &str) -> String {
-    format!(
-        r#"
-duration = "{duration}"
-[[nodes]]
-name = "R1"
-kind = "router"
-interfaces = [{{ name = "core", address = "10.0.100.1" }}]
-[[nodes]]
-name = "D"
-interfaces = [{{ address = "10.0.100.2" }}]
-[[links]]
-name = "bottleneck"
-ends = ["R1/core", "D/eth0"]
+    let bottleneck = r#"name = "bottleneck"
 rate = "10Mbps"
 delay = "10ms"
-queue = {{ limit = 100 }}
-[[groups]]
-name = "up"
-router = "R1"
+queue = { limit = 100 }"#;
+    let group = format!(
+        r#"name = "up"
 count = {n}
-dst = "D"
 link = {{ rate = "100Mbps", delay = "5ms", queue = {{ limit = 1000 }} }}
 spread = "50ms"
-tcp = {{ cc = "{cc}" }}
-"#
-    )
+tcp = {{ cc = "{cc}" }}"#
+    );
+    uploads(duration, bottleneck, &group)
 }
 
 #[test]
@@ -42,7 +28,7 @@ fn one_flow_reaches_95_percent_of_an_uncongested_bottleneck() {
         let r = run(&dumbbell(1, "60s", cc));
         let goodput = get(&r, "flow", "up-1", "goodput");
         assert!(goodput >= 0.95 * 10e6, "{cc}: {goodput}");
-        assert!(get(&r, "iface", "R1/core", "utilization") > 0.97, "{cc}");
+        assert!(get(&r, "iface", "R/core", "utilization") > 0.97, "{cc}");
     }
 }
 

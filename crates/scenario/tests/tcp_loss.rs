@@ -7,39 +7,28 @@
 //! `cargo test -p scenario --release --test tcp_loss -- --ignored --nocapture`.
 #![allow(clippy::unwrap_used)]
 
+mod common;
+
 /// H -- R -- D; 100 Mbit/s links; Bernoulli loss `p` on R -> D; one-way delays give `rtt_ms`.
 fn scenario(p: f64, rtt_ms: u64, cc: &str, duration: &str) -> String {
     let half = rtt_ms as f64 / 2.0 - 1.0;
-    format!(
-        r#"
-duration = "{duration}"
-[[nodes]]
-name = "R"
-kind = "router"
-interfaces = [{{ name = "core", address = "10.0.100.1" }}]
-[[nodes]]
-name = "D"
-interfaces = [{{ address = "10.0.100.2" }}]
-[[links]]
-ends = ["R/core", "D/eth0"]
-rate = "100Mbps"
+    let bottleneck = format!(
+        r#"rate = "100Mbps"
 delay = "{half}ms"
-forward = {{ loss = {{ model = "bernoulli", p = {p} }} }}
-[[groups]]
-name = "flow"
-router = "R"
+forward = {{ loss = {{ model = "bernoulli", p = {p} }} }}"#
+    );
+    let group = format!(
+        r#"name = "flow"
 count = 1
-dst = "D"
 link = {{ rate = "1Gbps", delay = "1ms" }}
-tcp = {{ cc = "{cc}", recv_buffer = "16MiB", send_buffer = "16MiB" }}
-"#
-    )
+tcp = {{ cc = "{cc}", recv_buffer = "16MiB", send_buffer = "16MiB" }}"#
+    );
+    common::uploads(duration, &bottleneck, &group)
 }
 
 fn goodput(p: f64, rtt_ms: u64, cc: &str, duration: &str) -> (f64, f64, f64) {
-    let s = scenario::parse(&scenario(p, rtt_ms, cc, duration), &[]).unwrap();
-    let r = s.build(s.seed, None).unwrap().world.run().unwrap();
-    let get = |k: &str, m: &str| r.scalars.get(k, "flow-1", m).unwrap();
+    let r = common::run(&scenario(p, rtt_ms, cc, duration));
+    let get = |k: &str, m: &str| common::get(&r, k, "flow-1", m);
     (get("flow", "goodput"), get("tcp", "timeouts"), get("tcp", "fast_retransmits"))
 }
 

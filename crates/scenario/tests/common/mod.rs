@@ -1,5 +1,6 @@
 //! Helpers shared by the whole-scenario tests: run a scenario text, read its scalars, series
-//! and events, load a bundled example, and build the H0 – R – H1 chain most tests start from.
+//! and events, load a bundled example, and build the H0 – R – H1 chain most tests start from
+//! and the uploads to D behind R that the TCP tests use.
 #![allow(dead_code, unreachable_pub, clippy::unwrap_used)]
 
 use netsim::world::RunResult;
@@ -67,6 +68,31 @@ ends = ["H0/eth0", "R/eth0"]
 ends = ["R/eth1", "H1/eth0"]
 {link1}
 {rest}
+"#
+    )
+}
+
+/// Hosts of a group behind router R uploading to host D over the link R/core – D/eth0:
+/// `bottleneck` holds that link's keys (rate, delay, queue, loss), `group` the group's
+/// (name, count, access link, tcp).
+pub fn uploads(duration: &str, bottleneck: &str, group: &str) -> String {
+    format!(
+        r#"
+duration = "{duration}"
+[[nodes]]
+name = "R"
+kind = "router"
+interfaces = [{{ name = "core", address = "10.0.100.1" }}]
+[[nodes]]
+name = "D"
+interfaces = [{{ address = "10.0.100.2" }}]
+[[links]]
+ends = ["R/core", "D/eth0"]
+{bottleneck}
+[[groups]]
+router = "R"
+dst = "D"
+{group}
 "#
     )
 }
