@@ -25,7 +25,11 @@ fn world() -> WorldBuilder {
         loss: LossConfig::None,
     };
     let names = ["H0", "R1", "R2", "R3", "H1"];
-    let nodes: Vec<_> = names.iter().enumerate().map(|(i, n)| b.node(n, if i == 0 || i == 4 { NodeKind::Host } else { NodeKind::Router })).collect();
+    let nodes: Vec<_> = names
+        .iter()
+        .enumerate()
+        .map(|(i, n)| b.node(n, if i == 0 || i == 4 { NodeKind::Host } else { NodeKind::Router }))
+        .collect();
     let mut addr = 0u8;
     let mut next_addr = || {
         addr += 1;
@@ -44,7 +48,16 @@ fn world() -> WorldBuilder {
         b.link(&format!("l{w}"), a, z, ch.clone(), ch.clone(), 1);
     }
     let flow = b.flow("cbr");
-    let cfg = CbrConfig { src: h0_addr, src_port: 1000, dst: h1_addr, dst_port: 9, rate_bps: 1_000_000_000, payload: 1000, start: Instant::ZERO, stop: Instant::MAX };
+    let cfg = CbrConfig {
+        src: h0_addr,
+        src_port: 1000,
+        dst: h1_addr,
+        dst_port: 9,
+        rate_bps: 1_000_000_000,
+        payload: 1000,
+        start: Instant::ZERO,
+        stop: Instant::MAX,
+    };
     b.agent(nodes[0], Box::new(UdpCbr::new(cfg, flow)));
     let sink = b.agent(nodes[4], Box::new(UdpSink::new("sink")));
     b.bind_port(sink, PROTO_UDP, 9);

@@ -17,7 +17,13 @@ use netsim::{Duration, Instant};
 const FLOWS: usize = 30;
 
 fn ch(rate: u64, delay_ms: u64, queue: usize) -> ChannelConfig {
-    ChannelConfig { rate_bps: rate, delay: Duration::from_millis(delay_ms), mtu: 1500, queue: QueueConfig::DropTail { limit: QueueLimit::Packets(queue) }, loss: LossConfig::None }
+    ChannelConfig {
+        rate_bps: rate,
+        delay: Duration::from_millis(delay_ms),
+        mtu: 1500,
+        queue: QueueConfig::DropTail { limit: QueueLimit::Packets(queue) },
+        loss: LossConfig::None,
+    }
 }
 
 fn run() -> RunResult {
@@ -27,7 +33,13 @@ fn run() -> RunResult {
     let r_out = b.iface(r, "core", Ipv4Addr::new(10, 9, 0, 1));
     let d_in = b.iface(d, "eth0", Ipv4Addr::new(10, 9, 0, 2));
     b.link("bottleneck", r_out, d_in, ch(100_000_000, 10, 100), ch(100_000_000, 10, 100), 1);
-    let sink = b.agent(d, Box::new(TcpSink::new(SinkConfig { port: 5001, tcp: tcp::Config::default(), drain_rate: None, seed: 1 }, "sink")));
+    let sink = b.agent(
+        d,
+        Box::new(TcpSink::new(
+            SinkConfig { port: 5001, tcp: tcp::Config::default(), drain_rate: None, seed: 1 },
+            "sink",
+        )),
+    );
     b.bind_port(sink, PROTO_TCP, 5001);
     for i in 0..FLOWS {
         let h = b.node(&format!("H{i}"), NodeKind::Host);
@@ -36,7 +48,16 @@ fn run() -> RunResult {
         let ri = b.iface(r, &format!("h{i}"), Ipv4Addr::new(10, 1, i as u8, 2));
         b.link(&format!("H{i}-R"), hi, ri, ch(1_000_000_000, 1, 1000), ch(1_000_000_000, 1, 1000), 1);
         let flow = b.flow(&format!("tcp{i}"));
-        let cfg = BulkConfig { src: a, src_port: 40000, dst: Ipv4Addr::new(10, 9, 0, 2), dst_port: 5001, bytes: None, start: Instant::ZERO + Duration::from_millis(i as u64), tcp: tcp::Config::default(), seed: i as u64 };
+        let cfg = BulkConfig {
+            src: a,
+            src_port: 40000,
+            dst: Ipv4Addr::new(10, 9, 0, 2),
+            dst_port: 5001,
+            bytes: None,
+            start: Instant::ZERO + Duration::from_millis(i as u64),
+            tcp: tcp::Config::default(),
+            seed: i as u64,
+        };
         let agent = b.agent(h, Box::new(TcpBulk::new(cfg, flow, &format!("tcp{i}"))));
         b.bind_port(agent, PROTO_TCP, 40000);
     }
@@ -44,7 +65,14 @@ fn run() -> RunResult {
 }
 
 fn packets_sent_by_hosts(r: &RunResult) -> u64 {
-    r.scalars.rows.iter().filter(|s| s.kind == "iface" && s.metric == "tx_packets" && (s.entity.starts_with('H') || s.entity.starts_with("D/"))).map(|s| s.value as u64).sum()
+    r.scalars
+        .rows
+        .iter()
+        .filter(|s| {
+            s.kind == "iface" && s.metric == "tx_packets" && (s.entity.starts_with('H') || s.entity.starts_with("D/"))
+        })
+        .map(|s| s.value as u64)
+        .sum()
 }
 
 fn tcp_flows(c: &mut Criterion) {

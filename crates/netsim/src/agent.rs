@@ -83,10 +83,21 @@ impl Ctx<'_> {
 
     /// As [`Ctx::packet`], taking the segment by value: the IPv4 header goes in front of it in
     /// the same buffer (see [`Packet::ipv4_around`]).
-    pub fn packet_around(&mut self, src: Ipv4Addr, dst: Ipv4Addr, protocol: u8, transport: Vec<u8>, flow: u32) -> Packet {
+    pub fn packet_around(
+        &mut self,
+        src: Ipv4Addr,
+        dst: Ipv4Addr,
+        protocol: u8,
+        transport: Vec<u8>,
+        flow: u32,
+    ) -> Packet {
         let ident = self.net.next_ip_ident(self.node);
         let uid = self.net.next_uid();
-        Packet::ipv4_around(Ipv4Fields { src, dst, protocol, ident, ttl: DEFAULT_TTL }, transport, PacketMeta { flow, uid })
+        Packet::ipv4_around(
+            Ipv4Fields { src, dst, protocol, ident, ttl: DEFAULT_TTL },
+            transport,
+            PacketMeta { flow, uid },
+        )
     }
 
     /// Send a packet from this node.

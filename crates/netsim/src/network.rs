@@ -438,7 +438,11 @@ impl Network {
         let Some(pkt) = ch.sending.take() else { return };
         let wire = OnWire { pkt, at: now.saturating_add(ch.config.delay), ticket: sched.ticket() };
         if ch.in_flight.is_empty() {
-            let scheduled = sched.schedule_ticket(wire.at, wire.ticket, Event::Arrive { link: link_id, side: side as u8, gen: ch.wire_gen });
+            let scheduled = sched.schedule_ticket(
+                wire.at,
+                wire.ticket,
+                Event::Arrive { link: link_id, side: side as u8, gen: ch.wire_gen },
+            );
             debug_assert!(scheduled.is_ok(), "a fresh ticket for now or later");
         }
         ch.in_flight.push_back(wire);
@@ -452,7 +456,14 @@ impl Network {
 
     /// The oldest packet on the wire of (`link`, `side`) arrives at the far interface.
     /// Returns the agent to deliver it to, if it reached its destination host.
-    pub fn on_arrive(&mut self, link_id: LinkId, side: usize, gen: u32, now: Instant, sched: &mut Scheduler<Event>) -> Option<(AgentId, Packet)> {
+    pub fn on_arrive(
+        &mut self,
+        link_id: LinkId,
+        side: usize,
+        gen: u32,
+        now: Instant,
+        sched: &mut Scheduler<Event>,
+    ) -> Option<(AgentId, Packet)> {
         let link = &mut self.links[link_id.index()];
         let (from, to) = (link.ends[side], link.ends[1 - side]);
         let ch = &mut link.dirs[side];
@@ -462,7 +473,8 @@ impl Network {
         let pkt = ch.in_flight.pop_front()?.pkt;
         if let Some(next) = ch.in_flight.front() {
             // It arrives later than this one, or at the same instant with a later ticket.
-            let scheduled = sched.schedule_ticket(next.at, next.ticket, Event::Arrive { link: link_id, side: side as u8, gen });
+            let scheduled =
+                sched.schedule_ticket(next.at, next.ticket, Event::Arrive { link: link_id, side: side as u8, gen });
             debug_assert!(scheduled.is_ok(), "wire order is arrival order");
         }
         if !ch.loss.is_none() && ch.loss.lose(&mut ch.loss_rng) {
@@ -484,7 +496,13 @@ impl Network {
     }
 
     /// A packet arrived at `node`: forward it (router) or find its agent (host).
-    fn receive(&mut self, node_id: NodeId, mut pkt: Packet, now: Instant, sched: &mut Scheduler<Event>) -> Option<(AgentId, Packet)> {
+    fn receive(
+        &mut self,
+        node_id: NodeId,
+        mut pkt: Packet,
+        now: Instant,
+        sched: &mut Scheduler<Event>,
+    ) -> Option<(AgentId, Packet)> {
         let Some(ip) = pkt.ip() else {
             self.drop(pkt, DropReason::Malformed, Location::Node(node_id), now);
             return None;
@@ -556,7 +574,14 @@ impl Network {
             let ch = &mut link.dirs[side];
             ch.tx_gen += 1;
             ch.wire_gen += 1;
-            lost.extend(ch.sending.take().into_iter().chain(ch.in_flight.drain(..).map(|w| w.pkt)).chain(ch.queue.flush()).map(|p| (from, p)));
+            lost.extend(
+                ch.sending
+                    .take()
+                    .into_iter()
+                    .chain(ch.in_flight.drain(..).map(|w| w.pkt))
+                    .chain(ch.queue.flush())
+                    .map(|p| (from, p)),
+            );
             ch.note_backlog(now);
         }
         for (from, pkt) in lost {

@@ -270,7 +270,9 @@ impl TraceSink for EventLog {
             TraceEvent::Dequeue { iface, pkt } | TraceEvent::Tx { iface, pkt } | TraceEvent::Rx { iface, pkt } => {
                 (names.ifaces[iface.index()].clone(), pkt_detail(pkt))
             }
-            TraceEvent::Drop { reason, at, pkt } => (names.location(*at), format!("reason={} {}", reason.name(), pkt_detail(pkt))),
+            TraceEvent::Drop { reason, at, pkt } => {
+                (names.location(*at), format!("reason={} {}", reason.name(), pkt_detail(pkt)))
+            }
             TraceEvent::Fault { entity, action } => (entity.to_string(), format!("action={action}")),
             TraceEvent::Agent { entity, detail, .. } => (entity.to_string(), detail.to_string()),
         };
@@ -373,7 +375,13 @@ pub struct Scalar {
 impl Scalars {
     /// Add a row.
     pub fn push(&mut self, kind: &str, entity: &str, metric: &str, value: f64, unit: &str) {
-        self.rows.push(Scalar { kind: kind.into(), entity: entity.into(), metric: metric.into(), value, unit: unit.into() });
+        self.rows.push(Scalar {
+            kind: kind.into(),
+            entity: entity.into(),
+            metric: metric.into(),
+            value,
+            unit: unit.into(),
+        });
     }
     /// Look a value up (for tests and summaries).
     pub fn get(&self, kind: &str, entity: &str, metric: &str) -> Option<f64> {

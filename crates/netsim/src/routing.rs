@@ -8,8 +8,8 @@
 //! (`prefix/len -> interface`) are matched longest-prefix-first and win over automatic ones.
 //! Routing is static: link and interface failures do not trigger recomputation.
 
-use std::collections::BinaryHeap;
 use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 use std::net::Ipv4Addr;
 
 use rustc_hash::FxHashMap;

@@ -44,19 +44,35 @@ impl DelayStats {
     }
     /// Mean in seconds (NaN when empty).
     pub fn mean_s(&self) -> f64 {
-        if self.n == 0 { f64::NAN } else { self.mean * 1e-9 }
+        if self.n == 0 {
+            f64::NAN
+        } else {
+            self.mean * 1e-9
+        }
     }
     /// Sample standard deviation in seconds (NaN with fewer than two samples).
     pub fn stdev_s(&self) -> f64 {
-        if self.n < 2 { f64::NAN } else { (self.m2 / (self.n - 1) as f64).sqrt() * 1e-9 }
+        if self.n < 2 {
+            f64::NAN
+        } else {
+            (self.m2 / (self.n - 1) as f64).sqrt() * 1e-9
+        }
     }
     /// Smallest sample in seconds (NaN when empty).
     pub fn min_s(&self) -> f64 {
-        if self.n == 0 { f64::NAN } else { self.min as f64 * 1e-9 }
+        if self.n == 0 {
+            f64::NAN
+        } else {
+            self.min as f64 * 1e-9
+        }
     }
     /// Largest sample in seconds (NaN when empty).
     pub fn max_s(&self) -> f64 {
-        if self.n == 0 { f64::NAN } else { self.max as f64 * 1e-9 }
+        if self.n == 0 {
+            f64::NAN
+        } else {
+            self.max as f64 * 1e-9
+        }
     }
     /// Every statistic as (metric name, seconds), as results report them.
     pub fn summary(&self) -> [(&'static str, f64); 7] {

@@ -227,10 +227,17 @@ pub fn udp_datagram(src: Ipv4Addr, dst: Ipv4Addr, sport: u16, dport: u16, payloa
 pub fn pseudo_header_sum(src: Ipv4Addr, dst: Ipv4Addr, protocol: u8, len: usize) -> u32 {
     let s = src.octets();
     let d = dst.octets();
-    [u16::from_be_bytes([s[0], s[1]]), u16::from_be_bytes([s[2], s[3]]), u16::from_be_bytes([d[0], d[1]]), u16::from_be_bytes([d[2], d[3]]), protocol as u16, len as u16]
-        .iter()
-        .map(|&w| w as u32)
-        .sum()
+    [
+        u16::from_be_bytes([s[0], s[1]]),
+        u16::from_be_bytes([s[2], s[3]]),
+        u16::from_be_bytes([d[0], d[1]]),
+        u16::from_be_bytes([d[2], d[3]]),
+        protocol as u16,
+        len as u16,
+    ]
+    .iter()
+    .map(|&w| w as u32)
+    .sum()
 }
 
 /// The Internet checksum (RFC 1071) of `data`, starting from a partial sum: the TCP engine's,
@@ -242,7 +249,13 @@ mod tests {
     use super::*;
 
     fn fields() -> Ipv4Fields {
-        Ipv4Fields { src: Ipv4Addr::new(10, 0, 0, 1), dst: Ipv4Addr::new(10, 0, 1, 2), protocol: PROTO_UDP, ident: 7, ttl: 64 }
+        Ipv4Fields {
+            src: Ipv4Addr::new(10, 0, 0, 1),
+            dst: Ipv4Addr::new(10, 0, 1, 2),
+            protocol: PROTO_UDP,
+            ident: 7,
+            ttl: 64,
+        }
     }
 
     #[test]

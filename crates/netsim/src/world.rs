@@ -130,9 +130,22 @@ impl WorldBuilder {
 
     /// Connect `a` and `b`; `ab` configures a→b and `ba` b→a. Each direction's queue and loss
     /// model draw from streams named after the link and the sending interface.
-    pub fn link(&mut self, name: &str, a: IfaceId, b: IfaceId, ab: ChannelConfig, ba: ChannelConfig, cost: u64) -> LinkId {
-        let stream = |iface: IfaceId, what: &str| self.rng.stream(&format!("link/{name}/{}/{what}", self.net.names.ifaces[iface.index()]));
-        let dirs = [Channel::new(ab, stream(a, "queue"), stream(a, "loss")), Channel::new(ba, stream(b, "queue"), stream(b, "loss"))];
+    pub fn link(
+        &mut self,
+        name: &str,
+        a: IfaceId,
+        b: IfaceId,
+        ab: ChannelConfig,
+        ba: ChannelConfig,
+        cost: u64,
+    ) -> LinkId {
+        let stream = |iface: IfaceId, what: &str| {
+            self.rng.stream(&format!("link/{name}/{}/{what}", self.net.names.ifaces[iface.index()]))
+        };
+        let dirs = [
+            Channel::new(ab, stream(a, "queue"), stream(a, "loss")),
+            Channel::new(ba, stream(b, "queue"), stream(b, "loss")),
+        ];
         self.net.add_link(name, a, b, dirs, cost)
     }
 
@@ -304,7 +317,13 @@ impl World {
     fn start_agents(&mut self) {
         for i in 0..self.agents.len() {
             let slot = &mut self.agents[i];
-            let mut ctx = Ctx { now: self.sched.now(), node: slot.node, me: AgentId(i as u32), net: &mut self.net, sched: &mut self.sched };
+            let mut ctx = Ctx {
+                now: self.sched.now(),
+                node: slot.node,
+                me: AgentId(i as u32),
+                net: &mut self.net,
+                sched: &mut self.sched,
+            };
             slot.agent.start(&mut ctx);
         }
     }
@@ -329,7 +348,11 @@ impl World {
                 let action = self.faults[i as usize].action;
                 if self.net.tracer.enabled() {
                     let entity = action.target_name(&self.net);
-                    self.net.tracer.emit(now, &TraceEvent::Fault { entity: &entity, action: action.name() }, &self.net.names);
+                    self.net.tracer.emit(
+                        now,
+                        &TraceEvent::Fault { entity: &entity, action: action.name() },
+                        &self.net.names,
+                    );
                 }
                 action.apply(&mut self.net, now);
             }
@@ -385,7 +408,13 @@ impl World {
         }
         let (events, io) = self.net.tracer.finish();
         io?;
-        Ok(RunResult { scalars: out, timeseries: self.series, events, end: now, events_processed: self.sched.processed() })
+        Ok(RunResult {
+            scalars: out,
+            timeseries: self.series,
+            events,
+            end: now,
+            events_processed: self.sched.processed(),
+        })
     }
 
     fn report_flows(&self, _now: Instant, out: &mut Scalars) {
@@ -409,7 +438,11 @@ impl World {
     /// (a flow that delivered nothing counts as zero).
     fn report_groups(&self, out: &mut Scalars) {
         for (name, flows) in &self.groups {
-            let goodputs: Vec<f64> = flows.iter().map(|&f| flow_goodput(&self.net.flows[f as usize])).map(|g| if g.is_nan() { 0.0 } else { g }).collect();
+            let goodputs: Vec<f64> = flows
+                .iter()
+                .map(|&f| flow_goodput(&self.net.flows[f as usize]))
+                .map(|g| if g.is_nan() { 0.0 } else { g })
+                .collect();
             let n = goodputs.len() as f64;
             let sum: f64 = goodputs.iter().sum();
             out.push("group", name, "flows", n, "flows");

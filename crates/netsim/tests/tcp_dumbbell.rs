@@ -12,7 +12,13 @@ use netsim::world::{RunResult, WorldBuilder};
 use netsim::{Duration, Instant};
 
 fn ch(rate: u64, delay_ms: u64, queue: usize) -> ChannelConfig {
-    ChannelConfig { rate_bps: rate, delay: Duration::from_millis(delay_ms), mtu: 1500, queue: QueueConfig::DropTail { limit: QueueLimit::Packets(queue) }, loss: LossConfig::None }
+    ChannelConfig {
+        rate_bps: rate,
+        delay: Duration::from_millis(delay_ms),
+        mtu: 1500,
+        queue: QueueConfig::DropTail { limit: QueueLimit::Packets(queue) },
+        loss: LossConfig::None,
+    }
 }
 
 fn dumbbell(n: usize, bottleneck: u64, secs: u64, cc: &str, bytes: Option<u64>) -> RunResult {
@@ -22,7 +28,13 @@ fn dumbbell(n: usize, bottleneck: u64, secs: u64, cc: &str, bytes: Option<u64>) 
     let r_out = b.iface(r, "eth0", Ipv4Addr::new(10, 9, 0, 1));
     let d_in = b.iface(d, "eth0", Ipv4Addr::new(10, 9, 0, 2));
     b.link("R-D", r_out, d_in, ch(bottleneck, 10, 100), ch(bottleneck, 10, 100), 1);
-    let sink = b.agent(d, Box::new(TcpSink::new(SinkConfig { port: 5001, tcp: tcp::Config::default(), drain_rate: None, seed: 7 }, "sink")));
+    let sink = b.agent(
+        d,
+        Box::new(TcpSink::new(
+            SinkConfig { port: 5001, tcp: tcp::Config::default(), drain_rate: None, seed: 7 },
+            "sink",
+        )),
+    );
     b.bind_port(sink, PROTO_TCP, 5001);
     let mut flows = Vec::new();
     for i in 0..n {
@@ -34,7 +46,16 @@ fn dumbbell(n: usize, bottleneck: u64, secs: u64, cc: &str, bytes: Option<u64>) 
         let name = format!("tcp{i}");
         let flow = b.flow(&name);
         flows.push(flow);
-        let cfg = BulkConfig { src: a, src_port: 40000, dst: Ipv4Addr::new(10, 9, 0, 2), dst_port: 5001, bytes, start: Instant::ZERO + Duration::from_millis(i as u64 * 7), tcp: tcp::Config { cc: tcp::CcAlgorithm::from_name(cc).unwrap(), ..tcp::Config::default() }, seed: i as u64 };
+        let cfg = BulkConfig {
+            src: a,
+            src_port: 40000,
+            dst: Ipv4Addr::new(10, 9, 0, 2),
+            dst_port: 5001,
+            bytes,
+            start: Instant::ZERO + Duration::from_millis(i as u64 * 7),
+            tcp: tcp::Config { cc: tcp::CcAlgorithm::from_name(cc).unwrap(), ..tcp::Config::default() },
+            seed: i as u64,
+        };
         let agent = b.agent(h, Box::new(TcpBulk::new(cfg, flow, &name)));
         b.bind_port(agent, PROTO_TCP, 40000);
     }

@@ -13,7 +13,12 @@ use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 
-create_exception!(_core, ScenarioError, PyValueError, "An invalid scenario, sweep or override; the message names the key path.");
+create_exception!(
+    _core,
+    ScenarioError,
+    PyValueError,
+    "An invalid scenario, sweep or override; the message names the key path."
+);
 create_exception!(_core, SimulationError, PyRuntimeError, "A failure while simulating or writing results.");
 
 /// `ScenarioError(message)` with two attributes: `key` (the key path, empty for whole-file
@@ -58,15 +63,22 @@ fn check(py: Python<'_>, text: &str, overrides: Vec<String>) -> PyResult<String>
 /// Validate, build and run a scenario; return its results as plain Python data.
 #[pyfunction]
 #[pyo3(signature = (text, overrides, seed=None, capture_dir=None))]
-fn run<'py>(py: Python<'py>, text: &str, overrides: Vec<String>, seed: Option<u64>, capture_dir: Option<PathBuf>) -> PyResult<Bound<'py, PyDict>> {
+fn run<'py>(
+    py: Python<'py>,
+    text: &str,
+    overrides: Vec<String>,
+    seed: Option<u64>,
+    capture_dir: Option<PathBuf>,
+) -> PyResult<Bound<'py, PyDict>> {
     let s = scenario::parse(text, &overrides).map_err(|e| scenario_error(py, e))?;
     let seed = seed.unwrap_or(s.seed);
-    let (result, captures) = py.detach(|| {
-        let built = s.build(seed, capture_dir.as_deref()).map_err(|e| format!("creating capture files: {e}"))?;
-        let result = built.world.run().map_err(|e| e.to_string())?;
-        Ok::<_, String>((result, built.captures))
-    })
-    .map_err(sim_error)?;
+    let (result, captures) = py
+        .detach(|| {
+            let built = s.build(seed, capture_dir.as_deref()).map_err(|e| format!("creating capture files: {e}"))?;
+            let result = built.world.run().map_err(|e| e.to_string())?;
+            Ok::<_, String>((result, built.captures))
+        })
+        .map_err(sim_error)?;
     let out = PyDict::new(py);
     out.set_item("name", &s.name)?;
     out.set_item("seed", seed)?;

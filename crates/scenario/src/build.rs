@@ -11,9 +11,9 @@ use netsim::recorder::EventLog;
 use netsim::routing::StaticRoute;
 use netsim::transport::sctp::SctpApp;
 use netsim::wire::{PROTO_SCTP, PROTO_TCP, PROTO_UDP};
-use rand::RngCore;
 use netsim::world::{World, WorldBuilder};
 use netsim::Instant;
+use rand::RngCore;
 
 use crate::model::{AppSpec, Scenario};
 
@@ -44,7 +44,10 @@ impl Scenario {
             b.link(&link.name, a, z, link.dirs[0].clone(), link.dirs[1].clone(), link.cost);
         }
         for route in &self.routes {
-            b.route(node_ids[route.node], StaticRoute { prefix: route.prefix, len: route.len, iface: ids[route.node][route.via] });
+            b.route(
+                node_ids[route.node],
+                StaticRoute { prefix: route.prefix, len: route.len, iface: ids[route.node][route.via] },
+            );
         }
         let mut flow_of = std::collections::BTreeMap::new();
         for app in &self.apps {
@@ -84,13 +87,19 @@ impl Scenario {
                     let seed = stream(name).next_u64();
                     let flow = b.flow(name);
                     flow_of.insert(name.as_str(), flow);
-                    let agent = b.agent(node_ids[*node], Box::new(TcpBulk::new(netsim::apps::tcp::BulkConfig { seed, ..config.clone() }, flow, name)));
+                    let agent = b.agent(
+                        node_ids[*node],
+                        Box::new(TcpBulk::new(netsim::apps::tcp::BulkConfig { seed, ..config.clone() }, flow, name)),
+                    );
                     let bound = b.bind_port(agent, PROTO_TCP, config.src_port);
                     debug_assert!(bound, "validation guarantees free ports");
                 }
                 AppSpec::TcpSink { name, node, config } => {
                     let seed = stream(name).next_u64();
-                    let agent = b.agent(node_ids[*node], Box::new(TcpSink::new(netsim::apps::tcp::SinkConfig { seed, ..config.clone() }, name)));
+                    let agent = b.agent(
+                        node_ids[*node],
+                        Box::new(TcpSink::new(netsim::apps::tcp::SinkConfig { seed, ..config.clone() }, name)),
+                    );
                     let bound = b.bind_port(agent, PROTO_TCP, config.port);
                     debug_assert!(bound, "validation guarantees free ports");
                 }

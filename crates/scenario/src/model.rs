@@ -11,14 +11,14 @@ use std::net::Ipv4Addr;
 use netsim::apps::onoff::OnOffConfig;
 use netsim::apps::tcp::{BulkConfig, SinkConfig};
 use netsim::apps::udp::{CbrConfig, CBR_HEADER_LEN};
-use netsim::transport::sctp::{SctpAppConfig, SctpRole, MESSAGE_HEADER_LEN};
 use netsim::apps::vbr::VbrConfig;
-use netsim::wire::{PROTO_TCP, PROTO_UDP};
-use netsim::wire::PROTO_SCTP;
 use netsim::fault::FaultAction;
 use netsim::loss::LossConfig;
 use netsim::network::{ChannelConfig, IfaceId, LinkId, NodeKind};
 use netsim::queue::QueueConfig;
+use netsim::transport::sctp::{SctpAppConfig, SctpRole, MESSAGE_HEADER_LEN};
+use netsim::wire::PROTO_SCTP;
+use netsim::wire::{PROTO_TCP, PROTO_UDP};
 use netsim::{Duration, Instant};
 use toml::{Table, Value};
 
@@ -222,7 +222,19 @@ impl Scenario {
         let mut rec = r.table("record")?.expect("record has a default");
         let record = b.record(&mut rec)?;
         r.put_table("record", rec.finish());
-        Ok(Scenario { name, duration, seed, nodes: b.nodes, links, routes, apps, faults, flow_groups, record, resolved: r.finish() })
+        Ok(Scenario {
+            name,
+            duration,
+            seed,
+            nodes: b.nodes,
+            links,
+            routes,
+            apps,
+            faults,
+            flow_groups,
+            record,
+            resolved: r.finish(),
+        })
     }
 
     /// The scenario with every default filled in, as TOML (with `seed` set to `seed`).
@@ -255,7 +267,12 @@ struct Parser {
 
 impl Parser {
     /// Read `key` as a list of tables with `item`, storing the resolved tables.
-    fn list<'a, T>(&mut self, r: &mut Reader<'a>, key: &str, item: impl Fn(&mut Self, &mut Reader<'a>) -> Result<T, ScenarioError>) -> Result<Vec<T>, ScenarioError> {
+    fn list<'a, T>(
+        &mut self,
+        r: &mut Reader<'a>,
+        key: &str,
+        item: impl Fn(&mut Self, &mut Reader<'a>) -> Result<T, ScenarioError>,
+    ) -> Result<Vec<T>, ScenarioError> {
         let mut readers = r.table_list(key)?;
         let out = readers.iter_mut().map(|ir| item(self, ir)).collect::<Result<Vec<_>, _>>()?;
         r.put_list(key, readers.into_iter().map(Reader::finish).collect());
@@ -299,25 +316,35 @@ impl Parser {
 
     /// Resolve a node name.
     fn node_ref(&self, name: &str) -> Result<usize, String> {
-        self.node_index.get(name).copied().ok_or_else(|| match suggest(name, self.node_index.keys().map(String::as_str)) {
-            Some(s) => format!("no node named \"{name}\" (did you mean \"{s}\"?)"),
-            None => format!("no node named \"{name}\""),
+        self.node_index.get(name).copied().ok_or_else(|| {
+            match suggest(name, self.node_index.keys().map(String::as_str)) {
+                Some(s) => format!("no node named \"{name}\" (did you mean \"{s}\"?)"),
+                None => format!("no node named \"{name}\""),
+            }
         })
     }
 
     /// Resolve `"node/iface"`.
     fn iface_ref(&self, text: &str) -> Result<IfaceRef, String> {
-        let (node, iface) = text.split_once('/').ok_or_else(|| format!("\"{text}\" is not an interface reference (expected \"node/iface\")"))?;
+        let (node, iface) = text
+            .split_once('/')
+            .ok_or_else(|| format!("\"{text}\" is not an interface reference (expected \"node/iface\")"))?;
         let n = self.node_ref(node).map_err(|m| format!("\"{text}\": {m}"))?;
         let names: Vec<&str> = self.nodes[n].ifaces.iter().map(|(i, _)| i.as_str()).collect();
-        let i = names.iter().position(|i| *i == iface).ok_or_else(|| format!("\"{text}\": node \"{node}\" has no interface \"{iface}\" (it has {})", names.join(", ")))?;
+        let i = names.iter().position(|i| *i == iface).ok_or_else(|| {
+            format!("\"{text}\": node \"{node}\" has no interface \"{iface}\" (it has {})", names.join(", "))
+        })?;
         Ok(IfaceRef { node: n, iface: i })
     }
 
     /// Resolve a destination: address, node name, or "node/iface".
     fn destination(&self, text: &str) -> Result<Ipv4Addr, String> {
         if let Ok(addr) = text.parse::<Ipv4Addr>() {
-            return if self.addresses.contains_key(&addr) { Ok(addr) } else { Err(format!("no interface has address {addr}")) };
+            return if self.addresses.contains_key(&addr) {
+                Ok(addr)
+            } else {
+                Err(format!("no interface has address {addr}"))
+            };
         }
         if text.contains('/') {
             let r = self.iface_ref(text)?;
@@ -336,7 +363,13 @@ impl Parser {
         let delay = or(r.opt_duration("delay")?, base, |c| c.delay);
         let mtu = or(r.opt_size("mtu")?, base, |c| c.mtu as u64);
         if mtu < 68 {
-            return Err(r.error("mtu", format!("{} is below the IPv4 minimum MTU of 68 bytes", show(r.given("mtu").unwrap_or(&Value::Integer(mtu as i64))))));
+            return Err(r.error(
+                "mtu",
+                format!(
+                    "{} is below the IPv4 minimum MTU of 68 bytes",
+                    show(r.given("mtu").unwrap_or(&Value::Integer(mtu as i64)))
+                ),
+            ));
         }
         let queue = match r.table("queue")? {
             Some(mut q) => {
@@ -380,11 +413,18 @@ impl Parser {
     fn link(&mut self, r: &mut Reader<'_>) -> Result<LinkSpec, ScenarioError> {
         let ends_text = r.str_list("ends")?;
         if ends_text.len() != 2 {
-            return Err(r.error("ends", format!("{} must name exactly two interfaces, e.g. [\"A/eth0\", \"R1/eth0\"]", show(r.given("ends").expect("ends was read")))));
+            return Err(r.error(
+                "ends",
+                format!(
+                    "{} must name exactly two interfaces, e.g. [\"A/eth0\", \"R1/eth0\"]",
+                    show(r.given("ends").expect("ends was read"))
+                ),
+            ));
         }
         let mut ends = [IfaceRef { node: 0, iface: 0 }; 2];
         for (i, text) in ends_text.iter().enumerate() {
-            ends[i] = self.iface_ref(text).map_err(|m| ScenarioError::new(format!("{}[{i}]", r.key_path("ends")), m))?;
+            ends[i] =
+                self.iface_ref(text).map_err(|m| ScenarioError::new(format!("{}[{i}]", r.key_path("ends")), m))?;
         }
         if ends[0] == ends[1] {
             return Err(r.error("ends", "a link needs two different interfaces"));
@@ -404,7 +444,10 @@ impl Parser {
         self.link_names.insert(name.clone(), r.path().to_string());
         for (i, end) in ends.iter().enumerate() {
             if let Some(other) = self.link_of_iface.insert((end.node, end.iface), r.path().to_string()) {
-                return Err(ScenarioError::new(format!("{}[{i}]", r.key_path("ends")), format!("\"{}\" is already connected by {other}", ends_text[i])));
+                return Err(ScenarioError::new(
+                    format!("{}[{i}]", r.key_path("ends")),
+                    format!("\"{}\" is already connected by {other}", ends_text[i]),
+                ));
             }
         }
         let base = self.channel(r, None)?;
@@ -424,7 +467,9 @@ impl Parser {
         let (prefix, len) = r.prefix("dest")?;
         let via = r.str("via")?;
         let names: Vec<&str> = self.nodes[node].ifaces.iter().map(|(n, _)| n.as_str()).collect();
-        let via = names.iter().position(|n| *n == via).ok_or_else(|| r.error("via", format!("node \"{node_name}\" has no interface \"{via}\" (it has {})", names.join(", "))))?;
+        let via = names.iter().position(|n| *n == via).ok_or_else(|| {
+            r.error("via", format!("node \"{node_name}\" has no interface \"{via}\" (it has {})", names.join(", ")))
+        })?;
         Ok(RouteSpec { node, prefix, len, via })
     }
 
@@ -468,7 +513,8 @@ impl Parser {
                 let (min_size, max_size) = size_range(r)?;
                 let random = r.bool("random")?;
                 let (start, stop) = start_stop(r)?;
-                let config = VbrConfig { src, src_port, dst, dst_port, rate_bps, min_size, max_size, random, start, stop };
+                let config =
+                    VbrConfig { src, src_port, dst, dst_port, rate_bps, min_size, max_size, random, start, stop };
                 self.flows += 1;
                 Ok(AppSpec::UdpVbr { name, node, config })
             }
@@ -478,7 +524,8 @@ impl Parser {
                 let packet_size = payload_size(r, "packet_size")?;
                 let (on_mean, off_mean) = on_off(r)?;
                 let (start, stop) = start_stop(r)?;
-                let config = OnOffConfig { src, src_port, dst, dst_port, rate_bps, packet_size, on_mean, off_mean, start, stop };
+                let config =
+                    OnOffConfig { src, src_port, dst, dst_port, rate_bps, packet_size, on_mean, off_mean, start, stop };
                 self.flows += 1;
                 Ok(AppSpec::UdpOnOff { name, node, config })
             }
@@ -489,7 +536,11 @@ impl Parser {
                 let start = Instant(r.duration("start")?.as_nanos());
                 let tcp = self.tcp_table(r)?;
                 self.flows += 1;
-                Ok(AppSpec::TcpBulk { name, node, config: BulkConfig { src, src_port, dst, dst_port, bytes, start, tcp, seed: 0 } })
+                Ok(AppSpec::TcpBulk {
+                    name,
+                    node,
+                    config: BulkConfig { src, src_port, dst, dst_port, bytes, start, tcp, seed: 0 },
+                })
             }
             "tcp-sink" => {
                 let port = r.int("port")? as u16;
@@ -506,7 +557,14 @@ impl Parser {
         }
     }
 
-    fn sctp_app(&mut self, r: &mut Reader<'_>, kind: &str, name: String, node: usize, index: usize) -> Result<AppSpec, ScenarioError> {
+    fn sctp_app(
+        &mut self,
+        r: &mut Reader<'_>,
+        kind: &str,
+        name: String,
+        node: usize,
+        index: usize,
+    ) -> Result<AppSpec, ScenarioError> {
         let port = match r.opt_int("port")? {
             Some(p) => p as u16,
             None => {
@@ -540,10 +598,16 @@ impl Parser {
             let start = Instant(r.duration("start")?.as_nanos());
             let message_size = r.size("message_size")?;
             if !(MESSAGE_HEADER_LEN as u64..=1 << 20).contains(&message_size) {
-                return Err(r.error("message_size", format!("{message_size} is out of range (expected {MESSAGE_HEADER_LEN}..1048576 bytes)")));
+                return Err(r.error(
+                    "message_size",
+                    format!("{message_size} is out of range (expected {MESSAGE_HEADER_LEN}..1048576 bytes)"),
+                ));
             }
             if message_size > u64::from(config.send_buffer) {
-                return Err(r.error("message_size", format!("{message_size} bytes does not fit the send buffer ({} bytes)", config.send_buffer)));
+                return Err(r.error(
+                    "message_size",
+                    format!("{message_size} bytes does not fit the send buffer ({} bytes)", config.send_buffer),
+                ));
             }
             if kind == "sctp-bulk" {
                 SctpRole::Bulk {
@@ -556,7 +620,13 @@ impl Parser {
                     unordered: r.str("delivery")? == "unordered",
                 }
             } else {
-                SctpRole::Requests { peer, peer_port, start, message_size: message_size as usize, rate: r.int("rate")? as f64 }
+                SctpRole::Requests {
+                    peer,
+                    peer_port,
+                    start,
+                    message_size: message_size as usize,
+                    rate: r.int("rate")? as f64,
+                }
             }
         };
         let addrs = self.nodes[node].ifaces.iter().map(|(_, a)| *a).collect();
@@ -570,26 +640,64 @@ impl Parser {
         let dur = |r: &mut Reader<'_>, key: &str| -> Result<Option<netsim::Duration>, ScenarioError> {
             Ok(r.opt_duration(key)?.map(|d| netsim::Duration(d.as_nanos())))
         };
-        let int = |r: &mut Reader<'_>, key: &str| -> Result<Option<u32>, ScenarioError> { Ok(r.opt_int(key)?.map(|v| v as u32)) };
-        if let Some(v) = dur(r, "rto_initial")? { c.rto_initial = v; }
-        if let Some(v) = dur(r, "rto_min")? { c.rto_min = v; }
-        if let Some(v) = dur(r, "rto_max")? { c.rto_max = v; }
-        if r.has("rto_alpha") { c.rto_alpha = r.probability("rto_alpha")?; }
-        if r.has("rto_beta") { c.rto_beta = r.probability("rto_beta")?; }
-        if let Some(v) = int(r, "max_burst")? { c.max_burst = v; }
-        if let Some(v) = dur(r, "valid_cookie_life")? { c.valid_cookie_life = v; }
-        if let Some(v) = int(r, "assoc_max_retrans")? { c.assoc_max_retrans = v; }
-        if let Some(v) = int(r, "path_max_retrans")? { c.path_max_retrans = v; }
-        if let Some(v) = int(r, "max_init_retransmits")? { c.max_init_retransmits = v; }
-        if let Some(v) = dur(r, "hb_interval")? { c.hb_interval = (!v.is_zero()).then_some(v); }
-        if let Some(v) = dur(r, "sack_delay")? { c.sack_delay = v; }
-        if let Some(v) = int(r, "sack_freq")? { c.sack_freq = v; }
-        if let Some(v) = int(r, "pf_max_retrans")? { c.pf_max_retrans = Some(v); }
-        if r.opt_str("pf")?.as_deref() == Some("off") { c.pf_max_retrans = None; }
-        if let Some(v) = int(r, "primary_switchover_max_retrans")? { c.primary_switchover_max_retrans = Some(v); }
+        let int = |r: &mut Reader<'_>, key: &str| -> Result<Option<u32>, ScenarioError> {
+            Ok(r.opt_int(key)?.map(|v| v as u32))
+        };
+        if let Some(v) = dur(r, "rto_initial")? {
+            c.rto_initial = v;
+        }
+        if let Some(v) = dur(r, "rto_min")? {
+            c.rto_min = v;
+        }
+        if let Some(v) = dur(r, "rto_max")? {
+            c.rto_max = v;
+        }
+        if r.has("rto_alpha") {
+            c.rto_alpha = r.probability("rto_alpha")?;
+        }
+        if r.has("rto_beta") {
+            c.rto_beta = r.probability("rto_beta")?;
+        }
+        if let Some(v) = int(r, "max_burst")? {
+            c.max_burst = v;
+        }
+        if let Some(v) = dur(r, "valid_cookie_life")? {
+            c.valid_cookie_life = v;
+        }
+        if let Some(v) = int(r, "assoc_max_retrans")? {
+            c.assoc_max_retrans = v;
+        }
+        if let Some(v) = int(r, "path_max_retrans")? {
+            c.path_max_retrans = v;
+        }
+        if let Some(v) = int(r, "max_init_retransmits")? {
+            c.max_init_retransmits = v;
+        }
+        if let Some(v) = dur(r, "hb_interval")? {
+            c.hb_interval = (!v.is_zero()).then_some(v);
+        }
+        if let Some(v) = dur(r, "sack_delay")? {
+            c.sack_delay = v;
+        }
+        if let Some(v) = int(r, "sack_freq")? {
+            c.sack_freq = v;
+        }
+        if let Some(v) = int(r, "pf_max_retrans")? {
+            c.pf_max_retrans = Some(v);
+        }
+        if r.opt_str("pf")?.as_deref() == Some("off") {
+            c.pf_max_retrans = None;
+        }
+        if let Some(v) = int(r, "primary_switchover_max_retrans")? {
+            c.primary_switchover_max_retrans = Some(v);
+        }
         c.switchback = r.str("switchback")? == "on";
-        if let Some(v) = r.opt_size("recv_buffer")? { c.recv_buffer = v.min(u64::from(u32::MAX)) as u32; }
-        if let Some(v) = r.opt_size("send_buffer")? { c.send_buffer = v.min(u64::from(u32::MAX)) as u32; }
+        if let Some(v) = r.opt_size("recv_buffer")? {
+            c.recv_buffer = v.min(u64::from(u32::MAX)) as u32;
+        }
+        if let Some(v) = r.opt_size("send_buffer")? {
+            c.send_buffer = v.min(u64::from(u32::MAX)) as u32;
+        }
         if let Some(v) = r.opt_int("streams")? {
             c.outbound_streams = v as u16;
             c.max_inbound_streams = v as u16;
@@ -602,7 +710,8 @@ impl Parser {
         }
         let factor = r.probability("congestion_factor")?;
         if let Some(name) = r.opt_str("congestion")? {
-            c.congestion = sctp::CongestionConfig::from_name(&name, Some(factor)).expect("schema lists only known controllers");
+            c.congestion =
+                sctp::CongestionConfig::from_name(&name, Some(factor)).expect("schema lists only known controllers");
         }
         c.validate().map_err(|m| {
             let (key, why) = m.split_once(": ").unwrap_or(("preset", m.as_str()));
@@ -619,13 +728,22 @@ impl Parser {
                 PROTO_SCTP => "SCTP",
                 _ => "UDP",
             };
-            return Err(r.error(key, format!("{proto} port {port} on \"{}\" is already used by {other}", self.nodes[node].name)));
+            return Err(r.error(
+                key,
+                format!("{proto} port {port} on \"{}\" is already used by {other}", self.nodes[node].name),
+            ));
         }
         Ok(())
     }
 
     /// `src`, `src_port`, `dst`, `dst_port` of a source on `node`.
-    fn endpoints(&mut self, r: &mut Reader<'_>, node: usize, node_name: &str, index: usize) -> Result<(Ipv4Addr, u16, Ipv4Addr, u16), ScenarioError> {
+    fn endpoints(
+        &mut self,
+        r: &mut Reader<'_>,
+        node: usize,
+        node_name: &str,
+        index: usize,
+    ) -> Result<(Ipv4Addr, u16, Ipv4Addr, u16), ScenarioError> {
         let dst_text = r.str("dst")?;
         let dst = self.destination(&dst_text).map_err(|m| r.error("dst", m))?;
         let dst_port = r.int("dst_port")? as u16;
@@ -664,7 +782,13 @@ impl Parser {
 
     /// Expand one `groups[]` entry into hosts, links, sources and sinks. Returns the flow group
     /// of its TCP uploads.
-    fn group(&mut self, r: &mut Reader<'_>, gi: usize, links: &mut Vec<LinkSpec>, apps: &mut Vec<AppSpec>) -> Result<(String, Vec<String>), ScenarioError> {
+    fn group(
+        &mut self,
+        r: &mut Reader<'_>,
+        gi: usize,
+        links: &mut Vec<LinkSpec>,
+        apps: &mut Vec<AppSpec>,
+    ) -> Result<(String, Vec<String>), ScenarioError> {
         let name = r.str("name")?;
         let router_name = r.str("router")?;
         let router = self.node_ref(&router_name).map_err(|m| r.error("router", m))?;
@@ -676,7 +800,10 @@ impl Parser {
         let dst = self.destination(&dst_text).map_err(|m| r.error("dst", m))?;
         let dst_node = self.node_of(dst);
         if self.nodes[dst_node].kind == NodeKind::Router {
-            return Err(r.error("dst", format!("\"{dst_text}\" is a router; the destination runs sinks, so it must be a host")));
+            return Err(r.error(
+                "dst",
+                format!("\"{dst_text}\" is a router; the destination runs sinks, so it must be a host"),
+            ));
         }
         let (base, len) = match r.opt_str("prefix")? {
             Some(_) => r.prefix("prefix")?,
@@ -688,7 +815,10 @@ impl Parser {
         };
         let room = 1u64 << (32 - len as u32);
         if (count as u64) * 4 > room {
-            return Err(r.error("prefix", format!("\"{base}/{len}\" has {room} addresses; {count} hosts need {} (4 each)", count * 4)));
+            return Err(r.error(
+                "prefix",
+                format!("\"{base}/{len}\" has {room} addresses; {count} hosts need {} (4 each)", count * 4),
+            ));
         }
         let link_cfg = {
             let mut l = r.table("link")?.expect("link has a default");
@@ -732,7 +862,8 @@ impl Parser {
             let host = format!("{name}-{}", i + 1);
             let host_addr = Ipv4Addr::from(base + 4 * i as u32 + 1);
             let router_addr = Ipv4Addr::from(base + 4 * i as u32 + 2);
-            let clash = |what: &str, other: &str| r.error("name", format!("generated {what} \"{host}\" clashes with {other}"));
+            let clash =
+                |what: &str, other: &str| r.error("name", format!("generated {what} \"{host}\" clashes with {other}"));
             if self.node_index.contains_key(&host) {
                 return Err(clash("host", "a node of the same name"));
             }
@@ -752,11 +883,16 @@ impl Parser {
             }
             let h = self.nodes.len();
             self.node_index.insert(host.clone(), h);
-            self.nodes.push(NodeSpec { name: host.clone(), kind: NodeKind::Host, ifaces: vec![("eth0".into(), host_addr)] });
+            self.nodes.push(NodeSpec {
+                name: host.clone(),
+                kind: NodeKind::Host,
+                ifaces: vec![("eth0".into(), host_addr)],
+            });
             self.nodes[router].ifaces.push((host.clone(), router_addr));
             self.addresses.insert(host_addr, format!("{host}/eth0"));
             self.addresses.insert(router_addr, format!("{router_name}/{host}"));
-            let ends = [IfaceRef { node: h, iface: 0 }, IfaceRef { node: router, iface: self.nodes[router].ifaces.len() - 1 }];
+            let ends =
+                [IfaceRef { node: h, iface: 0 }, IfaceRef { node: router, iface: self.nodes[router].ifaces.len() - 1 }];
             let path = format!("{} (host {})", r.path(), i + 1);
             self.link_names.insert(host.clone(), path.clone());
             self.app_names.insert(host.clone(), path);
@@ -766,15 +902,67 @@ impl Parser {
             let src_port = 49152 + (i as u16 % 16384);
             self.flows += 1;
             if i < count - n_udp {
-                let config = BulkConfig { src: host_addr, src_port, dst, dst_port: tcp_port, bytes, start: start_i, tcp: tcp.clone(), seed: 0 };
+                let config = BulkConfig {
+                    src: host_addr,
+                    src_port,
+                    dst,
+                    dst_port: tcp_port,
+                    bytes,
+                    start: start_i,
+                    tcp: tcp.clone(),
+                    seed: 0,
+                };
                 apps.push(AppSpec::TcpBulk { name: host.clone(), node: h, config });
                 members.push(host);
             } else {
                 let (src, dst_port) = (host_addr, udp_port);
                 apps.push(match (udp_kind.as_str(), udp_onoff) {
-                    ("vbr", _) => AppSpec::UdpVbr { name: host, node: h, config: VbrConfig { src, src_port, dst, dst_port, rate_bps: udp_rate, min_size: udp_sizes.0, max_size: udp_sizes.1, random: udp_random, start: start_i, stop } },
-                    (_, Some((on_mean, off_mean))) => AppSpec::UdpOnOff { name: host, node: h, config: OnOffConfig { src, src_port, dst, dst_port, rate_bps: udp_rate, packet_size: udp_sizes.0, on_mean, off_mean, start: start_i, stop } },
-                    _ => AppSpec::UdpCbr { name: host, node: h, config: CbrConfig { src, src_port, dst, dst_port, rate_bps: udp_rate, payload: udp_sizes.0, start: start_i, stop } },
+                    ("vbr", _) => AppSpec::UdpVbr {
+                        name: host,
+                        node: h,
+                        config: VbrConfig {
+                            src,
+                            src_port,
+                            dst,
+                            dst_port,
+                            rate_bps: udp_rate,
+                            min_size: udp_sizes.0,
+                            max_size: udp_sizes.1,
+                            random: udp_random,
+                            start: start_i,
+                            stop,
+                        },
+                    },
+                    (_, Some((on_mean, off_mean))) => AppSpec::UdpOnOff {
+                        name: host,
+                        node: h,
+                        config: OnOffConfig {
+                            src,
+                            src_port,
+                            dst,
+                            dst_port,
+                            rate_bps: udp_rate,
+                            packet_size: udp_sizes.0,
+                            on_mean,
+                            off_mean,
+                            start: start_i,
+                            stop,
+                        },
+                    },
+                    _ => AppSpec::UdpCbr {
+                        name: host,
+                        node: h,
+                        config: CbrConfig {
+                            src,
+                            src_port,
+                            dst,
+                            dst_port,
+                            rate_bps: udp_rate,
+                            payload: udp_sizes.0,
+                            start: start_i,
+                            stop,
+                        },
+                    },
                 });
             }
         }
@@ -783,7 +971,11 @@ impl Parser {
             let sink = format!("{name}-tcp-sink");
             self.ports.insert((dst_node, PROTO_TCP, tcp_port), r.path().to_string());
             self.app_names.insert(sink.clone(), r.path().to_string());
-            apps.push(AppSpec::TcpSink { name: sink, node: dst_node, config: SinkConfig { port: tcp_port, tcp, drain_rate: None, seed: 0 } });
+            apps.push(AppSpec::TcpSink {
+                name: sink,
+                node: dst_node,
+                config: SinkConfig { port: tcp_port, tcp, drain_rate: None, seed: 0 },
+            });
         }
         if n_udp > 0 && !self.ports.contains_key(&(dst_node, PROTO_UDP, udp_port)) {
             let sink = format!("{name}-udp-sink");
@@ -805,14 +997,24 @@ impl Parser {
         let target = r.str("target")?;
         let action = if action.starts_with("link") {
             let link = self.links.iter().position(|l| *l == target).ok_or_else(|| {
-                let hint = suggest(&target, self.links.iter().map(String::as_str)).map(|s| format!(" (did you mean \"{s}\"?)")).unwrap_or_default();
+                let hint = suggest(&target, self.links.iter().map(String::as_str))
+                    .map(|s| format!(" (did you mean \"{s}\"?)"))
+                    .unwrap_or_default();
                 r.error("target", format!("no link named \"{target}\"{hint}"))
             })?;
             let id = LinkId(link as u32);
-            if action == "link-down" { FaultAction::LinkDown(id) } else { FaultAction::LinkUp(id) }
+            if action == "link-down" {
+                FaultAction::LinkDown(id)
+            } else {
+                FaultAction::LinkUp(id)
+            }
         } else {
             let id = self.iface_ref(&target).map_err(|m| r.error("target", m))?.global_id(&self.nodes);
-            if action == "iface-down" { FaultAction::IfaceDown(id) } else { FaultAction::IfaceUp(id) }
+            if action == "iface-down" {
+                FaultAction::IfaceDown(id)
+            } else {
+                FaultAction::IfaceUp(id)
+            }
         };
         Ok((at, action))
     }
@@ -822,15 +1024,22 @@ impl Parser {
         let events = r.str_list("events")?;
         for (i, e) in events.iter().enumerate() {
             if !EVENT_KINDS.contains(&e.as_str()) {
-                let hint = suggest(e, EVENT_KINDS.iter().copied()).map(|s| format!(" (did you mean \"{s}\"?)")).unwrap_or_else(|| format!(" (expected one of: {})", EVENT_KINDS.join(", ")));
-                return Err(ScenarioError::new(format!("{}[{i}]", r.key_path("events")), format!("\"{e}\" is not an event kind{hint}")));
+                let hint = suggest(e, EVENT_KINDS.iter().copied())
+                    .map(|s| format!(" (did you mean \"{s}\"?)"))
+                    .unwrap_or_else(|| format!(" (expected one of: {})", EVENT_KINDS.join(", ")));
+                return Err(ScenarioError::new(
+                    format!("{}[{i}]", r.key_path("events")),
+                    format!("\"{e}\" is not an event kind{hint}"),
+                ));
             }
         }
         let capture = r
             .str_list("capture")?
             .iter()
             .enumerate()
-            .map(|(i, c)| self.iface_ref(c).map_err(|m| ScenarioError::new(format!("{}[{i}]", r.key_path("capture")), m)))
+            .map(|(i, c)| {
+                self.iface_ref(c).map_err(|m| ScenarioError::new(format!("{}[{i}]", r.key_path("capture")), m))
+            })
             .collect::<Result<Vec<_>, _>>()?;
         Ok(RecordSpec { interval, events, capture })
     }
@@ -840,7 +1049,13 @@ impl Parser {
 fn payload_size(r: &mut Reader<'_>, key: &str) -> Result<usize, ScenarioError> {
     let v = r.size(key)?;
     if !(CBR_HEADER_LEN as u64..=65507).contains(&v) {
-        return Err(r.error(key, format!("{} is out of range (expected {CBR_HEADER_LEN}..65507 bytes)", show(r.given(key).unwrap_or(&Value::Integer(v as i64))))));
+        return Err(r.error(
+            key,
+            format!(
+                "{} is out of range (expected {CBR_HEADER_LEN}..65507 bytes)",
+                show(r.given(key).unwrap_or(&Value::Integer(v as i64)))
+            ),
+        ));
     }
     Ok(v as usize)
 }
@@ -911,5 +1126,23 @@ fn tcp_config(r: &mut Reader<'_>) -> Result<tcp::Config, ScenarioError> {
     let max_retries = r.int("max_retries")? as u32;
     let dupthresh = r.int("dupthresh")? as u32;
     let time_wait = r.duration("time_wait")?;
-    Ok(tcp::Config { mss: mss as u16, initial_window, cc, sack, window_scaling, timestamps, send_buffer, recv_buffer, delayed_ack, ack_every, nagle, initial_rto, min_rto, max_rto, max_retries, dupthresh, time_wait })
+    Ok(tcp::Config {
+        mss: mss as u16,
+        initial_window,
+        cc,
+        sack,
+        window_scaling,
+        timestamps,
+        send_buffer,
+        recv_buffer,
+        delayed_ack,
+        ack_every,
+        nagle,
+        initial_rto,
+        min_rto,
+        max_rto,
+        max_retries,
+        dupthresh,
+        time_wait,
+    })
 }

@@ -32,14 +32,18 @@ fn parse_path(path: &str) -> Option<Vec<Step>> {
 }
 
 fn parse_value(text: &str) -> Value {
-    toml::from_str::<Table>(&format!("v = {text}")).ok().and_then(|mut t| t.remove("v")).unwrap_or_else(|| Value::String(text.to_string()))
+    toml::from_str::<Table>(&format!("v = {text}"))
+        .ok()
+        .and_then(|mut t| t.remove("v"))
+        .unwrap_or_else(|| Value::String(text.to_string()))
 }
 
 /// Apply one `KEY=VALUE` override to the scenario tree.
 pub fn apply(root: &mut Table, assignment: &str) -> Result<(), ScenarioError> {
     let fail = |msg: String| ScenarioError::new(format!("--set {assignment}"), msg);
     let (path, text) = assignment.split_once('=').ok_or_else(|| fail("expected KEY=VALUE".into()))?;
-    let steps = parse_path(path.trim()).ok_or_else(|| fail(format!("\"{path}\" is not a key path (e.g. links[0].delay)")))?;
+    let steps =
+        parse_path(path.trim()).ok_or_else(|| fail(format!("\"{path}\" is not a key path (e.g. links[0].delay)")))?;
     let value = parse_value(text.trim());
     let mut node = Value::Table(std::mem::take(root));
     let result = set(&mut node, &steps, value, path).map_err(fail);
@@ -64,7 +68,9 @@ fn set(node: &mut Value, steps: &[Step], value: Value, path: &str) -> Result<(),
         }
         (Step::Index(i), Value::Array(items)) => {
             let n = items.len();
-            items.get_mut(*i).ok_or_else(|| format!("index {i} is out of range in {path} (the list has {n} entries)"))?
+            items
+                .get_mut(*i)
+                .ok_or_else(|| format!("index {i} is out of range in {path} (the list has {n} entries)"))?
         }
         (Step::Key(k), _) => return Err(format!("cannot set \"{k}\" inside a value that is not a table")),
         (Step::Index(i), _) => return Err(format!("cannot index [{i}] into a value that is not a list")),
@@ -99,7 +105,10 @@ mod tests {
     fn bad_overrides_explain_themselves() {
         let mut t = doc("[[links]]\ndelay = \"1ms\"\n");
         let e = apply(&mut t, "links[3].delay=1ms").unwrap_err();
-        assert_eq!(e.to_string(), "--set links[3].delay=1ms: index 3 is out of range in links[3].delay (the list has 1 entries)");
+        assert_eq!(
+            e.to_string(),
+            "--set links[3].delay=1ms: index 3 is out of range in links[3].delay (the list has 1 entries)"
+        );
         assert!(apply(&mut t, "duration").unwrap_err().to_string().contains("expected KEY=VALUE"));
         assert!(apply(&mut t, "links[x].delay=1").unwrap_err().to_string().contains("is not a key path"));
         assert!(apply(&mut t, "links.delay=1").unwrap_err().to_string().contains("not a table"));

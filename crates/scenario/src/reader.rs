@@ -32,11 +32,19 @@ pub fn show(v: &Value) -> String {
 }
 
 fn join(path: &str, key: &str) -> String {
-    if path.is_empty() { key.to_string() } else { format!("{path}.{key}") }
+    if path.is_empty() {
+        key.to_string()
+    } else {
+        format!("{path}.{key}")
+    }
 }
 
 fn hint(h: String, example: &str) -> String {
-    if h.is_empty() { format!(" (e.g. \"{example}\")") } else { format!(" (try \"{h}\")") }
+    if h.is_empty() {
+        format!(" (e.g. \"{example}\")")
+    } else {
+        format!(" (try \"{h}\")")
+    }
 }
 
 /// "did you mean" for a misspelt word among `candidates`.
@@ -102,7 +110,11 @@ impl<'a> Reader<'a> {
     }
 
     fn field(&self, key: &str) -> &'static Field {
-        self.fields.iter().find(|f| f.key == key).copied().unwrap_or_else(|| panic!("schema has no key {}", self.key_path(key)))
+        self.fields
+            .iter()
+            .find(|f| f.key == key)
+            .copied()
+            .unwrap_or_else(|| panic!("schema has no key {}", self.key_path(key)))
     }
 
     /// The value given, or the default; `None` if absent without default. Records it.
@@ -116,7 +128,8 @@ impl<'a> Reader<'a> {
             (None, Fallback::Absent(_)) => return Ok(None),
             (None, Fallback::Value(text)) if field.ty.is_stringy() => Value::String(text.into()),
             (None, Fallback::Value(text)) => {
-                let doc: Table = toml::from_str(&format!("v = {text}")).unwrap_or_else(|e| panic!("bad schema default for {key}: {e}"));
+                let doc: Table = toml::from_str(&format!("v = {text}"))
+                    .unwrap_or_else(|e| panic!("bad schema default for {key}: {e}"));
                 doc["v"].clone()
             }
         };
@@ -131,7 +144,11 @@ impl<'a> Reader<'a> {
         self.resolved.insert(key.into(), value.into());
     }
 
-    fn typed<T>(&mut self, key: &str, convert: impl Fn(&Value) -> Result<T, String>) -> Result<Option<T>, ScenarioError> {
+    fn typed<T>(
+        &mut self,
+        key: &str,
+        convert: impl Fn(&Value) -> Result<T, String>,
+    ) -> Result<Option<T>, ScenarioError> {
         match self.value(key)? {
             None => Ok(None),
             Some(v) => convert(&v).map(Some).map_err(|m| self.error(key, m)),
@@ -174,8 +191,14 @@ impl<'a> Reader<'a> {
     /// A duration, if given or defaulted.
     pub fn opt_duration(&mut self, key: &str) -> Result<Option<Duration>, ScenarioError> {
         self.typed(key, |v| match v {
-            Value::String(s) => units::parse_duration(s).map_err(|h| format!("{} is not a duration{}", show(v), hint(h, "30ms"))),
-            _ => Err(format!("{} is not a duration (write it as a string with a unit, e.g. \"{}s\")", show(v), v.as_integer().unwrap_or(30))),
+            Value::String(s) => {
+                units::parse_duration(s).map_err(|h| format!("{} is not a duration{}", show(v), hint(h, "30ms")))
+            }
+            _ => Err(format!(
+                "{} is not a duration (write it as a string with a unit, e.g. \"{}s\")",
+                show(v),
+                v.as_integer().unwrap_or(30)
+            )),
         })
     }
 
@@ -207,7 +230,9 @@ impl<'a> Reader<'a> {
     pub fn opt_size(&mut self, key: &str) -> Result<Option<u64>, ScenarioError> {
         self.typed(key, |v| match v {
             Value::Integer(n) if *n >= 0 => Ok(*n as u64),
-            Value::String(s) => units::parse_size(s).map_err(|h| format!("{} is not a size{}", show(v), hint(h, "1500B"))),
+            Value::String(s) => {
+                units::parse_size(s).map_err(|h| format!("{} is not a size{}", show(v), hint(h, "1500B")))
+            }
             _ => Err(format!("{} is not a size (expected a number of bytes or e.g. \"64KiB\")", show(v))),
         })
     }
@@ -240,10 +265,15 @@ impl<'a> Reader<'a> {
             let p = match v {
                 Value::Float(x) => *x,
                 Value::Integer(n) => *n as f64,
-                Value::String(s) => units::parse_percent(s).ok_or_else(|| format!("{} is not a probability (e.g. 0.01 or \"1%\")", show(v)))?,
+                Value::String(s) => units::parse_percent(s)
+                    .ok_or_else(|| format!("{} is not a probability (e.g. 0.01 or \"1%\")", show(v)))?,
                 _ => return Err(format!("{} is not a probability (e.g. 0.01 or \"1%\")", show(v))),
             };
-            if (0.0..=1.0).contains(&p) { Ok(p) } else { Err(format!("{} is out of range (expected a probability between 0 and 1)", show(v))) }
+            if (0.0..=1.0).contains(&p) {
+                Ok(p)
+            } else {
+                Err(format!("{} is out of range (expected a probability between 0 and 1)", show(v)))
+            }
         })?;
         Ok(self.required(key, v))
     }
@@ -269,7 +299,10 @@ impl<'a> Reader<'a> {
             .enumerate()
             .map(|(i, item)| match item {
                 Value::String(s) => Ok(s.clone()),
-                other => Err(ScenarioError::new(format!("{}[{i}]", self.key_path(key)), format!("{} is not a string", show(other)))),
+                other => Err(ScenarioError::new(
+                    format!("{}[{i}]", self.key_path(key)),
+                    format!("{} is not a string", show(other)),
+                )),
             })
             .collect()
     }
@@ -277,7 +310,9 @@ impl<'a> Reader<'a> {
     /// An IPv4 address.
     pub fn addr(&mut self, key: &str) -> Result<Ipv4Addr, ScenarioError> {
         let v = self.typed(key, |v| match v {
-            Value::String(s) => s.parse::<Ipv4Addr>().map_err(|_| format!("{} is not an IPv4 address (e.g. \"10.0.1.1\")", show(v))),
+            Value::String(s) => {
+                s.parse::<Ipv4Addr>().map_err(|_| format!("{} is not an IPv4 address (e.g. \"10.0.1.1\")", show(v)))
+            }
             _ => Err(format!("{} is not an IPv4 address (write it as a string, e.g. \"10.0.1.1\")", show(v))),
         })?;
         Ok(self.required(key, v))
@@ -305,9 +340,15 @@ impl<'a> Reader<'a> {
                 Ok(b) if b >= 1 => Ok(QueueLimit::Bytes(b as usize)),
                 Ok(_) => Err(format!("{} is not a positive size", show(v))),
                 Err(h) if !h.is_empty() => Err(format!("{} is not a queue limit (try \"{h}\")", show(v))),
-                Err(_) => Err(format!("{} is not a queue limit (an integer number of packets, or a size such as \"64KiB\")", show(v))),
+                Err(_) => Err(format!(
+                    "{} is not a queue limit (an integer number of packets, or a size such as \"64KiB\")",
+                    show(v)
+                )),
             },
-            _ => Err(format!("{} is not a queue limit (an integer number of packets >= 1, or a size like \"64KiB\")", show(v))),
+            _ => Err(format!(
+                "{} is not a queue limit (an integer number of packets >= 1, or a size like \"64KiB\")",
+                show(v)
+            )),
         })?;
         Ok(self.required(key, v))
     }
@@ -333,8 +374,14 @@ impl<'a> Reader<'a> {
         let Ty::TableList(section) = field.ty else { panic!("{} is not a list key", self.key_path(key)) };
         let items = match self.table.get(key) {
             Some(Value::Array(items)) => items,
-            Some(other) => return Err(self.error(key, format!("{} is not a list of tables (write [[{key}]] sections)", show(other)))),
-            None if field.default == Fallback::Required => return Err(self.error(key, "missing (expected at least one entry)")),
+            Some(other) => {
+                return Err(
+                    self.error(key, format!("{} is not a list of tables (write [[{key}]] sections)", show(other)))
+                )
+            }
+            None if field.default == Fallback::Required => {
+                return Err(self.error(key, "missing (expected at least one entry)"))
+            }
             None => return Ok(Vec::new()),
         };
         items
@@ -342,7 +389,10 @@ impl<'a> Reader<'a> {
             .enumerate()
             .map(|(i, item)| match item {
                 Value::Table(t) => Reader::new(format!("{}[{i}]", self.key_path(key)), t, section),
-                other => Err(ScenarioError::new(format!("{}[{i}]", self.key_path(key)), format!("{} is not a table", show(other)))),
+                other => Err(ScenarioError::new(
+                    format!("{}[{i}]", self.key_path(key)),
+                    format!("{} is not a table", show(other)),
+                )),
             })
             .collect()
     }

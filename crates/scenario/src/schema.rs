@@ -69,7 +69,18 @@ impl Ty {
 
     /// True for types whose values are written as TOML strings (defaults are given unquoted).
     pub fn is_stringy(&self) -> bool {
-        matches!(self, Ty::Str | Ty::Name | Ty::Duration | Ty::Rate | Ty::Enum(_) | Ty::Addr | Ty::Prefix | Ty::Endpoint | Ty::Destination)
+        matches!(
+            self,
+            Ty::Str
+                | Ty::Name
+                | Ty::Duration
+                | Ty::Rate
+                | Ty::Enum(_)
+                | Ty::Addr
+                | Ty::Prefix
+                | Ty::Endpoint
+                | Ty::Destination
+        )
     }
 }
 
@@ -145,8 +156,20 @@ pub static NODE: Section = Section {
     path: "nodes[]",
     fields: &[
         f("name", Ty::Name, Required, "", "Unique node name."),
-        f("kind", Ty::Enum(&["host", "router"]), Value("host"), "", "Hosts run applications and never forward; routers forward by their routing table."),
-        f("interfaces", Ty::TableList(&IFACE), Required, "", "Network interfaces, each with one IPv4 address (several for a multihomed host)."),
+        f(
+            "kind",
+            Ty::Enum(&["host", "router"]),
+            Value("host"),
+            "",
+            "Hosts run applications and never forward; routers forward by their routing table.",
+        ),
+        f(
+            "interfaces",
+            Ty::TableList(&IFACE),
+            Required,
+            "",
+            "Network interfaces, each with one IPv4 address (several for a multihomed host).",
+        ),
     ],
     tag: None,
     variants: &[],
@@ -156,7 +179,13 @@ pub static NODE: Section = Section {
 pub static IFACE: Section = Section {
     path: "nodes[].interfaces[]",
     fields: &[
-        f("name", Ty::Name, Absent("\"eth<i>\" where i is the position in the list"), "", "Interface name, unique within the node; referenced as \"node/name\"."),
+        f(
+            "name",
+            Ty::Name,
+            Absent("\"eth<i>\" where i is the position in the list"),
+            "",
+            "Interface name, unique within the node; referenced as \"node/name\".",
+        ),
         f("address", Ty::Addr, Required, "", "IPv4 address, unique in the network."),
     ],
     tag: None,
@@ -167,12 +196,36 @@ pub static IFACE: Section = Section {
 pub static LINK: Section = Section {
     path: "links[]",
     fields: &[
-        f("name", Ty::Name, Absent("the two node names joined by \"-\""), "", "Unique link name (used by faults and in results)."),
-        f("ends", Ty::StrList, Required, "", "The two interfaces it connects, [\"node/iface\", \"node/iface\"]; the first is the \"forward\" sender."),
+        f(
+            "name",
+            Ty::Name,
+            Absent("the two node names joined by \"-\""),
+            "",
+            "Unique link name (used by faults and in results).",
+        ),
+        f(
+            "ends",
+            Ty::StrList,
+            Required,
+            "",
+            "The two interfaces it connects, [\"node/iface\", \"node/iface\"]; the first is the \"forward\" sender.",
+        ),
         f("rate", Ty::Rate, Value("100Mbps"), "bit/s", "Data rate of each direction."),
         f("delay", Ty::Duration, Value("1ms"), "s", "One-way propagation delay."),
-        f("mtu", Ty::Size, Value("1500"), "bytes", "Largest IP datagram carried; larger packets are dropped (no fragmentation)."),
-        f("cost", Ty::Int(1, 1_000_000), Value("1"), "", "Routing cost; automatic routes minimise the sum (1 everywhere = fewest hops)."),
+        f(
+            "mtu",
+            Ty::Size,
+            Value("1500"),
+            "bytes",
+            "Largest IP datagram carried; larger packets are dropped (no fragmentation).",
+        ),
+        f(
+            "cost",
+            Ty::Int(1, 1_000_000),
+            Value("1"),
+            "",
+            "Routing cost; automatic routes minimise the sum (1 everywhere = fewest hops).",
+        ),
         f("queue", Ty::Table(&QUEUE), Value("{}"), "", "Output queue of each direction."),
         f("loss", Ty::Table(&LOSS), Value("{}"), "", "Random loss of each direction."),
         f("forward", Ty::Table(&DIRECTION), Value("{}"), "", "Overrides for the direction ends[0] -> ends[1]."),
@@ -201,13 +254,28 @@ pub static QUEUE: Section = Section {
     path: "links[].queue",
     fields: &[f("kind", Ty::Enum(&["droptail"]), Value("droptail"), "", "Queue discipline.")],
     tag: Some("kind"),
-    variants: &[("droptail", &[f("limit", Ty::QueueLimit, Value("100"), "packets|bytes", "Capacity: an integer is packets, a size string (\"64KiB\") is bytes; arrivals beyond it are dropped.")])],
+    variants: &[(
+        "droptail",
+        &[f(
+            "limit",
+            Ty::QueueLimit,
+            Value("100"),
+            "packets|bytes",
+            "Capacity: an integer is packets, a size string (\"64KiB\") is bytes; arrivals beyond it are dropped.",
+        )],
+    )],
 };
 
 /// `links[].loss`.
 pub static LOSS: Section = Section {
     path: "links[].loss",
-    fields: &[f("model", Ty::Enum(&["none", "bernoulli", "gilbert-elliott"]), Value("none"), "", "Random loss process, applied to each packet that crosses the link.")],
+    fields: &[f(
+        "model",
+        Ty::Enum(&["none", "bernoulli", "gilbert-elliott"]),
+        Value("none"),
+        "",
+        "Random loss process, applied to each packet that crosses the link.",
+    )],
     tag: Some("model"),
     variants: &[
         ("none", &[]),
@@ -215,8 +283,20 @@ pub static LOSS: Section = Section {
         (
             "gilbert-elliott",
             &[
-                f("p_good_bad", Ty::Probability, Required, "", "Probability of moving from Good to Bad after each packet."),
-                f("p_bad_good", Ty::Probability, Required, "", "Probability of moving from Bad to Good after each packet."),
+                f(
+                    "p_good_bad",
+                    Ty::Probability,
+                    Required,
+                    "",
+                    "Probability of moving from Good to Bad after each packet.",
+                ),
+                f(
+                    "p_bad_good",
+                    Ty::Probability,
+                    Required,
+                    "",
+                    "Probability of moving from Bad to Good after each packet.",
+                ),
                 f("loss_good", Ty::Probability, Value("0"), "", "Loss probability in Good."),
                 f("loss_bad", Ty::Probability, Value("1"), "", "Loss probability in Bad."),
             ],
@@ -229,7 +309,13 @@ pub static ROUTE: Section = Section {
     path: "routes[]",
     fields: &[
         f("node", Ty::Name, Required, "", "Node whose table gets the route."),
-        f("dest", Ty::Prefix, Required, "", "Destination prefix, e.g. \"10.0.2.0/24\" (\"0.0.0.0/0\" is a default route)."),
+        f(
+            "dest",
+            Ty::Prefix,
+            Required,
+            "",
+            "Destination prefix, e.g. \"10.0.2.0/24\" (\"0.0.0.0/0\" is a default route).",
+        ),
         f("via", Ty::Name, Required, "", "Name of the node's outgoing interface."),
     ],
     tag: None,
@@ -416,7 +502,13 @@ pub static MIX: Section = Section {
     path: "groups[].mix",
     fields: &[
         f("tcp", Ty::Int(0, 1000), Value("1"), "", "Weight of TCP uploads."),
-        f("udp", Ty::Int(0, 1000), Value("0"), "", "Weight of UDP sources; of count hosts, round(count * udp / (tcp + udp)) run UDP, the last ones."),
+        f(
+            "udp",
+            Ty::Int(0, 1000),
+            Value("0"),
+            "",
+            "Weight of UDP sources; of count hosts, round(count * udp / (tcp + udp)) run UDP, the last ones.",
+        ),
     ],
     tag: None,
     variants: &[],
@@ -426,12 +518,24 @@ pub static MIX: Section = Section {
 pub static GROUP_UDP: Section = Section {
     path: "groups[].udp",
     fields: &[
-        f("kind", Ty::Enum(&["cbr", "vbr", "onoff"]), Value("cbr"), "", "Source type (as the udp-cbr, udp-vbr and udp-onoff apps)."),
+        f(
+            "kind",
+            Ty::Enum(&["cbr", "vbr", "onoff"]),
+            Value("cbr"),
+            "",
+            "Source type (as the udp-cbr, udp-vbr and udp-onoff apps).",
+        ),
         f("port", Ty::Int(1, 65535), Value("9"), "", "UDP port of the destination's sink."),
     ],
     tag: Some("kind"),
     variants: &[
-        ("cbr", &[f("rate", Ty::Rate, Value("1Mbps"), "bit/s", "Application data rate."), f("packet_size", Ty::Size, Value("1000"), "bytes", "Payload per datagram (16..65507).")]),
+        (
+            "cbr",
+            &[
+                f("rate", Ty::Rate, Value("1Mbps"), "bit/s", "Application data rate."),
+                f("packet_size", Ty::Size, Value("1000"), "bytes", "Payload per datagram (16..65507)."),
+            ],
+        ),
         (
             "vbr",
             &[

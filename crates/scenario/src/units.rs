@@ -7,7 +7,8 @@
 use netsim::Duration;
 
 /// Duration units and their length in nanoseconds.
-const DURATION_UNITS: &[(&str, f64)] = &[("ns", 1.0), ("us", 1e3), ("µs", 1e3), ("ms", 1e6), ("s", 1e9), ("min", 60e9), ("h", 3600e9)];
+const DURATION_UNITS: &[(&str, f64)] =
+    &[("ns", 1.0), ("us", 1e3), ("µs", 1e3), ("ms", 1e6), ("s", 1e9), ("min", 60e9), ("h", 3600e9)];
 
 /// Rate units and their value in bit/s (SI prefixes: k = 1000).
 const RATE_UNITS: &[(&str, f64)] = &[
@@ -100,7 +101,8 @@ pub fn parse_percent(text: &str) -> Option<f64> {
 
 /// Render a rate compactly (`100Mbps`), exact when possible.
 pub fn format_rate(bps: u64) -> String {
-    for (unit, scale) in [("Tbps", 1_000_000_000_000u64), ("Gbps", 1_000_000_000), ("Mbps", 1_000_000), ("kbps", 1_000)] {
+    for (unit, scale) in [("Tbps", 1_000_000_000_000u64), ("Gbps", 1_000_000_000), ("Mbps", 1_000_000), ("kbps", 1_000)]
+    {
         if bps >= scale && bps.is_multiple_of(scale) {
             return format!("{}{unit}", bps / scale);
         }

@@ -6,13 +6,22 @@ use std::path::PathBuf;
 
 fn corpus() -> Vec<(PathBuf, String, String)> {
     let dir = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/invalid"));
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).filter(|p| p.extension().is_some_and(|e| e == "toml")).collect();
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+        .collect();
     files.sort();
     files
         .into_iter()
         .map(|p| {
             let text = std::fs::read_to_string(&p).unwrap();
-            let expect = text.lines().next().and_then(|l| l.strip_prefix("# expect: ")).unwrap_or_else(|| panic!("{} lacks '# expect: '", p.display())).to_string();
+            let expect = text
+                .lines()
+                .next()
+                .and_then(|l| l.strip_prefix("# expect: "))
+                .unwrap_or_else(|| panic!("{} lacks '# expect: '", p.display()))
+                .to_string();
             (p, text, expect)
         })
         .collect()
@@ -26,7 +35,9 @@ fn every_invalid_scenario_gets_its_expected_message() {
     for (path, text, expect) in &cases {
         match scenario::parse(text, &[]) {
             Ok(_) => failures.push(format!("{}: accepted, expected: {expect}", path.display())),
-            Err(e) if e.to_string() != *expect => failures.push(format!("{}:\n  got:      {e}\n  expected: {expect}", path.display())),
+            Err(e) if e.to_string() != *expect => {
+                failures.push(format!("{}:\n  got:      {e}\n  expected: {expect}", path.display()))
+            }
             Err(_) => {}
         }
     }

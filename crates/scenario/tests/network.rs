@@ -56,7 +56,8 @@ fn drop_tail_holds_exactly_its_limit_and_conserves_packets() {
     );
     let r = run(&text);
     assert_eq!(get(&r, "iface", "R/eth1", "queue_max_packets"), 10.0);
-    let (tx, rx, drops) = (get(&r, "flow", "f", "tx_packets"), get(&r, "flow", "f", "rx_packets"), get(&r, "flow", "f", "drops"));
+    let (tx, rx, drops) =
+        (get(&r, "flow", "f", "tx_packets"), get(&r, "flow", "f", "rx_packets"), get(&r, "flow", "f", "drops"));
     assert_eq!(tx, 5000.0);
     assert_eq!(tx, rx + drops, "every packet is delivered or dropped once the network drains");
     assert_eq!(drops, get(&r, "iface", "R/eth1", "drops_queue_full"));
@@ -81,7 +82,11 @@ fn link_failure_loses_queued_and_in_flight_packets_and_recovers() {
          [record]\nevents = [\"fault\", \"drop\", \"rx\"]",
     );
     let r = run(&text);
-    let (tx, rx, lost) = (get(&r, "flow", "f", "tx_packets"), get(&r, "flow", "f", "rx_packets"), get(&r, "flow", "f", "drops_link_down"));
+    let (tx, rx, lost) = (
+        get(&r, "flow", "f", "tx_packets"),
+        get(&r, "flow", "f", "rx_packets"),
+        get(&r, "flow", "f", "drops_link_down"),
+    );
     assert_eq!(tx, 3000.0);
     assert_eq!(tx, rx + lost);
     // Sent in [1s - 10ms - tx time - path, 2s): about 1000 + the ~10 in flight on the 10 ms link.
@@ -143,7 +148,9 @@ node = "H1"
 "#;
 
 fn cbr(name: &str, extra: &str) -> String {
-    format!("[[apps]]\nkind = \"udp-cbr\"\nname = \"{name}\"\nnode = \"H0\"\nrate = \"1Mbps\"\nstop = \"900ms\"\n{extra}\n")
+    format!(
+        "[[apps]]\nkind = \"udp-cbr\"\nname = \"{name}\"\nnode = \"H0\"\nrate = \"1Mbps\"\nstop = \"900ms\"\n{extra}\n"
+    )
 }
 
 #[test]
@@ -178,7 +185,10 @@ fn explicit_routes_override_automatic_ones() {
     assert_eq!(get(&r, "iface", "R3/eth1", "tx_packets"), tx);
     assert_eq!(get(&r, "flow", "f", "rx_packets"), tx);
     // R1 sends 10.1.1.0/24 back towards H0, which does not forward: dropped there.
-    let text = format!("{TWO_PATHS}{}[[routes]]\nnode = \"R1\"\ndest = \"10.1.1.0/24\"\nvia = \"eth0\"\n", cbr("f", "dst = \"10.1.1.1\""));
+    let text = format!(
+        "{TWO_PATHS}{}[[routes]]\nnode = \"R1\"\ndest = \"10.1.1.0/24\"\nvia = \"eth0\"\n",
+        cbr("f", "dst = \"10.1.1.1\"")
+    );
     let r = run(&text);
     assert_eq!(get(&r, "flow", "f", "drops_not_for_this_host"), get(&r, "flow", "f", "tx_packets"));
 }
@@ -186,7 +196,10 @@ fn explicit_routes_override_automatic_ones() {
 #[test]
 fn routing_loops_expire_the_ttl_and_unreachable_destinations_have_no_route() {
     // R3 sends H1/eth1's address back to R2, and R2 forwards it to R3 again.
-    let text = format!("{TWO_PATHS}{}[[routes]]\nnode = \"R3\"\ndest = \"10.2.1.1/32\"\nvia = \"eth0\"\n", cbr("loop", "dst = \"10.2.1.1\"\nsrc = \"H0/eth1\""));
+    let text = format!(
+        "{TWO_PATHS}{}[[routes]]\nnode = \"R3\"\ndest = \"10.2.1.1/32\"\nvia = \"eth0\"\n",
+        cbr("loop", "dst = \"10.2.1.1\"\nsrc = \"H0/eth1\"")
+    );
     let r = run(&text);
     let tx = get(&r, "flow", "loop", "tx_packets");
     assert_eq!(get(&r, "flow", "loop", "drops_ttl_expired"), tx);
@@ -195,7 +208,9 @@ fn routing_loops_expire_the_ttl_and_unreachable_destinations_have_no_route() {
     assert_eq!(get(&r, "iface", "R2/eth1", "tx_packets"), tx * 32.0);
     assert_eq!(get(&r, "node", "R3", "drops_ttl_expired"), tx);
     // An interface with no link is unreachable: H0 has no route to it.
-    let text = format!("{TWO_PATHS}[[nodes]]\nname = \"R9\"\nkind = \"router\"\ninterfaces = [{{ address = \"10.9.9.9\" }}]\n");
+    let text = format!(
+        "{TWO_PATHS}[[nodes]]\nname = \"R9\"\nkind = \"router\"\ninterfaces = [{{ address = \"10.9.9.9\" }}]\n"
+    );
     let r = run(&format!("{text}{}", cbr("nr", "dst = \"10.9.9.9\"")));
     assert_eq!(get(&r, "flow", "nr", "drops_no_route"), get(&r, "flow", "nr", "tx_packets"));
     assert_eq!(get(&r, "node", "H0", "drops_no_route"), get(&r, "flow", "nr", "tx_packets"));
@@ -218,7 +233,10 @@ fn link_loss_rates_match_the_models() {
     assert_eq!(get(&r, "flow", "f", "tx_packets"), n);
     let measured = get(&r, "flow", "f", "drops_link_loss") / n;
     assert!((measured - 0.02).abs() < 5.0 * (0.02f64 * 0.98 / n).sqrt(), "{measured}");
-    let r = run(&base.replace("__LOSS__", "loss = { model = \"gilbert-elliott\", p_good_bad = 0.005, p_bad_good = 0.1, loss_bad = 0.5 }"));
+    let r = run(&base.replace(
+        "__LOSS__",
+        "loss = { model = \"gilbert-elliott\", p_good_bad = 0.005, p_bad_good = 0.1, loss_bad = 0.5 }",
+    ));
     let expected = 0.005 * 0.5 / 0.105;
     let measured = get(&r, "flow", "f", "drops_link_loss") / n;
     assert!((measured - expected).abs() < 0.003, "{measured} vs {expected}");
@@ -226,11 +244,15 @@ fn link_loss_rates_match_the_models() {
 
 #[test]
 fn same_seed_same_results_different_seed_different_losses() {
-    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/two-path-cbr.toml")).unwrap();
+    let text =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/two-path-cbr.toml")).unwrap();
     let s = scenario::parse(&text, &[]).unwrap();
     let render = |seed: u64| {
         let r = s.build(seed, None).unwrap().world.run().unwrap();
-        format!("{:?}\n{:?}\n{:?}\n{:?}\n{:?}", r.scalars, r.timeseries.time_ns, r.timeseries.value, r.timeseries.names, r.events)
+        format!(
+            "{:?}\n{:?}\n{:?}\n{:?}\n{:?}",
+            r.scalars, r.timeseries.time_ns, r.timeseries.value, r.timeseries.names, r.events
+        )
     };
     assert_eq!(render(1), render(1));
     assert_ne!(render(1), render(2));

@@ -43,66 +43,35 @@ sctp = {{ {sctp} }}
 fn one_association_fills_an_uncongested_path() {
     // 1452 of every 1500 bytes on the wire are user data, so 96.8 % of the link rate is the
     // most goodput can be; slow start and the queue-overflow losses that end it cost the rest.
-    let r = one_path(
-        "10Mbps",
-        "10ms",
-        "60s",
-        "",
-        r#"recv_buffer = "1MiB""#,
-    );
+    let r = one_path("10Mbps", "10ms", "60s", "", r#"recv_buffer = "1MiB""#);
     let goodput = get(&r, "sctp", "sink", "goodput");
     assert!(goodput >= 0.95 * 10e6, "goodput {goodput}");
     assert!(get(&r, "iface", "R/eth1", "utilization") > 0.97);
-    assert_eq!(
-        get(&r, "sctp", "up", "t3_timeouts"),
-        0.0,
-        "loss is repaired by fast retransmit"
-    );
+    assert_eq!(get(&r, "sctp", "up", "t3_timeouts"), 0.0, "loss is repaired by fast retransmit");
 }
 
 #[test]
 fn a_small_receive_buffer_limits_goodput_to_a_rwnd_over_rtt() {
     // 100 Mbit/s, 20 ms each way: the 64 KiB window, not the link, is the limit.
-    let r = one_path(
-        "100Mbps",
-        "20ms",
-        "30s",
-        "",
-        r#"recv_buffer = "64KiB""#,
-    );
+    let r = one_path("100Mbps", "20ms", "30s", "", r#"recv_buffer = "64KiB""#);
     let goodput = get(&r, "sctp", "sink", "goodput");
     // RTT: 2 x (20 + 1) ms of propagation plus serialisation of a packet and its SACK.
     let rtt = 2.0 * 21e-3 + 1500.0 * 8.0 / 100e6 + 1500.0 * 8.0 / 1e9;
     let window = 65536.0 * 8.0 / rtt;
-    assert!(
-        (goodput / window - 1.0).abs() < 0.05,
-        "goodput {goodput}, a_rwnd/RTT {window}"
-    );
+    assert!((goodput / window - 1.0).abs() < 0.05, "goodput {goodput}, a_rwnd/RTT {window}");
     assert_eq!(get(&r, "iface", "R/eth1", "drops"), 0.0);
 }
 
 #[test]
 fn a_slow_reader_limits_goodput_to_its_read_rate() {
-    let r = one_path(
-        "10Mbps",
-        "10ms",
-        "60s",
-        r#"drain_rate = "2Mbps""#,
-        r#"recv_buffer = "64KiB""#,
-    );
+    let r = one_path("10Mbps", "10ms", "60s", r#"drain_rate = "2Mbps""#, r#"recv_buffer = "64KiB""#);
     let goodput = get(&r, "sctp", "sink", "goodput");
     assert!((goodput / 2e6 - 1.0).abs() < 0.03, "goodput {goodput}");
     // The sender is held back by the receiver's window, not by losses: the buffer fills, and
     // a_rwnd settles near what the reader frees in one round trip (2 Mbit/s x ~24 ms = 6 kB).
     assert_eq!(get(&r, "iface", "R/eth1", "drops"), 0.0);
     let a_rwnd = series(&r, "sink", "a_rwnd");
-    assert!(
-        a_rwnd
-            .iter()
-            .filter(|&&(t, _)| t > 1.0)
-            .all(|&(_, v)| v < 16384.0),
-        "{a_rwnd:?}"
-    );
+    assert!(a_rwnd.iter().filter(|&&(t, _)| t > 1.0).all(|&(_, v)| v < 16384.0), "{a_rwnd:?}");
 }
 
 #[test]
@@ -121,11 +90,7 @@ fn failover_examples_move_traffic_when_the_rfcs_say() {
     let r = run(&example("pf-failover.toml"));
     let t = |m: &str| get(&r, "sctp", "upload", m);
     assert!((t("pf_time") - 1.004).abs() < 1e-3);
-    assert!(
-        t("data_moved_time") > t("pf_time") && t("data_moved_time") < 1.5,
-        "{}",
-        t("data_moved_time")
-    );
+    assert!(t("data_moved_time") > t("pf_time") && t("data_moved_time") < 1.5, "{}", t("data_moved_time"));
     assert!((t("failover_time") - 63.004).abs() < 1e-3);
 
     // switch-back.toml: inactive after 1+2+4 s, repaired at 30 s; back on the primary with
@@ -141,10 +106,7 @@ fn failover_examples_move_traffic_when_the_rfcs_say() {
         .filter(|&(t, _)| t > back + 1.0)
         .map(|(_, v)| v)
         .collect();
-    assert!(
-        !after.is_empty() && after.iter().all(|&v| v > 0.0),
-        "no data on the primary after switch-back"
-    );
+    assert!(!after.is_empty() && after.iter().all(|&v| v > 0.0), "no data on the primary after switch-back");
 }
 
 #[test]
@@ -152,13 +114,7 @@ fn the_same_seed_gives_identical_results() {
     let text = example("pf-failover.toml");
     let (a, b) = (run(&text), run(&text));
     assert_eq!(a.scalars, b.scalars);
-    let ts = |r: &RunResult| {
-        (
-            r.timeseries.time_ns.clone(),
-            r.timeseries.series.clone(),
-            r.timeseries.value.clone(),
-        )
-    };
+    let ts = |r: &RunResult| (r.timeseries.time_ns.clone(), r.timeseries.series.clone(), r.timeseries.value.clone());
     assert_eq!(ts(&a), ts(&b));
     assert_eq!(a.events, b.events);
     // Another seed changes the heartbeat jitter, hence the results.
@@ -229,16 +185,8 @@ tcp = { cc = "CC", send_buffer = "1MiB" }
         let sctp = get(&r, "sctp", "sctp-sink", "goodput");
         let tcp = get(&r, "flow", "tcp", "goodput");
         let share = sctp / (sctp + tcp);
-        println!(
-            "| {cc} | {:.2} | {:.2} | {:.3} |",
-            sctp / 1e6,
-            tcp / 1e6,
-            share
-        );
-        assert!(
-            sctp + tcp > 0.93 * 10e6,
-            "{cc}: together they fill the bottleneck"
-        );
+        println!("| {cc} | {:.2} | {:.2} | {:.3} |", sctp / 1e6, tcp / 1e6, share);
+        assert!(sctp + tcp > 0.93 * 10e6, "{cc}: together they fill the bottleneck");
         assert!((0.2..=0.8).contains(&share), "{cc}: SCTP share {share}");
     }
 }

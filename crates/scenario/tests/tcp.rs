@@ -44,7 +44,8 @@ fn flows_with_equal_rtts_share_a_droptail_bottleneck_fairly() {
 
 #[test]
 fn tcp_example_runs_its_groups_and_mix() {
-    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/tcp-dumbbell.toml")).unwrap();
+    let text =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/tcp-dumbbell.toml")).unwrap();
     let s = scenario::parse(&text, &[]).unwrap();
     assert_eq!(s.flow_groups[0].1, ["cross-1", "cross-2", "cross-3", "cross-4"]);
     let r = s.build(s.seed, None).unwrap().world.run().unwrap();

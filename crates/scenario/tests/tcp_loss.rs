@@ -57,14 +57,22 @@ fn goodput_falls_with_loss_like_one_over_sqrt_p() {
 #[test]
 #[ignore = "prints the loss-vs-goodput table for BENCHMARKS.md (takes about a minute)"]
 fn loss_sweep_table() {
-    println!("| cc | RTT | p | goodput (Mbit/s) | Mathis model (Mbit/s) | measured / model | timeouts | fast retransmits |");
+    println!(
+        "| cc | RTT | p | goodput (Mbit/s) | Mathis model (Mbit/s) | measured / model | timeouts | fast retransmits |"
+    );
     println!("|---|---|---|---|---|---|---|---|");
     for cc in ["newreno", "sack"] {
         for rtt in [20, 100] {
             for p in [0.001, 0.002, 0.005, 0.01, 0.02, 0.05] {
                 let (g, to, fr) = goodput(p, rtt, cc, "300s");
                 let m = mathis(p, rtt);
-                println!("| {cc} | {rtt} ms | {:.1} % | {:.2} | {:.2} | {:.2} | {to} | {fr} |", p * 100.0, g / 1e6, m / 1e6, g / m);
+                println!(
+                    "| {cc} | {rtt} ms | {:.1} % | {:.2} | {:.2} | {:.2} | {to} | {fr} |",
+                    p * 100.0,
+                    g / 1e6,
+                    m / 1e6,
+                    g / m
+                );
             }
         }
     }

@@ -141,11 +141,9 @@ impl Preset {
         let base = Config::default();
         match self {
             Preset::Rfc9260 => base,
-            Preset::Rfc4960 => Config {
-                rto_initial: Duration::from_secs(3),
-                congestion: CongestionConfig::rfc4960(),
-                ..base
-            },
+            Preset::Rfc4960 => {
+                Config { rto_initial: Duration::from_secs(3), congestion: CongestionConfig::rfc4960(), ..base }
+            }
             Preset::Linux => Config {
                 rto_initial: Duration::from_secs(3),
                 pf_max_retrans: Some(0),
@@ -153,12 +151,9 @@ impl Preset {
                 send_buffer: 212_992,
                 ..base
             },
-            Preset::FreeBsd => Config {
-                rto_initial: Duration::from_secs(3),
-                recv_buffer: 262_144,
-                send_buffer: 262_144,
-                ..base
-            },
+            Preset::FreeBsd => {
+                Config { rto_initial: Duration::from_secs(3), recv_buffer: 262_144, send_buffer: 262_144, ..base }
+            }
         }
     }
 }

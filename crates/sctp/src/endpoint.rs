@@ -294,19 +294,13 @@ impl Endpoint {
     fn report_stale(&mut self, header: &HeaderView<'_>, from: IpAddr, to: IpAddr, state: &CookieState, by: Duration) {
         self.stats.stale_cookies += 1;
         let measure = u32::try_from(by.as_nanos() / 1000).unwrap_or(u32::MAX);
-        let chunk = Chunk::Error {
-            causes: vec![ErrorCause::StaleCookie { staleness_us: measure }],
-        };
+        let chunk = Chunk::Error { causes: vec![ErrorCause::StaleCookie { staleness_us: measure }] };
         self.reply(header, from, to, state.peer_tag, &[chunk]);
     }
 
     /// Queues a packet answering `header` (ports swapped) from our address `to` back to `from`.
     fn reply(&mut self, header: &HeaderView<'_>, from: IpAddr, to: IpAddr, tag: u32, chunks: &[Chunk]) {
-        let h = CommonHeader {
-            src_port: header.dst_port(),
-            dst_port: header.src_port(),
-            verification_tag: tag,
-        };
+        let h = CommonHeader { src_port: header.dst_port(), dst_port: header.src_port(), verification_tag: tag };
         let mut b = PacketBuilder::new(h, 64 + chunks.iter().map(Chunk::buffer_len).sum::<usize>());
         for c in chunks {
             b.chunk(c);
@@ -327,10 +321,7 @@ impl Endpoint {
         tags: AckTags,
     ) -> Result<Chunk, Chunk> {
         if init.initiate_tag == 0 || init.outbound_streams == 0 || init.inbound_streams == 0 {
-            return Err(Chunk::Abort {
-                t_bit: false,
-                causes: vec![ErrorCause::InvalidMandatoryParameter],
-            });
+            return Err(Chunk::Abort { t_bit: false, causes: vec![ErrorCause::InvalidMandatoryParameter] });
         }
         // §3.2.1: report unknown parameters whose upper bits ask for it.
         let mut unrecognized = Vec::new();
@@ -374,11 +365,7 @@ impl Endpoint {
             peer_port: header.src_port(),
             peer_addrs: peer_addresses(from, &init.params),
         };
-        let mut params = if self.local_addrs.len() > 1 {
-            address_params(&self.local_addrs)
-        } else {
-            Vec::new()
-        };
+        let mut params = if self.local_addrs.len() > 1 { address_params(&self.local_addrs) } else { Vec::new() };
         params.push(Parameter::StateCookie(state.seal(&self.secret)));
         if !unrecognized.is_empty() {
             params.push(Parameter::UnrecognizedParameter(unrecognized));
@@ -400,12 +387,7 @@ impl Endpoint {
         }
         for (id, a) in self.associations.iter_mut().enumerate() {
             if let Some(t) = a.poll_transmit(now) {
-                return Some(Datagram {
-                    remote: t.remote,
-                    local: None,
-                    assoc: Some(id),
-                    payload: t.payload,
-                });
+                return Some(Datagram { remote: t.remote, local: None, assoc: Some(id), payload: t.payload });
             }
         }
         None

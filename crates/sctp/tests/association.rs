@@ -121,10 +121,7 @@ fn graceful_shutdown_closes_both_sides_after_all_data_is_acknowledged() {
     assert_eq!(h.apps[SERVER].received_bytes, 100_000);
     for side in [CLIENT, SERVER] {
         assert_eq!(h.assoc_ref(side).state(), State::Closed);
-        assert_eq!(
-            h.event_times(side, |e| *e == Event::Closed { reason: CloseReason::Shutdown }).len(),
-            1
-        );
+        assert_eq!(h.event_times(side, |e| *e == Event::Closed { reason: CloseReason::Shutdown }).len(), 1);
     }
     assert_eq!(h.eps[SERVER].poll_timeout(), None, "no timers left");
 }
@@ -243,9 +240,8 @@ fn failover_case(pmr: u32, rto_max_s: u64) {
         expected += rto;
         rto = rto.saturating_mul(2).min(Duration::from_secs(rto_max_s));
     }
-    let inactive = h.event_times(CLIENT, |e| {
-        matches!(e, Event::PathStateChanged { path: 0, to: PathState::Inactive, .. })
-    });
+    let inactive =
+        h.event_times(CLIENT, |e| matches!(e, Event::PathStateChanged { path: 0, to: PathState::Inactive, .. }));
     assert_eq!(inactive, vec![expected], "pmr {pmr}, rto_max {rto_max_s}");
     // New data goes to the alternate from then on (once the retransmissions marked at that
     // timeout have left, cwnd permitting).
@@ -268,18 +264,16 @@ fn failover_time_follows_the_backoff_rules() {
 
 #[test]
 fn potentially_failed_moves_data_after_the_first_timeout() {
-    let config = Config {
-        rto_min: Duration::from_secs(1),
-        pf_max_retrans: Some(0),
-        ..Config::default()
-    };
+    let config = Config { rto_min: Duration::from_secs(1), pf_max_retrans: Some(0), ..Config::default() };
     let mut h = unlimited_upload(sender_config(config.clone()), receiver_config(config), 23);
     h.run_until(secs(5));
     h.set_link(0, false);
     h.run_for(Duration::from_secs(30));
     let last_sack = h.last_delivery(CLIENT, 0, secs(5)).unwrap();
     let expected = last_sack + Duration::from_secs(1);
-    let pf = h.event_times(CLIENT, |e| matches!(e, Event::PathStateChanged { path: 0, to: PathState::PotentiallyFailed, .. }));
+    let pf = h.event_times(CLIENT, |e| {
+        matches!(e, Event::PathStateChanged { path: 0, to: PathState::PotentiallyFailed, .. })
+    });
     assert_eq!(pf, vec![expected]);
     let moved = h.event_times(CLIENT, |e| matches!(e, Event::DataPathChanged { from: 0, to: 1 }));
     assert_eq!(moved.len(), 1, "data stays on the alternate while the primary is PF");
@@ -288,12 +282,8 @@ fn potentially_failed_moves_data_after_the_first_timeout() {
 }
 
 fn switchback_run(switchback: bool) -> Harness {
-    let config = Config {
-        path_max_retrans: 1,
-        hb_interval: Some(Duration::from_secs(2)),
-        switchback,
-        ..Config::default()
-    };
+    let config =
+        Config { path_max_retrans: 1, hb_interval: Some(Duration::from_secs(2)), switchback, ..Config::default() };
     let mut h = unlimited_upload(config.clone(), config, 25);
     h.run_until(secs(5));
     h.set_link(0, false);
@@ -388,8 +378,6 @@ fn out_of_the_blue_packets_get_abort_with_the_t_bit() {
     ep.handle(Instant::ZERO, from, "10.0.0.2".parse().unwrap(), &abort.emit());
     assert_eq!(ep.poll_transmit(Instant::ZERO), None);
 }
-
-
 
 #[test]
 fn association_fails_when_the_error_count_exceeds_association_max_retrans() {

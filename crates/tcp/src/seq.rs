@@ -38,10 +38,7 @@ mod tests {
         assert_eq!(unwrap(base, base.plus(5), 0), Some(5));
         assert_eq!(unwrap(base, base.plus(20), 15), Some(20));
         assert_eq!(unwrap(base, SeqNumber(base.0.wrapping_sub(1)), 0), None);
-        assert_eq!(
-            unwrap(base, base.plus(5_000_000_000), 5_000_000_100),
-            Some(5_000_000_000)
-        );
+        assert_eq!(unwrap(base, base.plus(5_000_000_000), 5_000_000_100), Some(5_000_000_000));
         assert!(SeqNumber(1).diff(SeqNumber(u32::MAX)) == 2);
     }
 }

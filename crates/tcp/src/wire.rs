@@ -103,10 +103,7 @@ impl<'a> TcpView<'a> {
     /// Check the fixed header and the data offset against the buffer length.
     pub fn new(bytes: &'a [u8]) -> Result<Self, WireError> {
         if bytes.len() < HEADER_LEN {
-            return Err(WireError::Truncated {
-                need: HEADER_LEN,
-                have: bytes.len(),
-            });
+            return Err(WireError::Truncated { need: HEADER_LEN, have: bytes.len() });
         }
         let offset = bytes[12] >> 4;
         if offset < 5 {
@@ -114,10 +111,7 @@ impl<'a> TcpView<'a> {
         }
         let header_len = offset as usize * 4;
         if bytes.len() < header_len {
-            return Err(WireError::Truncated {
-                need: header_len,
-                have: bytes.len(),
-            });
+            return Err(WireError::Truncated { need: header_len, have: bytes.len() });
         }
         Ok(TcpView { bytes, header_len })
     }
@@ -131,21 +125,11 @@ impl<'a> TcpView<'a> {
     }
     /// Sequence number.
     pub fn seq(&self) -> SeqNumber {
-        SeqNumber(u32::from_be_bytes([
-            self.bytes[4],
-            self.bytes[5],
-            self.bytes[6],
-            self.bytes[7],
-        ]))
+        SeqNumber(u32::from_be_bytes([self.bytes[4], self.bytes[5], self.bytes[6], self.bytes[7]]))
     }
     /// Acknowledgment number (meaningful only with ACK set).
     pub fn ack(&self) -> SeqNumber {
-        SeqNumber(u32::from_be_bytes([
-            self.bytes[8],
-            self.bytes[9],
-            self.bytes[10],
-            self.bytes[11],
-        ]))
+        SeqNumber(u32::from_be_bytes([self.bytes[8], self.bytes[9], self.bytes[10], self.bytes[11]]))
     }
     /// Control bits.
     pub fn flags(&self) -> Flags {
@@ -209,9 +193,7 @@ impl TcpOptions {
                 }
                 _ => {}
             }
-            let length = *bytes
-                .get(1)
-                .ok_or(WireError::BadOption { kind, length: 0 })?;
+            let length = *bytes.get(1).ok_or(WireError::BadOption { kind, length: 0 })?;
             let len = length as usize;
             if len < 2 || len > bytes.len() {
                 return Err(WireError::BadOption { kind, length });
@@ -283,11 +265,7 @@ impl TcpOptions {
             out.extend_from_slice(&[1, 3, 3, shift]);
         }
         if let Some((v, e)) = self.timestamps {
-            out.extend_from_slice(if self.sack_permitted {
-                &[4, 2]
-            } else {
-                &[1, 1]
-            });
+            out.extend_from_slice(if self.sack_permitted { &[4, 2] } else { &[1, 1] });
             out.extend_from_slice(&[8, 10]);
             out.extend_from_slice(&v.to_be_bytes());
             out.extend_from_slice(&e.to_be_bytes());
@@ -363,9 +341,7 @@ impl<'a> TcpRepr<'a> {
 
     /// Sequence space the segment occupies: data plus one each for SYN and FIN.
     pub fn segment_len(&self) -> usize {
-        self.payload.len()
-            + self.flags.has(Flags::SYN) as usize
-            + self.flags.has(Flags::FIN) as usize
+        self.payload.len() + self.flags.has(Flags::SYN) as usize + self.flags.has(Flags::FIN) as usize
     }
 
     /// The segment's bytes, checksum computed for `src` to `dst`.
@@ -392,16 +368,10 @@ impl<'a> TcpRepr<'a> {
 /// Sum of the IPv4 pseudo-header (RFC 9293 §3.1) for a TCP segment of `len` bytes.
 pub fn pseudo_header_sum(src: Ipv4Addr, dst: Ipv4Addr, len: usize) -> u32 {
     let (s, d) = (src.octets(), dst.octets());
-    [
-        [s[0], s[1]],
-        [s[2], s[3]],
-        [d[0], d[1]],
-        [d[2], d[3]],
-        [0, PROTO_TCP],
-    ]
-    .iter()
-    .map(|w| u16::from_be_bytes(*w) as u32)
-    .sum::<u32>()
+    [[s[0], s[1]], [s[2], s[3]], [d[0], d[1]], [d[2], d[3]], [0, PROTO_TCP]]
+        .iter()
+        .map(|w| u16::from_be_bytes(*w) as u32)
+        .sum::<u32>()
         + (len as u32 & 0xffff)
 }
 
@@ -461,10 +431,7 @@ mod tests {
     fn syn_round_trips_through_static_bytes() {
         let bytes = with_checksum(SYN.to_vec());
         let r = TcpRepr::parse(&bytes, A, B).unwrap();
-        assert_eq!(
-            (r.src_port, r.dst_port, r.seq, r.ack, r.window),
-            (50000, 5001, SeqNumber(1000), None, 65535)
-        );
+        assert_eq!((r.src_port, r.dst_port, r.seq, r.ack, r.window), (50000, 5001, SeqNumber(1000), None, 65535));
         assert!(r.flags.has(Flags::SYN));
         assert_eq!(r.options.mss, Some(1460));
         assert_eq!(r.options.window_scale, Some(7));
@@ -478,10 +445,7 @@ mod tests {
     #[test]
     fn data_segment_with_sack_blocks_round_trips() {
         let payload = [7u8; 33];
-        let mut options = TcpOptions {
-            timestamps: Some((1, 2)),
-            ..Default::default()
-        };
+        let mut options = TcpOptions { timestamps: Some((1, 2)), ..Default::default() };
         options.sack[0] = (SeqNumber(100), SeqNumber(200));
         options.sack[1] = (SeqNumber(u32::MAX - 5), SeqNumber(10));
         options.sack_len = 2;
@@ -501,10 +465,7 @@ mod tests {
         assert_eq!(TcpRepr::parse(&bytes, A, B).unwrap(), r);
         assert_eq!(r.segment_len(), 34);
         // Another address fails the pseudo-header checksum.
-        assert_eq!(
-            TcpRepr::parse(&bytes, A, Ipv4Addr::new(10, 0, 1, 3)),
-            Err(WireError::Checksum)
-        );
+        assert_eq!(TcpRepr::parse(&bytes, A, Ipv4Addr::new(10, 0, 1, 3)), Err(WireError::Checksum));
     }
 
     #[test]
@@ -519,36 +480,21 @@ mod tests {
             }
             !(sum as u16)
         };
-        let data: Vec<u8> = (0..1500u32)
-            .map(|i| (i.wrapping_mul(2654435761) >> 13) as u8)
-            .collect();
+        let data: Vec<u8> = (0..1500u32).map(|i| (i.wrapping_mul(2654435761) >> 13) as u8).collect();
         for len in [0, 1, 2, 3, 5, 7, 20, 21, 1499, 1500] {
-            assert_eq!(
-                internet_checksum(&data[..len], 12345),
-                narrow(&data[..len], 12345),
-                "{len}"
-            );
+            assert_eq!(internet_checksum(&data[..len], 12345), narrow(&data[..len], 12345), "{len}");
         }
     }
 
     #[test]
     fn malformed_options_and_headers_are_errors() {
-        assert!(matches!(
-            TcpView::new(&[0; 19]),
-            Err(WireError::Truncated { .. })
-        ));
+        assert!(matches!(TcpView::new(&[0; 19]), Err(WireError::Truncated { .. })));
         let mut short_offset = SYN.to_vec();
         short_offset[12] = 0x40;
-        assert_eq!(
-            TcpView::new(&short_offset).err(),
-            Some(WireError::BadDataOffset(4))
-        );
+        assert_eq!(TcpView::new(&short_offset).err(), Some(WireError::BadDataOffset(4)));
         let mut long_offset = SYN.to_vec();
         long_offset[12] = 0xf0;
-        assert!(matches!(
-            TcpView::new(&long_offset),
-            Err(WireError::Truncated { need: 60, .. })
-        ));
+        assert!(matches!(TcpView::new(&long_offset), Err(WireError::Truncated { need: 60, .. })));
         for opts in [
             &[2u8, 3, 0][..],
             &[2, 4, 5],

@@ -23,11 +23,7 @@ fn handshake_negotiates_options_and_closes_cleanly() {
     let first: Vec<_> = h.log.iter().take(3).map(|l| (l.1, l.2)).collect();
     assert_eq!(
         first,
-        vec![
-            (Dir::AtoB, Flags::SYN),
-            (Dir::BtoA, Flags::SYN | Flags::ACK),
-            (Dir::AtoB, Flags::FIN | Flags::ACK)
-        ]
+        vec![(Dir::AtoB, Flags::SYN), (Dir::BtoA, Flags::SYN | Flags::ACK), (Dir::AtoB, Flags::FIN | Flags::ACK)]
     );
     assert_eq!(h.a.negotiated(), (true, true, 5, 5)); // 1 MiB buffer -> shift 5
     assert_eq!(h.b.negotiated(), (true, true, 5, 5));
@@ -36,39 +32,19 @@ fn handshake_negotiates_options_and_closes_cleanly() {
     assert_eq!(h.b.state(), State::Closed);
     assert!(h.events_a.iter().any(|e| e.1 == Event::Connected));
     assert!(h.events_b.iter().any(|e| e.1 == Event::PeerClosed));
-    let time_wait = h
-        .events_a
-        .iter()
-        .find(|e| {
-            matches!(
-                e.1,
-                Event::StateChanged {
-                    to: State::TimeWait,
-                    ..
-                }
-            )
-        })
-        .unwrap()
-        .0;
+    let time_wait =
+        h.events_a.iter().find(|e| matches!(e.1, Event::StateChanged { to: State::TimeWait, .. })).unwrap().0;
     let closed = h.events_a.iter().find(|e| e.1 == Event::Closed).unwrap().0;
     assert_eq!(closed - time_wait, Duration::from_secs(1));
     // The RTT of the handshake is measured: 2 x 10 ms plus serialisation.
     let srtt = h.a.srtt().unwrap();
-    assert!(
-        srtt >= Duration::from_millis(20) && srtt < Duration::from_millis(21),
-        "{srtt}"
-    );
+    assert!(srtt >= Duration::from_millis(20) && srtt < Duration::from_millis(21), "{srtt}");
 }
 
 #[test]
 fn options_off_fall_back_to_rfc_defaults() {
-    let plain = Config {
-        sack: false,
-        timestamps: false,
-        window_scaling: false,
-        recv_buffer: 65535,
-        ..Config::default()
-    };
+    let plain =
+        Config { sack: false, timestamps: false, window_scaling: false, recv_buffer: 65535, ..Config::default() };
     let mut h = Harness::new(Config::default(), plain, Path::default(), 2).transfer(200_000);
     h.run(secs(30));
     assert_eq!(h.a.negotiated(), (false, false, 0, 0));
@@ -79,26 +55,18 @@ fn options_off_fall_back_to_rfc_defaults() {
 
 #[test]
 fn bulk_transfer_is_intact_and_uses_the_initial_window() {
-    let mut h =
-        Harness::new(Config::default(), Config::default(), Path::default(), 3).transfer(2_000_000);
+    let mut h = Harness::new(Config::default(), Config::default(), Path::default(), 3).transfer(2_000_000);
     h.run(secs(60));
     assert_eq!(h.received.len(), 2_000_000);
     assert!(h.data_ok());
     assert_eq!(h.a.stats().retransmissions, 0);
     // RFC 6928: 10 segments in the first flight (14600 / 1448 -> min(10 MSS, 14600 B) = 10).
-    let first_rtt = h
-        .data_segments()
-        .iter()
-        .filter(|s| s.0 < Instant::ZERO + Duration::from_millis(25))
-        .count();
+    let first_rtt = h.data_segments().iter().filter(|s| s.0 < Instant::ZERO + Duration::from_millis(25)).count();
     assert_eq!(first_rtt, 10);
     // Delayed ACKs: about one pure ACK per two data segments.
     let data = h.a.stats().segments_sent as f64;
     let acks = h.b.stats().acks_sent as f64;
-    assert!(
-        acks > 0.4 * data && acks < 0.65 * data,
-        "{acks} acks for {data} segments"
-    );
+    assert!(acks > 0.4 * data && acks < 0.65 * data, "{acks} acks for {data} segments");
 }
 
 fn drop_offsets(offsets: Vec<u64>) -> common::Filter {
@@ -128,17 +96,9 @@ fn single_loss_is_repaired_by_one_fast_retransmit() {
     for cc in ["newreno", "sack", "cubic"] {
         let h = with_losses(cc, vec![1 + 200 * MSS_PAYLOAD]);
         let s = h.a.stats();
-        assert_eq!(
-            (s.fast_retransmits, s.timeouts, s.retransmissions),
-            (1, 0, 1),
-            "{cc}: {s:?}"
-        );
+        assert_eq!((s.fast_retransmits, s.timeouts, s.retransmissions), (1, 0, 1), "{cc}: {s:?}");
         let loss = h.events_a.iter().find_map(|e| match e.1 {
-            Event::Loss {
-                kind,
-                cwnd,
-                ssthresh,
-            } => Some((kind, cwnd, ssthresh)),
+            Event::Loss { kind, cwnd, ssthresh } => Some((kind, cwnd, ssthresh)),
             _ => None,
         });
         let (kind, _, ssthresh) = loss.unwrap();
@@ -149,10 +109,7 @@ fn single_loss_is_repaired_by_one_fast_retransmit() {
 
 #[test]
 fn several_losses_in_one_window_take_one_episode() {
-    let lost: Vec<u64> = [300, 303, 307, 310]
-        .iter()
-        .map(|k| 1 + k * MSS_PAYLOAD)
-        .collect();
+    let lost: Vec<u64> = [300, 303, 307, 310].iter().map(|k| 1 + k * MSS_PAYLOAD).collect();
     for cc in ["newreno", "sack", "cubic"] {
         let h = with_losses(cc, lost.clone());
         let s = h.a.stats();
@@ -164,55 +121,27 @@ fn several_losses_in_one_window_take_one_episode() {
     let rtx_span = |cc: &str| {
         let h = with_losses(cc, lost.clone());
         let segs = h.data_segments();
-        let rtx: Vec<Instant> = lost
-            .iter()
-            .map(|o| segs.iter().filter(|s| s.1 == *o).nth(1).unwrap().0)
-            .collect();
+        let rtx: Vec<Instant> = lost.iter().map(|o| segs.iter().filter(|s| s.1 == *o).nth(1).unwrap().0).collect();
         *rtx.iter().max().unwrap() - *rtx.iter().min().unwrap()
     };
-    assert!(
-        rtx_span("newreno") >= Duration::from_millis(60),
-        "{}",
-        rtx_span("newreno")
-    );
-    assert!(
-        rtx_span("sack") < Duration::from_millis(20),
-        "{}",
-        rtx_span("sack")
-    );
+    assert!(rtx_span("newreno") >= Duration::from_millis(60), "{}", rtx_span("newreno"));
+    assert!(rtx_span("sack") < Duration::from_millis(20), "{}", rtx_span("sack"));
 }
 
 #[test]
 fn retransmission_timer_backs_off_exponentially() {
-    let mut h =
-        Harness::new(Config::default(), Config::default(), Path::default(), 5).transfer(20_000_000);
+    let mut h = Harness::new(Config::default(), Config::default(), Path::default(), 5).transfer(20_000_000);
     // A black hole from 0.5 s to 20 s in both directions.
     h.filter = Some(Box::new(|s| {
-        s.now >= Instant::ZERO + Duration::from_millis(500)
-            && s.now < Instant::ZERO + Duration::from_secs(20)
+        s.now >= Instant::ZERO + Duration::from_millis(500) && s.now < Instant::ZERO + Duration::from_secs(20)
     }));
     h.run(secs(120));
     assert_eq!(h.received.len(), 20_000_000);
     assert!(h.data_ok());
-    let timeouts: Vec<Instant> = h
-        .events_a
-        .iter()
-        .filter(|e| {
-            matches!(
-                e.1,
-                Event::Loss {
-                    kind: LossKind::Timeout,
-                    ..
-                }
-            )
-        })
-        .map(|e| e.0)
-        .collect();
+    let timeouts: Vec<Instant> =
+        h.events_a.iter().filter(|e| matches!(e.1, Event::Loss { kind: LossKind::Timeout, .. })).map(|e| e.0).collect();
     assert!(timeouts.len() >= 4, "{timeouts:?}");
-    let gaps: Vec<f64> = timeouts
-        .windows(2)
-        .map(|w| (w[1] - w[0]).as_secs_f64())
-        .collect();
+    let gaps: Vec<f64> = timeouts.windows(2).map(|w| (w[1] - w[0]).as_secs_f64()).collect();
     for g in gaps.windows(2) {
         assert!((g[1] / g[0] - 2.0).abs() < 1e-6, "{gaps:?}");
     }
@@ -220,11 +149,7 @@ fn retransmission_timer_backs_off_exponentially() {
     assert_eq!(s.timeouts, timeouts.len() as u64);
     // After a timeout the window restarts at one segment.
     let after = h.events_a.iter().find_map(|e| match e.1 {
-        Event::Loss {
-            kind: LossKind::Timeout,
-            cwnd,
-            ..
-        } => Some(cwnd),
+        Event::Loss { kind: LossKind::Timeout, cwnd, .. } => Some(cwnd),
         _ => None,
     });
     assert_eq!(after, Some(MSS_PAYLOAD));
@@ -232,67 +157,39 @@ fn retransmission_timer_backs_off_exponentially() {
 
 #[test]
 fn lost_syn_is_retransmitted_after_the_initial_rto_with_a_one_segment_window() {
-    let mut h =
-        Harness::new(Config::default(), Config::default(), Path::default(), 6).transfer(100_000);
+    let mut h = Harness::new(Config::default(), Config::default(), Path::default(), 6).transfer(100_000);
     h.filter = Some(Box::new(|s| s.index == 0 && s.dir == Dir::AtoB));
     h.run(secs(30));
-    let syns: Vec<Instant> = h
-        .log
-        .iter()
-        .filter(|l| l.1 == Dir::AtoB && l.2 & Flags::SYN != 0)
-        .map(|l| l.0)
-        .collect();
+    let syns: Vec<Instant> = h.log.iter().filter(|l| l.1 == Dir::AtoB && l.2 & Flags::SYN != 0).map(|l| l.0).collect();
     assert_eq!(syns, vec![Instant::ZERO, secs(1)]);
     assert_eq!(h.received.len(), 100_000);
-    let first_flight = h
-        .data_segments()
-        .iter()
-        .filter(|s| s.0 < secs(1) + Duration::from_millis(25))
-        .count();
-    assert_eq!(
-        first_flight, 1,
-        "RFC 5681: IW is one segment after a lost SYN"
-    );
+    let first_flight = h.data_segments().iter().filter(|s| s.0 < secs(1) + Duration::from_millis(25)).count();
+    assert_eq!(first_flight, 1, "RFC 5681: IW is one segment after a lost SYN");
 }
 
 #[test]
 fn abort_after_max_retries_and_reset_reaches_the_peer() {
-    let cfg = Config {
-        max_retries: 3,
-        ..Config::default()
-    };
+    let cfg = Config { max_retries: 3, ..Config::default() };
     let mut h = Harness::new(cfg, Config::default(), Path::default(), 7).transfer(100_000_000);
     h.filter = Some(Box::new(|s| {
-        s.dir == Dir::AtoB
-            && s.now >= Instant::ZERO + Duration::from_millis(100)
-            && s.repr.flags.0 & Flags::RST == 0
+        s.dir == Dir::AtoB && s.now >= Instant::ZERO + Duration::from_millis(100) && s.repr.flags.0 & Flags::RST == 0
     }));
     h.run(secs(100));
     assert!(h.events_a.iter().any(|e| e.1 == Event::TimedOut));
     assert_eq!(h.a.state(), State::Closed);
-    assert!(
-        h.events_b.iter().any(|e| e.1 == Event::Reset),
-        "the RST got through"
-    );
+    assert!(h.events_b.iter().any(|e| e.1 == Event::Reset), "the RST got through");
     assert_eq!(h.b.state(), State::Closed);
 }
 
 #[test]
 fn zero_window_stalls_and_probes_until_the_reader_returns() {
-    let small = Config {
-        recv_buffer: 20_000,
-        ..Config::default()
-    };
+    let small = Config { recv_buffer: 20_000, ..Config::default() };
     let mut h = Harness::new(Config::default(), small, Path::default(), 8).transfer(200_000);
     h.read_from = secs(5);
     h.run(secs(60));
     assert_eq!(h.received.len(), 200_000);
     assert!(h.data_ok());
-    assert_eq!(
-        h.a.stats().timeouts,
-        0,
-        "probes are not congestion timeouts"
-    );
+    assert_eq!(h.a.stats().timeouts, 0, "probes are not congestion timeouts");
     let probes = h.data_segments().iter().filter(|s| s.2 == 1).count();
     assert!(probes >= 2, "{probes} one-byte probes");
 }
@@ -301,12 +198,8 @@ fn zero_window_stalls_and_probes_until_the_reader_returns() {
 fn random_loss_transfers_intact_with_every_algorithm() {
     for cc in ["newreno", "sack", "cubic"] {
         for seed in 0..3 {
-            let path = Path {
-                loss: 0.02,
-                ..Path::default()
-            };
-            let mut h =
-                Harness::new(config(cc), Config::default(), path, 100 + seed).transfer(1_000_000);
+            let path = Path { loss: 0.02, ..Path::default() };
+            let mut h = Harness::new(config(cc), Config::default(), path, 100 + seed).transfer(1_000_000);
             h.run(secs(600));
             assert_eq!(h.received.len(), 1_000_000, "{cc} seed {seed}");
             assert!(h.data_ok(), "{cc} seed {seed}");
@@ -318,22 +211,11 @@ fn random_loss_transfers_intact_with_every_algorithm() {
 #[test]
 fn drop_tail_bottleneck_is_filled_and_recovered() {
     for cc in ["newreno", "sack", "cubic"] {
-        let path = Path {
-            rate_bps: 10_000_000,
-            queue_limit: 20,
-            delay: Duration::from_millis(20),
-            loss: 0.0,
-        };
+        let path = Path { rate_bps: 10_000_000, queue_limit: 20, delay: Duration::from_millis(20), loss: 0.0 };
         let mut h = Harness::new(config(cc), Config::default(), path, 9).transfer(20_000_000);
         h.run(secs(100));
         assert_eq!(h.received.len(), 20_000_000, "{cc}");
-        let done = h
-            .events_b
-            .iter()
-            .find(|e| e.1 == Event::PeerClosed)
-            .unwrap()
-            .0
-            .as_secs_f64();
+        let done = h.events_b.iter().find(|e| e.1 == Event::PeerClosed).unwrap().0.as_secs_f64();
         let goodput = 20_000_000.0 * 8.0 / done;
         // Payload share of the wire rate: 1448 / (1448 + 52 + 20 IP) = 95.3 %.
         assert!(goodput > 0.85 * 10e6, "{cc}: {goodput}");

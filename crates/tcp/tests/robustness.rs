@@ -15,8 +15,7 @@ use tcp::{Config, Connection, Duration, Instant};
 fn random_and_mutated_segments_never_panic() {
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(77);
     // Connections in several states: listening, connecting, established with data in flight.
-    let mut h = Harness::new(Config::default(), Config::default(), Path::default(), 1)
-        .transfer(u64::MAX / 2);
+    let mut h = Harness::new(Config::default(), Config::default(), Path::default(), 1).transfer(u64::MAX / 2);
     h.run(Instant::ZERO + Duration::from_millis(300));
     let mut conns = [
         Connection::accept(Config::default(), B_ADDR, A_ADDR, 1, Instant::ZERO),
@@ -62,11 +61,7 @@ fn random_and_mutated_segments_never_panic() {
                     options.sack[k] = (SeqNumber(rng.random()), SeqNumber(rng.random()));
                 }
                 let payload = vec![0u8; rng.random_range(0..100)];
-                let (src, dst) = if rng.random::<bool>() {
-                    (A_ADDR, B_ADDR)
-                } else {
-                    (B_ADDR, A_ADDR)
-                };
+                let (src, dst) = if rng.random::<bool>() { (A_ADDR, B_ADDR) } else { (B_ADDR, A_ADDR) };
                 let repr = TcpRepr {
                     src_port: src.port(),
                     dst_port: dst.port(),

@@ -70,7 +70,18 @@ const SOCKET: u64 = 1;
 impl TcpBulk {
     /// A sender reported as `name`, whose segments are accounted to `flow`.
     pub fn new(config: BulkConfig, flow: u32, name: &str) -> Self {
-        TcpBulk { config, flow, name: name.to_string(), socket: None, written: 0, connected_at: None, completed_at: None, closed: false, events: Vec::new(), chunk: Vec::new() }
+        TcpBulk {
+            config,
+            flow,
+            name: name.to_string(),
+            socket: None,
+            written: 0,
+            connected_at: None,
+            completed_at: None,
+            closed: false,
+            events: Vec::new(),
+            chunk: Vec::new(),
+        }
     }
 
     /// Keep the send buffer full with records; close when everything is written.
@@ -96,7 +107,8 @@ impl TcpBulk {
                 header[8..].copy_from_slice(&now.as_nanos().to_be_bytes());
                 let (from, to) = (rec.max(lo), (rec + RECORD_HEADER as u64).min(hi));
                 if from < to {
-                    self.chunk[(from - lo) as usize..(to - lo) as usize].copy_from_slice(&header[(from - rec) as usize..(to - rec) as usize]);
+                    self.chunk[(from - lo) as usize..(to - lo) as usize]
+                        .copy_from_slice(&header[(from - rec) as usize..(to - rec) as usize]);
                 }
                 rec += RECORD_LEN;
             }
@@ -120,7 +132,9 @@ impl TcpBulk {
         for e in self.events.drain(..) {
             match e {
                 Event::Connected => self.connected_at = Some(now),
-                Event::StateChanged { to: tcp::State::FinWait2 | tcp::State::TimeWait | tcp::State::Closed, .. } if self.completed_at.is_none() && self.closed && s.conn.send_buffered() == 0 => {
+                Event::StateChanged {
+                    to: tcp::State::FinWait2 | tcp::State::TimeWait | tcp::State::Closed, ..
+                } if self.completed_at.is_none() && self.closed && s.conn.send_buffered() == 0 => {
                     self.completed_at = Some(now);
                 }
                 _ => {}
@@ -147,7 +161,13 @@ impl Agent for TcpBulk {
         match token {
             START if self.socket.is_none() => {
                 let c = &self.config;
-                let conn = Connection::connect(c.tcp.clone(), SocketAddrV4::new(c.src, c.src_port), SocketAddrV4::new(c.dst, c.dst_port), c.seed, ctx.now());
+                let conn = Connection::connect(
+                    c.tcp.clone(),
+                    SocketAddrV4::new(c.src, c.src_port),
+                    SocketAddrV4::new(c.dst, c.dst_port),
+                    c.seed,
+                    ctx.now(),
+                );
                 self.socket = Some(TcpSocket::new(conn, self.flow, SOCKET, &self.name));
             }
             SOCKET => {
@@ -242,7 +262,18 @@ const DRAIN_TICK: Duration = Duration::from_millis(1);
 impl TcpSink {
     /// A sink reported as `name`.
     pub fn new(config: SinkConfig, name: &str) -> Self {
-        TcpSink { config, name: name.to_string(), conns: Vec::new(), by_peer: BTreeMap::new(), rx_bytes: 0, credit: 0.0, credit_at: Instant::ZERO, drain_armed: false, events: Vec::new(), buf: Vec::new() }
+        TcpSink {
+            config,
+            name: name.to_string(),
+            conns: Vec::new(),
+            by_peer: BTreeMap::new(),
+            rx_bytes: 0,
+            credit: 0.0,
+            credit_at: Instant::ZERO,
+            drain_armed: false,
+            events: Vec::new(),
+            buf: Vec::new(),
+        }
     }
 
     /// Read from connection `i` as the read rate allows, and account what was read.
@@ -252,7 +283,8 @@ impl TcpSink {
             None => usize::MAX,
             Some(rate) => {
                 let cap = self.config.tcp.recv_buffer as f64;
-                self.credit = (self.credit + now.saturating_since(self.credit_at).as_secs_f64() * rate as f64 / 8.0).min(cap);
+                self.credit =
+                    (self.credit + now.saturating_since(self.credit_at).as_secs_f64() * rate as f64 / 8.0).min(cap);
                 self.credit_at = now;
                 self.credit as usize
             }
@@ -275,7 +307,8 @@ impl TcpSink {
         while rec < hi {
             let (from, to) = (rec.max(lo), (rec + RECORD_HEADER as u64).min(hi));
             if from < to {
-                c.header[(from - rec) as usize..(to - rec) as usize].copy_from_slice(&self.buf[(from - lo) as usize..(to - lo) as usize]);
+                c.header[(from - rec) as usize..(to - rec) as usize]
+                    .copy_from_slice(&self.buf[(from - lo) as usize..(to - lo) as usize]);
                 if to == rec + RECORD_HEADER as u64 {
                     let sent = u64::from_be_bytes(c.header[8..16].try_into().unwrap_or_default());
                     if sent <= now.as_nanos() {
@@ -336,10 +369,22 @@ impl Agent for TcpSink {
                 }
                 let i = self.conns.len();
                 let local = SocketAddrV4::new(ip.dst(), self.config.port);
-                let seed = self.config.seed ^ ((u32::from(peer.0) as u64) << 16 | peer.1 as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-                let conn = Connection::accept(self.config.tcp.clone(), local, SocketAddrV4::new(peer.0, peer.1), seed, ctx.now());
+                let seed = self.config.seed
+                    ^ ((u32::from(peer.0) as u64) << 16 | peer.1 as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+                let conn = Connection::accept(
+                    self.config.tcp.clone(),
+                    local,
+                    SocketAddrV4::new(peer.0, peer.1),
+                    seed,
+                    ctx.now(),
+                );
                 let name = format!("{}/{}:{}", self.name, peer.0, peer.1);
-                self.conns.push(Accepted { socket: TcpSocket::new(conn, NO_FLOW, i as u64, &name), flow: pkt.meta.flow, offset: 0, header: [0; RECORD_HEADER] });
+                self.conns.push(Accepted {
+                    socket: TcpSocket::new(conn, NO_FLOW, i as u64, &name),
+                    flow: pkt.meta.flow,
+                    offset: 0,
+                    header: [0; RECORD_HEADER],
+                });
                 self.by_peer.insert(peer, i);
                 i
             }

@@ -85,7 +85,16 @@ impl Agent for UdpVbr {
 /// Send one UDP datagram whose payload of `size` bytes starts with `seq` and the send time,
 /// and account it to `flow`.
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn send_stamped(ctx: &mut Ctx<'_>, src: Ipv4Addr, dst: Ipv4Addr, sport: u16, dport: u16, size: usize, seq: u64, flow: u32) {
+pub(crate) fn send_stamped(
+    ctx: &mut Ctx<'_>,
+    src: Ipv4Addr,
+    dst: Ipv4Addr,
+    sport: u16,
+    dport: u16,
+    size: usize,
+    seq: u64,
+    flow: u32,
+) {
     let now = ctx.now();
     let mut payload = vec![0u8; size.max(CBR_HEADER_LEN)];
     payload[..8].copy_from_slice(&seq.to_be_bytes());

@@ -176,7 +176,14 @@ impl SctpApp {
     /// Hands the association one message of `size` bytes (at least the header): sequence
     /// number and hand-over time, then zeros. The bytes are written into a buffer kept
     /// between calls (the engine copies them), so a message costs no allocation here.
-    fn send_message(&mut self, now: Instant, stream: u16, ppid: u32, unordered: bool, size: usize) -> Result<(), SendError> {
+    fn send_message(
+        &mut self,
+        now: Instant,
+        stream: u16,
+        ppid: u32,
+        unordered: bool,
+        size: usize,
+    ) -> Result<(), SendError> {
         let mut m = std::mem::take(&mut self.message_buf);
         // Only the header is ever written, so the rest of the buffer stays zero.
         m.resize(size.max(MESSAGE_HEADER_LEN), 0);
@@ -269,7 +276,10 @@ impl SctpApp {
         self.refill(now);
         self.read(ctx);
         if let SctpRole::Bulk { bytes: Some(total), .. } = self.cfg.role {
-            if self.completed_at.is_none() && self.bytes_queued >= total && self.association().is_some_and(|a| a.all_acked()) {
+            if self.completed_at.is_none()
+                && self.bytes_queued >= total
+                && self.association().is_some_and(|a| a.all_acked())
+            {
                 self.completed_at = Some(now);
             }
         }

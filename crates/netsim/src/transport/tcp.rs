@@ -116,7 +116,14 @@ impl TcpSocket {
         let c = &self.conn;
         out.push(now, "tcp", &self.name, "cwnd", "bytes", c.cwnd() as f64);
         let ssthresh = c.ssthresh();
-        out.push(now, "tcp", &self.name, "ssthresh", "bytes", if ssthresh == u64::MAX { f64::NAN } else { ssthresh as f64 });
+        out.push(
+            now,
+            "tcp",
+            &self.name,
+            "ssthresh",
+            "bytes",
+            if ssthresh == u64::MAX { f64::NAN } else { ssthresh as f64 },
+        );
         out.push(now, "tcp", &self.name, "srtt", "s", c.srtt().map_or(f64::NAN, |d| d.as_secs_f64()));
         out.push(now, "tcp", &self.name, "rto", "s", c.rto().as_secs_f64());
         out.push(now, "tcp", &self.name, "in_flight", "bytes", c.in_flight() as f64);

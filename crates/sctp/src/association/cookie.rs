@@ -61,12 +61,7 @@ impl CookieState {
         ] {
             b.extend_from_slice(&v.to_be_bytes());
         }
-        for v in [
-            self.outbound_streams,
-            self.inbound_streams,
-            self.local_port,
-            self.peer_port,
-        ] {
+        for v in [self.outbound_streams, self.inbound_streams, self.local_port, self.peer_port] {
             b.extend_from_slice(&v.to_be_bytes());
         }
         b.push(self.peer_addrs.len().min(255) as u8);

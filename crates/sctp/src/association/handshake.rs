@@ -153,11 +153,7 @@ impl Association {
     }
 
     fn send_init(&mut self, now: Instant) {
-        let params = if self.local_addrs.len() > 1 {
-            address_params(&self.local_addrs)
-        } else {
-            Vec::new()
-        };
+        let params = if self.local_addrs.len() > 1 { address_params(&self.local_addrs) } else { Vec::new() };
         let init = Chunk::Init(InitChunk {
             initiate_tag: self.local_tag,
             a_rwnd: self.config.recv_buffer,
@@ -327,16 +323,10 @@ impl Association {
             // DATA has a TSN before ESTABLISHED, so the next TSN is still the INIT's). In
             // COOKIE-WAIT the peer's addresses are not known yet, so there is nothing to
             // check them against, and no Tie-Tags (§5.2.2 note).
-            State::CookieWait => AckTags::Own {
-                tag: self.local_tag,
-                initial_tsn: self.out.next_tsn,
-                tie_tags: (0, 0),
-            },
-            State::CookieEchoed => AckTags::Own {
-                tag: self.local_tag,
-                initial_tsn: self.out.next_tsn,
-                tie_tags: self.tie_tags(),
-            },
+            State::CookieWait => AckTags::Own { tag: self.local_tag, initial_tsn: self.out.next_tsn, tie_tags: (0, 0) },
+            State::CookieEchoed => {
+                AckTags::Own { tag: self.local_tag, initial_tsn: self.out.next_tsn, tie_tags: self.tie_tags() }
+            }
             // §5.2.2: perhaps a restarted peer. A new tag, our Tie-Tags in the cookie.
             State::Established | State::ShutdownPending | State::ShutdownSent | State::ShutdownReceived => {
                 AckTags::Fresh { tie_tags: self.tie_tags() }
@@ -515,12 +505,7 @@ impl Association {
 
     pub(super) fn queue_shutdown(&mut self) {
         let p = self.shutdown_path();
-        self.control.push_back((
-            p,
-            Chunk::Shutdown {
-                cumulative_tsn_ack: self.inb.cum_tsn,
-            },
-        ));
+        self.control.push_back((p, Chunk::Shutdown { cumulative_tsn_ack: self.inb.cum_tsn }));
     }
 
     fn shutdown_path(&self) -> PathId {

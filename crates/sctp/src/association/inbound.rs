@@ -162,12 +162,10 @@ impl Inbound {
         self.held += len;
         let frag = Fragment::from_data(d, buffers);
         if d.beginning && d.ending {
-            self.complete(Message {
-                stream: frag.stream,
-                ppid: frag.ppid,
-                unordered: frag.unordered,
-                data: frag.data,
-            }, frag.ssn);
+            self.complete(
+                Message { stream: frag.stream, ppid: frag.ppid, unordered: frag.unordered, data: frag.data },
+                frag.ssn,
+            );
         } else {
             self.fragments.insert(pos, frag);
             self.try_reassemble(pos);
@@ -241,15 +239,7 @@ impl Inbound {
         for part in parts {
             data.extend_from_slice(&part.data);
         }
-        self.complete(
-            Message {
-                stream: head.stream,
-                ppid: head.ppid,
-                unordered: head.unordered,
-                data,
-            },
-            head.ssn,
-        );
+        self.complete(Message { stream: head.stream, ppid: head.ppid, unordered: head.unordered, data }, head.ssn);
     }
 
     /// A whole message: unordered ones are ready at once, ordered ones in SSN order (§6.6).
@@ -387,10 +377,7 @@ mod tests {
         assert_eq!(on_data(&mut r, &data(first, 0, true, true, b"a")), DataOutcome::Duplicate);
         let sack = r.make_sack(16);
         assert_eq!(sack.cumulative_tsn_ack, first);
-        assert_eq!(
-            sack.gap_ack_blocks,
-            vec![GapAckBlock { start: 2, end: 2 }, GapAckBlock { start: 4, end: 4 }]
-        );
+        assert_eq!(sack.gap_ack_blocks, vec![GapAckBlock { start: 2, end: 2 }, GapAckBlock { start: 4, end: 4 }]);
         assert_eq!(sack.duplicate_tsns, vec![first]);
         on_data(&mut r, &data(first.wrapping_add(1), 1, true, true, b"b"));
         on_data(&mut r, &data(first.wrapping_add(3), 3, true, true, b"d"));

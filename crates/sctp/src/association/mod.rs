@@ -46,15 +46,13 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use simtime::{Duration, Instant};
 
 use crate::config::Config;
-use crate::wire::{
-    unknown_chunk_action, Chunk, ChunkView, DataRef, ErrorCause, HeaderView, UnknownAction,
-};
+use crate::wire::{unknown_chunk_action, Chunk, ChunkView, DataRef, ErrorCause, HeaderView, UnknownAction};
 
+use buffers::BufferPool;
 pub(crate) use cookie::CookieState;
 pub(crate) use handshake::{address_params, peer_addresses, AckTags, CookieEchoOutcome, InitAnswer};
 pub use inbound::Message;
 use inbound::{DataOutcome, Inbound};
-use buffers::BufferPool;
 use outbound::{Outbound, SackTallies};
 pub use path::{Path, PathId, PathState, PathStats, RtoEstimator};
 
@@ -593,12 +591,7 @@ impl Association {
         chunk.extend_from_slice(&((view.value.len() + 4) as u16).to_be_bytes());
         chunk.extend_from_slice(view.value);
         let p = from.unwrap_or(self.primary);
-        self.control.push_back((
-            p,
-            Chunk::Error {
-                causes: vec![ErrorCause::UnrecognizedChunkType { chunk }],
-            },
-        ));
+        self.control.push_back((p, Chunk::Error { causes: vec![ErrorCause::UnrecognizedChunkType { chunk }] }));
     }
 
     /// One DATA chunk (§6.2). Returns false if the packet must not be processed further.
@@ -620,9 +613,7 @@ impl Association {
                 // §6.5: acknowledge the TSN, report the stream, discard the data.
                 self.control.push_back((
                     from,
-                    Chunk::Error {
-                        causes: vec![ErrorCause::InvalidStreamIdentifier { stream_id: d.stream_id }],
-                    },
+                    Chunk::Error { causes: vec![ErrorCause::InvalidStreamIdentifier { stream_id: d.stream_id }] },
                 ));
             }
         }
@@ -677,9 +668,7 @@ impl Association {
             // §5.2.6: start over with a new INIT (without a Cookie Preservative).
             self.restart_init(now);
         }
-        self.events.push_back(Event::PeerError {
-            causes: causes.iter().map(ErrorCause::code).collect(),
-        });
+        self.events.push_back(Event::PeerError { causes: causes.iter().map(ErrorCause::code).collect() });
     }
 
     // ----- application commands -----

@@ -141,7 +141,15 @@ impl Outbound {
     }
 
     /// Splits a message into fragments of at most `max` bytes (§6.9) with one SSN.
-    pub(crate) fn enqueue(&mut self, stream: u16, ppid: u32, unordered: bool, data: &[u8], max: usize, buffers: &mut BufferPool) {
+    pub(crate) fn enqueue(
+        &mut self,
+        stream: u16,
+        ppid: u32,
+        unordered: bool,
+        data: &[u8],
+        max: usize,
+        buffers: &mut BufferPool,
+    ) {
         let ssn = if unordered {
             0
         } else {
@@ -468,10 +476,7 @@ impl Association {
     /// An active destination other than `p` for retransmissions (§6.4), or `p` itself.
     pub(super) fn alternate(&self, p: PathId) -> PathId {
         let n = self.paths.len();
-        (1..n)
-            .map(|k| (p + k) % n)
-            .find(|&q| self.paths[q].is_usable())
-            .unwrap_or(p)
+        (1..n).map(|k| (p + k) % n).find(|&q| self.paths[q].is_usable()).unwrap_or(p)
     }
 
     fn retransmit_path(&self, s: &Sent) -> PathId {
@@ -486,18 +491,11 @@ impl Association {
 
     fn open_packet(&mut self, path: PathId) -> Open {
         let limit = self.config.max_packet();
-        let header = CommonHeader {
-            src_port: self.local_port,
-            dst_port: self.peer_port,
-            verification_tag: self.peer_tag,
-        };
+        let header =
+            CommonHeader { src_port: self.local_port, dst_port: self.peer_port, verification_tag: self.peer_tag };
         // The buffer has room for the lower layers too (a whole MTU), so a driver can put its
         // headers in front of the packet without copying it to a new buffer.
-        Open {
-            path,
-            builder: PacketBuilder::with_buffer(header, self.buffers.take()),
-            limit,
-        }
+        Open { path, builder: PacketBuilder::with_buffer(header, self.buffers.take()), limit }
     }
 
     fn close_packet(&mut self, open: Open) {
@@ -506,11 +504,7 @@ impl Association {
         }
         let path = &mut self.paths[open.path];
         path.stats.packets_sent += 1;
-        self.transmits.push_back(Transmit {
-            remote: path.remote,
-            path: open.path,
-            payload: open.builder.finish(),
-        });
+        self.transmits.push_back(Transmit { remote: path.remote, path: open.path, payload: open.builder.finish() });
     }
 
     /// The builder of the open packet for `path` with room for `need` more bytes, closing

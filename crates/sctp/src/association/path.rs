@@ -52,11 +52,7 @@ pub struct RtoEstimator {
 
 impl RtoEstimator {
     fn new(config: &Config) -> Self {
-        RtoEstimator {
-            srtt: None,
-            rttvar: Duration::ZERO,
-            rto: config.rto_initial.min(config.rto_max),
-        }
+        RtoEstimator { srtt: None, rttvar: Duration::ZERO, rto: config.rto_initial.min(config.rto_max) }
     }
 
     /// §6.3.1 C1–C3 with a new measurement `r`; the result is clamped to [RTO.Min, RTO.Max].
@@ -78,9 +74,7 @@ impl RtoEstimator {
         let srtt = Duration::from_nanos(srtt.round() as u64);
         self.srtt = Some(srtt);
         self.rttvar = rttvar;
-        self.rto = srtt
-            .saturating_add(rttvar.saturating_mul(4))
-            .clamp(config.rto_min, config.rto_max);
+        self.rto = srtt.saturating_add(rttvar.saturating_mul(4)).clamp(config.rto_min, config.rto_max);
     }
 
     /// §6.3.3 E2 / §8.3: RTO = min(2 * RTO, RTO.Max).
@@ -162,12 +156,7 @@ impl Path {
     /// initial ssthresh (§7.2.1: "arbitrarily high", the peer's a_rwnd).
     pub fn new(remote: IpAddr, config: &Config, peer_rwnd: u32, hb_nonce: u64) -> Self {
         let mut controller = config.congestion.build();
-        let mut cc = CongestionState {
-            cwnd: 0,
-            ssthresh: peer_rwnd.max(1),
-            partial_bytes_acked: 0,
-            mtu: config.pmtu,
-        };
+        let mut cc = CongestionState { cwnd: 0, ssthresh: peer_rwnd.max(1), partial_bytes_acked: 0, mtu: config.pmtu };
         controller.init(&mut cc);
         Path {
             remote,
@@ -213,10 +202,7 @@ mod tests {
 
     #[test]
     fn rto_follows_rfc_9260_formulas() {
-        let config = Config {
-            rto_min: Duration::from_millis(10),
-            ..Config::default()
-        };
+        let config = Config { rto_min: Duration::from_millis(10), ..Config::default() };
         let mut e = RtoEstimator::new(&config);
         assert_eq!(e.rto, Duration::from_secs(1));
         e.on_measurement(Duration::from_millis(100), &config);

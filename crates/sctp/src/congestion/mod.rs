@@ -104,9 +104,7 @@ impl CongestionConfig {
         Some(match name {
             "rfc9260" => CongestionConfig::Rfc9260,
             "rfc4960" => CongestionConfig::Rfc4960,
-            "ca-shrink" => CongestionConfig::CaShrink {
-                factor: factor.unwrap_or(Self::DEFAULT_SHRINK_FACTOR),
-            },
+            "ca-shrink" => CongestionConfig::CaShrink { factor: factor.unwrap_or(Self::DEFAULT_SHRINK_FACTOR) },
             _ => return None,
         })
     }

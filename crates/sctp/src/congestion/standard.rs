@@ -103,10 +103,7 @@ pub struct CaShrink {
 impl CaShrink {
     /// The variant removing `factor` of cwnd per SACK above ssthresh.
     pub fn new(factor: f64) -> Self {
-        CaShrink {
-            base: Rfc9260::new(Rules::Rfc9260),
-            factor,
-        }
+        CaShrink { base: Rfc9260::new(Rules::Rfc9260), factor }
     }
 }
 
@@ -140,22 +137,11 @@ mod tests {
     use super::*;
 
     fn state(cwnd: u32, ssthresh: u32) -> CongestionState {
-        CongestionState {
-            cwnd,
-            ssthresh,
-            partial_bytes_acked: 0,
-            mtu: 1500,
-        }
+        CongestionState { cwnd, ssthresh, partial_bytes_acked: 0, mtu: 1500 }
     }
 
     fn ack(bytes: u32, flight_before: u32) -> AckInfo {
-        AckInfo {
-            bytes_acked: bytes,
-            flight_before,
-            cum_advanced: true,
-            in_fast_recovery: false,
-            all_acked: false,
-        }
+        AckInfo { bytes_acked: bytes, flight_before, cum_advanced: true, in_fast_recovery: false, all_acked: false }
     }
 
     #[test]

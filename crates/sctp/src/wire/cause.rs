@@ -153,58 +153,40 @@ impl ErrorCause {
             if info.len() == n {
                 Ok(())
             } else {
-                Err(WireError::BadLength {
-                    what,
-                    length: info.len() + 4,
-                })
+                Err(WireError::BadLength { what, length: info.len() + 4 })
             }
         };
         let mut r = Reader::new(info, what);
         Ok(match code {
             1 => {
                 exact(4)?;
-                ErrorCause::InvalidStreamIdentifier {
-                    stream_id: r.u16()?,
-                }
+                ErrorCause::InvalidStreamIdentifier { stream_id: r.u16()? }
             }
             2 => {
                 let n = r.u32()?;
                 let rest = r.rest();
                 if usize::try_from(n).ok().and_then(|n| n.checked_mul(2)) != Some(rest.len()) {
-                    return Err(WireError::BadLength {
-                        what,
-                        length: info.len() + 4,
-                    });
+                    return Err(WireError::BadLength { what, length: info.len() + 4 });
                 }
                 let mut r = Reader::new(rest, what);
-                let missing = (0..rest.len() / 2)
-                    .map(|_| r.u16())
-                    .collect::<Result<_, _>>()?;
+                let missing = (0..rest.len() / 2).map(|_| r.u16()).collect::<Result<_, _>>()?;
                 ErrorCause::MissingMandatoryParameter { missing }
             }
             3 => {
                 exact(4)?;
-                ErrorCause::StaleCookie {
-                    staleness_us: r.u32()?,
-                }
+                ErrorCause::StaleCookie { staleness_us: r.u32()? }
             }
             4 => {
                 exact(0)?;
                 ErrorCause::OutOfResource
             }
-            5 => ErrorCause::UnresolvableAddress {
-                address: info.to_vec(),
-            },
-            6 => ErrorCause::UnrecognizedChunkType {
-                chunk: info.to_vec(),
-            },
+            5 => ErrorCause::UnresolvableAddress { address: info.to_vec() },
+            6 => ErrorCause::UnrecognizedChunkType { chunk: info.to_vec() },
             7 => {
                 exact(0)?;
                 ErrorCause::InvalidMandatoryParameter
             }
-            8 => ErrorCause::UnrecognizedParameters {
-                params: info.to_vec(),
-            },
+            8 => ErrorCause::UnrecognizedParameters { params: info.to_vec() },
             9 => {
                 exact(4)?;
                 ErrorCause::NoUserData { tsn: r.u32()? }
@@ -213,19 +195,10 @@ impl ErrorCause {
                 exact(0)?;
                 ErrorCause::CookieReceivedWhileShuttingDown
             }
-            11 => ErrorCause::RestartWithNewAddresses {
-                addresses: info.to_vec(),
-            },
-            12 => ErrorCause::UserInitiatedAbort {
-                reason: info.to_vec(),
-            },
-            13 => ErrorCause::ProtocolViolation {
-                info: info.to_vec(),
-            },
-            _ => ErrorCause::Unknown {
-                code,
-                value: info.to_vec(),
-            },
+            11 => ErrorCause::RestartWithNewAddresses { addresses: info.to_vec() },
+            12 => ErrorCause::UserInitiatedAbort { reason: info.to_vec() },
+            13 => ErrorCause::ProtocolViolation { info: info.to_vec() },
+            _ => ErrorCause::Unknown { code, value: info.to_vec() },
         })
     }
 

@@ -38,10 +38,7 @@ pub struct ChunkIter<'a> {
 impl<'a> ChunkIter<'a> {
     /// Iterates over `bytes` (everything after the common header).
     pub fn new(bytes: &'a [u8]) -> Self {
-        ChunkIter {
-            rest: bytes,
-            failed: false,
-        }
+        ChunkIter { rest: bytes, failed: false }
     }
 }
 
@@ -53,11 +50,7 @@ impl<'a> Iterator for ChunkIter<'a> {
             return None;
         }
         match take_tlv(&mut self.rest, "chunk") {
-            Ok(([chunk_type, flags], value)) => Some(Ok(ChunkView {
-                chunk_type,
-                flags,
-                value,
-            })),
+            Ok(([chunk_type, flags], value)) => Some(Ok(ChunkView { chunk_type, flags, value })),
             Err(e) => {
                 self.failed = true;
                 Some(Err(e))
@@ -400,11 +393,7 @@ impl Chunk {
 
     /// Decodes a checked chunk view.
     pub fn parse(view: &ChunkView<'_>) -> Result<Chunk, WireError> {
-        let ChunkView {
-            chunk_type,
-            flags,
-            value,
-        } = *view;
+        let ChunkView { chunk_type, flags, value } = *view;
         let length = value.len() + 4;
         let exact = |n: usize, what| {
             if value.len() == n {
@@ -435,47 +424,28 @@ impl Chunk {
             1 => Chunk::Init(parse_init(value, "INIT chunk")?),
             2 => Chunk::InitAck(parse_init(value, "INIT ACK chunk")?),
             3 => Chunk::Sack(parse_sack(value)?),
-            4 => Chunk::Heartbeat {
-                info: parse_heartbeat(value)?,
-            },
-            5 => Chunk::HeartbeatAck {
-                info: parse_heartbeat(value)?,
-            },
-            6 => Chunk::Abort {
-                t_bit: flags & FLAG_T != 0,
-                causes: ErrorCause::parse_list(value)?,
-            },
+            4 => Chunk::Heartbeat { info: parse_heartbeat(value)? },
+            5 => Chunk::HeartbeatAck { info: parse_heartbeat(value)? },
+            6 => Chunk::Abort { t_bit: flags & FLAG_T != 0, causes: ErrorCause::parse_list(value)? },
             7 => {
                 exact(4, "SHUTDOWN chunk")?;
-                Chunk::Shutdown {
-                    cumulative_tsn_ack: Reader::new(value, "SHUTDOWN chunk").u32()?,
-                }
+                Chunk::Shutdown { cumulative_tsn_ack: Reader::new(value, "SHUTDOWN chunk").u32()? }
             }
             8 => {
                 exact(0, "SHUTDOWN ACK chunk")?;
                 Chunk::ShutdownAck
             }
-            9 => Chunk::Error {
-                causes: ErrorCause::parse_list(value)?,
-            },
-            10 => Chunk::CookieEcho {
-                cookie: value.to_vec(),
-            },
+            9 => Chunk::Error { causes: ErrorCause::parse_list(value)? },
+            10 => Chunk::CookieEcho { cookie: value.to_vec() },
             11 => {
                 exact(0, "COOKIE ACK chunk")?;
                 Chunk::CookieAck
             }
             14 => {
                 exact(0, "SHUTDOWN COMPLETE chunk")?;
-                Chunk::ShutdownComplete {
-                    t_bit: flags & FLAG_T != 0,
-                }
+                Chunk::ShutdownComplete { t_bit: flags & FLAG_T != 0 }
             }
-            _ => Chunk::Unknown {
-                chunk_type,
-                flags,
-                value: value.to_vec(),
-            },
+            _ => Chunk::Unknown { chunk_type, flags, value: value.to_vec() },
         })
     }
 
@@ -483,14 +453,10 @@ impl Chunk {
     pub fn buffer_len(&self) -> usize {
         let value = match self {
             Chunk::Data(d) => 12 + d.user_data.len(),
-            Chunk::Init(i) | Chunk::InitAck(i) => {
-                16 + i.params.iter().map(Parameter::buffer_len).sum::<usize>()
-            }
+            Chunk::Init(i) | Chunk::InitAck(i) => 16 + i.params.iter().map(Parameter::buffer_len).sum::<usize>(),
             Chunk::Sack(s) => 12 + 4 * s.gap_ack_blocks.len() + 4 * s.duplicate_tsns.len(),
             Chunk::Heartbeat { info } | Chunk::HeartbeatAck { info } => 4 + info.len(),
-            Chunk::Abort { causes, .. } | Chunk::Error { causes } => {
-                causes.iter().map(ErrorCause::buffer_len).sum()
-            }
+            Chunk::Abort { causes, .. } | Chunk::Error { causes } => causes.iter().map(ErrorCause::buffer_len).sum(),
             Chunk::Shutdown { .. } => 4,
             Chunk::ShutdownAck | Chunk::CookieAck | Chunk::ShutdownComplete { .. } => 0,
             Chunk::CookieEcho { cookie: v } | Chunk::Unknown { value: v, .. } => v.len(),
@@ -568,26 +534,12 @@ fn parse_sack(value: &[u8]) -> Result<SackChunk, WireError> {
     let gaps = usize::from(r.u16()?);
     let dups = usize::from(r.u16()?);
     if value.len() != 12 + 4 * gaps + 4 * dups {
-        return Err(WireError::BadLength {
-            what,
-            length: value.len() + 4,
-        });
+        return Err(WireError::BadLength { what, length: value.len() + 4 });
     }
-    let gap_ack_blocks = (0..gaps)
-        .map(|_| {
-            Ok(GapAckBlock {
-                start: r.u16()?,
-                end: r.u16()?,
-            })
-        })
-        .collect::<Result<_, WireError>>()?;
+    let gap_ack_blocks =
+        (0..gaps).map(|_| Ok(GapAckBlock { start: r.u16()?, end: r.u16()? })).collect::<Result<_, WireError>>()?;
     let duplicate_tsns = (0..dups).map(|_| r.u32()).collect::<Result<_, _>>()?;
-    Ok(SackChunk {
-        cumulative_tsn_ack,
-        a_rwnd,
-        gap_ack_blocks,
-        duplicate_tsns,
-    })
+    Ok(SackChunk { cumulative_tsn_ack, a_rwnd, gap_ack_blocks, duplicate_tsns })
 }
 
 fn parse_heartbeat(value: &[u8]) -> Result<Vec<u8>, WireError> {

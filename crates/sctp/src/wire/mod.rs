@@ -170,13 +170,11 @@ pub struct HeaderView<'a> {
 impl<'a> HeaderView<'a> {
     /// Checks that `packet` holds at least a common header.
     pub fn new_checked(packet: &'a [u8]) -> Result<Self, WireError> {
-        let header = packet
-            .first_chunk::<COMMON_HEADER_LEN>()
-            .ok_or(WireError::Truncated {
-                what: "common header",
-                need: COMMON_HEADER_LEN,
-                have: packet.len(),
-            })?;
+        let header = packet.first_chunk::<COMMON_HEADER_LEN>().ok_or(WireError::Truncated {
+            what: "common header",
+            need: COMMON_HEADER_LEN,
+            have: packet.len(),
+        })?;
         Ok(HeaderView { header, packet })
     }
 
@@ -192,22 +190,12 @@ impl<'a> HeaderView<'a> {
 
     /// Verification tag.
     pub fn verification_tag(&self) -> u32 {
-        u32::from_be_bytes([
-            self.header[4],
-            self.header[5],
-            self.header[6],
-            self.header[7],
-        ])
+        u32::from_be_bytes([self.header[4], self.header[5], self.header[6], self.header[7]])
     }
 
     /// Checksum field, decoded as Appendix A stores it (least significant byte first).
     pub fn checksum(&self) -> u32 {
-        u32::from_le_bytes([
-            self.header[8],
-            self.header[9],
-            self.header[10],
-            self.header[11],
-        ])
+        u32::from_le_bytes([self.header[8], self.header[9], self.header[10], self.header[11]])
     }
 
     /// Whether the checksum field matches the CRC32c of the packet.
@@ -217,11 +205,7 @@ impl<'a> HeaderView<'a> {
 
     /// The typed header fields.
     pub fn fields(&self) -> CommonHeader {
-        CommonHeader {
-            src_port: self.src_port(),
-            dst_port: self.dst_port(),
-            verification_tag: self.verification_tag(),
-        }
+        CommonHeader { src_port: self.src_port(), dst_port: self.dst_port(), verification_tag: self.verification_tag() }
     }
 
     /// The bytes after the common header (the chunks, with padding).
@@ -250,10 +234,7 @@ impl Packet {
         let view = HeaderView::new_checked(bytes)?;
         let computed = packet_checksum(bytes);
         if view.checksum() != computed {
-            return Err(WireError::BadChecksum {
-                received: view.checksum(),
-                computed,
-            });
+            return Err(WireError::BadChecksum { received: view.checksum(), computed });
         }
         Self::parse_unchecked_crc(bytes)
     }
@@ -262,17 +243,11 @@ impl Packet {
     /// zeroed checksums, and for tests).
     pub fn parse_unchecked_crc(bytes: &[u8]) -> Result<Packet, WireError> {
         let view = HeaderView::new_checked(bytes)?;
-        let chunks = view
-            .chunks()
-            .map(|c| c.and_then(|c| Chunk::parse(&c)))
-            .collect::<Result<Vec<_>, _>>()?;
+        let chunks = view.chunks().map(|c| c.and_then(|c| Chunk::parse(&c))).collect::<Result<Vec<_>, _>>()?;
         if chunks.is_empty() {
             return Err(WireError::NoChunks);
         }
-        Ok(Packet {
-            header: view.fields(),
-            chunks,
-        })
+        Ok(Packet { header: view.fields(), chunks })
     }
 
     /// Bytes `emit` will produce.
@@ -377,28 +352,17 @@ pub(crate) fn pad4(len: usize) -> usize {
 /// type area and a 2-byte length that counts the 4-byte header but not the padding) off
 /// the front of `buf`. Returns the 2 type bytes and the value; advances `buf` past the
 /// padding, tolerating a missing padding at the very end.
-pub(crate) fn take_tlv<'a>(
-    buf: &mut &'a [u8],
-    what: &'static str,
-) -> Result<([u8; 2], &'a [u8]), WireError> {
+pub(crate) fn take_tlv<'a>(buf: &mut &'a [u8], what: &'static str) -> Result<([u8; 2], &'a [u8]), WireError> {
     let have = buf.len();
     let Some(([t0, t1, l0, l1], _)) = buf.split_first_chunk::<4>().map(|(h, r)| (*h, r)) else {
-        return Err(WireError::Truncated {
-            what,
-            need: 4,
-            have,
-        });
+        return Err(WireError::Truncated { what, need: 4, have });
     };
     let length = usize::from(u16::from_be_bytes([l0, l1]));
     if length < 4 {
         return Err(WireError::BadLength { what, length });
     }
     let Some(value) = buf.get(4..length) else {
-        return Err(WireError::LengthPastEnd {
-            what,
-            length,
-            available: have,
-        });
+        return Err(WireError::LengthPastEnd { what, length, available: have });
     };
     *buf = buf.get(pad4(length)..).unwrap_or_default();
     Ok(([t0, t1], value))
@@ -431,14 +395,11 @@ impl<'a> Reader<'a> {
     }
 
     fn array<const N: usize>(&mut self) -> Result<[u8; N], WireError> {
-        let (head, rest) = self
-            .buf
-            .split_first_chunk::<N>()
-            .ok_or(WireError::Truncated {
-                what: self.what,
-                need: N,
-                have: self.buf.len(),
-            })?;
+        let (head, rest) = self.buf.split_first_chunk::<N>().ok_or(WireError::Truncated {
+            what: self.what,
+            need: N,
+            have: self.buf.len(),
+        })?;
         self.buf = rest;
         Ok(*head)
     }
@@ -470,11 +431,7 @@ pub(crate) struct Writer {
 impl Writer {
     /// A writer appending to `buf`.
     pub(crate) fn new(buf: Vec<u8>) -> Self {
-        Writer {
-            buf,
-            trailing_pad: 0,
-            overflow: false,
-        }
+        Writer { buf, trailing_pad: 0, overflow: false }
     }
 
     /// The bytes written.

@@ -108,33 +108,22 @@ impl Parameter {
 
     /// Parses one parameter from its type and value.
     pub fn parse(param_type: u16, value: &[u8]) -> Result<Parameter, WireError> {
-        let bad = |what| WireError::BadLength {
-            what,
-            length: value.len() + 4,
-        };
+        let bad = |what| WireError::BadLength { what, length: value.len() + 4 };
         Ok(match param_type {
             1 => Parameter::HeartbeatInfo(value.to_vec()),
             5 => {
-                let a: [u8; 4] = value
-                    .try_into()
-                    .map_err(|_| bad("IPv4 Address parameter"))?;
+                let a: [u8; 4] = value.try_into().map_err(|_| bad("IPv4 Address parameter"))?;
                 Parameter::Ipv4Address(Ipv4Addr::from(a))
             }
             6 => {
-                let a: [u8; 16] = value
-                    .try_into()
-                    .map_err(|_| bad("IPv6 Address parameter"))?;
+                let a: [u8; 16] = value.try_into().map_err(|_| bad("IPv6 Address parameter"))?;
                 Parameter::Ipv6Address(Ipv6Addr::from(a))
             }
             7 => Parameter::StateCookie(value.to_vec()),
             8 => Parameter::UnrecognizedParameter(value.to_vec()),
             9 => {
-                let a: [u8; 4] = value
-                    .try_into()
-                    .map_err(|_| bad("Cookie Preservative parameter"))?;
-                Parameter::CookiePreservative {
-                    increment_ms: u32::from_be_bytes(a),
-                }
+                let a: [u8; 4] = value.try_into().map_err(|_| bad("Cookie Preservative parameter"))?;
+                Parameter::CookiePreservative { increment_ms: u32::from_be_bytes(a) }
             }
             11 => Parameter::HostNameAddress(value.to_vec()),
             12 => {
@@ -142,15 +131,10 @@ impl Parameter {
                     return Err(bad("Supported Address Types parameter"));
                 }
                 let mut r = Reader::new(value, "Supported Address Types parameter");
-                let types = (0..value.len() / 2)
-                    .map(|_| r.u16())
-                    .collect::<Result<_, _>>()?;
+                let types = (0..value.len() / 2).map(|_| r.u16()).collect::<Result<_, _>>()?;
                 Parameter::SupportedAddressTypes(types)
             }
-            _ => Parameter::Unknown {
-                param_type,
-                value: value.to_vec(),
-            },
+            _ => Parameter::Unknown { param_type, value: value.to_vec() },
         })
     }
 

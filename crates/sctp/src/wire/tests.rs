@@ -15,19 +15,12 @@ fn with_crc(chunks: &[u8]) -> Vec<u8> {
     p
 }
 
-const HDR: CommonHeader = CommonHeader {
-    src_port: 5000,
-    dst_port: 5001,
-    verification_tag: 0xdead_beef,
-};
+const HDR: CommonHeader = CommonHeader { src_port: 5000, dst_port: 5001, verification_tag: 0xdead_beef };
 
 /// parse(bytes) == chunks and emit(chunks) == bytes.
 fn round_trip(chunk_bytes: &[u8], chunks: Vec<Chunk>) {
     let bytes = with_crc(chunk_bytes);
-    let packet = Packet {
-        header: HDR,
-        chunks,
-    };
+    let packet = Packet { header: HDR, chunks };
     assert_eq!(Packet::parse(&bytes), Ok(packet.clone()));
     assert_eq!(packet.emit(), bytes);
     assert_eq!(packet.buffer_len(), bytes.len());
@@ -97,10 +90,7 @@ fn init_round_trip_with_every_init_parameter() {
             Parameter::Ipv6Address(Ipv6Addr::new(0x2001, 0xdb8, 0, 0, 0, 0, 0, 1)),
             Parameter::CookiePreservative { increment_ms: 1000 },
             Parameter::HostNameAddress(b"host\0".to_vec()),
-            Parameter::Unknown {
-                param_type: 0x8000,
-                value: vec![],
-            },
+            Parameter::Unknown { param_type: 0x8000, value: vec![] },
             Parameter::SupportedAddressTypes(vec![5]),
         ],
     };
@@ -148,10 +138,7 @@ fn sack_round_trip() {
     let sack = SackChunk {
         cumulative_tsn_ack: 256,
         a_rwnd: 0x4000,
-        gap_ack_blocks: vec![
-            GapAckBlock { start: 2, end: 3 },
-            GapAckBlock { start: 5, end: 5 },
-        ],
+        gap_ack_blocks: vec![GapAckBlock { start: 2, end: 3 }, GapAckBlock { start: 5, end: 5 }],
         duplicate_tsns: vec![255],
     };
     round_trip(&bytes, vec![Chunk::Sack(sack)]);
@@ -160,23 +147,11 @@ fn sack_round_trip() {
 #[test]
 fn heartbeat_and_ack_round_trip() {
     // Heartbeat Info of 5 bytes: parameter length 9, chunk length 13, 3 padding bytes.
-    let hb = [
-        0x04, 0x00, 0x00, 0x0d, 0x00, 0x01, 0x00, 0x09, 1, 2, 3, 4, 5, 0, 0, 0,
-    ];
-    round_trip(
-        &hb,
-        vec![Chunk::Heartbeat {
-            info: vec![1, 2, 3, 4, 5],
-        }],
-    );
+    let hb = [0x04, 0x00, 0x00, 0x0d, 0x00, 0x01, 0x00, 0x09, 1, 2, 3, 4, 5, 0, 0, 0];
+    round_trip(&hb, vec![Chunk::Heartbeat { info: vec![1, 2, 3, 4, 5] }]);
     #[rustfmt::skip]
     let ack = [0x05, 0x00, 0x00, 0x10, 0x00, 0x01, 0x00, 0x0c, 1, 2, 3, 4, 5, 6, 7, 8];
-    round_trip(
-        &ack,
-        vec![Chunk::HeartbeatAck {
-            info: (1..=8).collect(),
-        }],
-    );
+    round_trip(&ack, vec![Chunk::HeartbeatAck { info: (1..=8).collect() }]);
 }
 
 #[test]
@@ -193,21 +168,11 @@ fn abort_round_trip_with_causes_1_to_4_and_12() {
     let causes = vec![
         ErrorCause::InvalidStreamIdentifier { stream_id: 7 },
         ErrorCause::MissingMandatoryParameter { missing: vec![7] },
-        ErrorCause::StaleCookie {
-            staleness_us: 10_000,
-        },
+        ErrorCause::StaleCookie { staleness_us: 10_000 },
         ErrorCause::OutOfResource,
-        ErrorCause::UserInitiatedAbort {
-            reason: b"bye".to_vec(),
-        },
+        ErrorCause::UserInitiatedAbort { reason: b"bye".to_vec() },
     ];
-    round_trip(
-        &bytes,
-        vec![Chunk::Abort {
-            t_bit: true,
-            causes,
-        }],
-    );
+    round_trip(&bytes, vec![Chunk::Abort { t_bit: true, causes }]);
 }
 
 #[test]
@@ -226,28 +191,15 @@ fn error_round_trip_with_remaining_causes() {
         0x00, 0xff, 0x00, 0x05, 0xee, 0, 0, 0, // unknown cause 255
     ];
     let causes = vec![
-        ErrorCause::UnresolvableAddress {
-            address: vec![0, 0x0b, 0, 8, b'a', b'b', b'c', 0],
-        },
-        ErrorCause::UnrecognizedChunkType {
-            chunk: vec![0xc1, 0x05, 0x00, 0x04],
-        },
+        ErrorCause::UnresolvableAddress { address: vec![0, 0x0b, 0, 8, b'a', b'b', b'c', 0] },
+        ErrorCause::UnrecognizedChunkType { chunk: vec![0xc1, 0x05, 0x00, 0x04] },
         ErrorCause::InvalidMandatoryParameter,
-        ErrorCause::UnrecognizedParameters {
-            params: vec![0x80, 0x01, 0x00, 0x08, 0xaa, 0xbb, 0xcc, 0xdd],
-        },
+        ErrorCause::UnrecognizedParameters { params: vec![0x80, 0x01, 0x00, 0x08, 0xaa, 0xbb, 0xcc, 0xdd] },
         ErrorCause::NoUserData { tsn: 42 },
         ErrorCause::CookieReceivedWhileShuttingDown,
-        ErrorCause::RestartWithNewAddresses {
-            addresses: vec![0, 5, 0, 8, 192, 0, 2, 2],
-        },
-        ErrorCause::ProtocolViolation {
-            info: b"xy".to_vec(),
-        },
-        ErrorCause::Unknown {
-            code: 255,
-            value: vec![0xee],
-        },
+        ErrorCause::RestartWithNewAddresses { addresses: vec![0, 5, 0, 8, 192, 0, 2, 2] },
+        ErrorCause::ProtocolViolation { info: b"xy".to_vec() },
+        ErrorCause::Unknown { code: 255, value: vec![0xee] },
     ];
     round_trip(&bytes, vec![Chunk::Error { causes }]);
 }
@@ -266,25 +218,14 @@ fn small_chunks_round_trip_bundled() {
         0xc1, 0x05, 0x00, 0x06, 0xab, 0xcd, 0x00, 0x00, // unknown type 0xc1, flags 5
     ];
     let chunks = vec![
-        Chunk::Shutdown {
-            cumulative_tsn_ack: 256,
-        },
+        Chunk::Shutdown { cumulative_tsn_ack: 256 },
         Chunk::ShutdownAck,
-        Chunk::CookieEcho {
-            cookie: vec![0xc1, 0xc2, 0xc3],
-        },
+        Chunk::CookieEcho { cookie: vec![0xc1, 0xc2, 0xc3] },
         Chunk::CookieAck,
         Chunk::ShutdownComplete { t_bit: true },
         Chunk::ShutdownComplete { t_bit: false },
-        Chunk::Abort {
-            t_bit: false,
-            causes: vec![],
-        },
-        Chunk::Unknown {
-            chunk_type: 0xc1,
-            flags: 5,
-            value: vec![0xab, 0xcd],
-        },
+        Chunk::Abort { t_bit: false, causes: vec![] },
+        Chunk::Unknown { chunk_type: 0xc1, flags: 5, value: vec![0xab, 0xcd] },
     ];
     round_trip(&bytes, chunks);
 }
@@ -298,21 +239,11 @@ fn data_flags_decode_individually() {
         (0x01, false, false, false, true),
         (0xf0, false, false, false, false), // reserved bits ignored
     ] {
-        let bytes = [
-            0, flags, 0, 17, 0, 0, 0, 9, 0, 1, 0, 2, 0, 0, 0, 3, 0xaa, 0, 0, 0,
-        ];
+        let bytes = [0, flags, 0, 17, 0, 0, 0, 9, 0, 1, 0, 2, 0, 0, 0, 3, 0xaa, 0, 0, 0];
         let view = ChunkIter::new(&bytes).next().unwrap().unwrap();
-        let Chunk::Data(d) = Chunk::parse(&view).unwrap() else {
-            panic!("not DATA")
-        };
-        assert_eq!(
-            (d.immediate, d.unordered, d.beginning, d.ending),
-            (i, u, b, e)
-        );
-        assert_eq!(
-            (d.tsn, d.stream_id, d.ssn, d.ppid, d.user_data),
-            (9, 1, 2, 3, vec![0xaa])
-        );
+        let Chunk::Data(d) = Chunk::parse(&view).unwrap() else { panic!("not DATA") };
+        assert_eq!((d.immediate, d.unordered, d.beginning, d.ending), (i, u, b, e));
+        assert_eq!((d.tsn, d.stream_id, d.ssn, d.ppid, d.user_data), (9, 1, 2, 3, vec![0xaa]));
     }
 }
 
@@ -320,21 +251,11 @@ fn data_flags_decode_individually() {
 fn header_view_reads_fields_and_checksum() {
     let bytes = with_crc(&[0x0b, 0x00, 0x00, 0x04]);
     let v = HeaderView::new_checked(&bytes).unwrap();
-    assert_eq!(
-        (v.src_port(), v.dst_port(), v.verification_tag()),
-        (5000, 5001, 0xdead_beef)
-    );
+    assert_eq!((v.src_port(), v.dst_port(), v.verification_tag()), (5000, 5001, 0xdead_beef));
     assert!(v.checksum_ok());
     assert_eq!(v.fields(), HDR);
     let views: Vec<_> = v.chunks().collect();
-    assert_eq!(
-        views,
-        vec![Ok(ChunkView {
-            chunk_type: 11,
-            flags: 0,
-            value: &[]
-        })]
-    );
+    assert_eq!(views, vec![Ok(ChunkView { chunk_type: 11, flags: 0, value: &[] })]);
 }
 
 #[test]
@@ -366,12 +287,7 @@ fn missing_final_padding_is_accepted() {
     // COOKIE ECHO with a 3-byte cookie and no padding at the end of the packet.
     let bytes = with_crc(&[0x0a, 0x00, 0x00, 0x07, 0xc1, 0xc2, 0xc3]);
     let p = Packet::parse(&bytes).unwrap();
-    assert_eq!(
-        p.chunks,
-        vec![Chunk::CookieEcho {
-            cookie: vec![0xc1, 0xc2, 0xc3]
-        }]
-    );
+    assert_eq!(p.chunks, vec![Chunk::CookieEcho { cookie: vec![0xc1, 0xc2, 0xc3] }]);
 }
 
 // ---- malformed input -------------------------------------------------------------------
@@ -384,14 +300,7 @@ fn parse_chunks(chunk_bytes: &[u8]) -> Result<Packet, WireError> {
 fn truncated_common_header() {
     for len in 0..COMMON_HEADER_LEN {
         let bytes = vec![0u8; len];
-        assert_eq!(
-            Packet::parse(&bytes),
-            Err(WireError::Truncated {
-                what: "common header",
-                need: 12,
-                have: len
-            })
-        );
+        assert_eq!(Packet::parse(&bytes), Err(WireError::Truncated { what: "common header", need: 12, have: len }));
     }
 }
 
@@ -406,13 +315,7 @@ fn bad_checksum_is_reported() {
     let good = packet_checksum(&bytes);
     bytes[8] ^= 0xff;
     let received = u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]);
-    assert_eq!(
-        Packet::parse(&bytes),
-        Err(WireError::BadChecksum {
-            received,
-            computed: good
-        })
-    );
+    assert_eq!(Packet::parse(&bytes), Err(WireError::BadChecksum { received, computed: good }));
     assert!(!HeaderView::new_checked(&bytes).unwrap().checksum_ok());
     // Unchecked parsing still decodes it.
     assert!(Packet::parse_unchecked_crc(&bytes).is_ok());
@@ -422,142 +325,51 @@ fn bad_checksum_is_reported() {
 fn malformed_chunks_give_specific_errors() {
     use WireError::*;
     let cases: &[(&[u8], WireError)] = &[
-        (
-            &[0x0b, 0x00],
-            Truncated {
-                what: "chunk",
-                need: 4,
-                have: 2,
-            },
-        ),
-        (
-            &[0x0b, 0x00, 0x00, 0x03],
-            BadLength {
-                what: "chunk",
-                length: 3,
-            },
-        ),
-        (
-            &[0x0b, 0x00, 0x00, 0x0c, 0, 0, 0, 0],
-            LengthPastEnd {
-                what: "chunk",
-                length: 12,
-                available: 8,
-            },
-        ),
-        (
-            &[0x00, 0x00, 0x00, 0x08, 0, 0, 0, 1],
-            Truncated {
-                what: "DATA chunk",
-                need: 2,
-                have: 0,
-            },
-        ),
-        (
-            &[0x07, 0x00, 0x00, 0x0c, 0, 0, 0, 1, 0, 0, 0, 0],
-            BadLength {
-                what: "SHUTDOWN chunk",
-                length: 12,
-            },
-        ),
-        (
-            &[0x0b, 0x00, 0x00, 0x08, 0, 0, 0, 0],
-            BadLength {
-                what: "COOKIE ACK chunk",
-                length: 8,
-            },
-        ),
+        (&[0x0b, 0x00], Truncated { what: "chunk", need: 4, have: 2 }),
+        (&[0x0b, 0x00, 0x00, 0x03], BadLength { what: "chunk", length: 3 }),
+        (&[0x0b, 0x00, 0x00, 0x0c, 0, 0, 0, 0], LengthPastEnd { what: "chunk", length: 12, available: 8 }),
+        (&[0x00, 0x00, 0x00, 0x08, 0, 0, 0, 1], Truncated { what: "DATA chunk", need: 2, have: 0 }),
+        (&[0x07, 0x00, 0x00, 0x0c, 0, 0, 0, 1, 0, 0, 0, 0], BadLength { what: "SHUTDOWN chunk", length: 12 }),
+        (&[0x0b, 0x00, 0x00, 0x08, 0, 0, 0, 0], BadLength { what: "COOKIE ACK chunk", length: 8 }),
         // SACK announcing one gap block but carrying none.
-        (
-            &[0x03, 0, 0, 0x10, 0, 0, 0, 1, 0, 0, 0, 1, 0, 1, 0, 0],
-            BadLength {
-                what: "SACK chunk",
-                length: 16,
-            },
-        ),
+        (&[0x03, 0, 0, 0x10, 0, 0, 0, 1, 0, 0, 0, 1, 0, 1, 0, 0], BadLength { what: "SACK chunk", length: 16 }),
         // HEARTBEAT carrying a State Cookie instead of Heartbeat Info.
         (&[0x04, 0, 0, 0x08, 0, 7, 0, 4], MissingHeartbeatInfo),
         (&[0x04, 0, 0, 0x04], MissingHeartbeatInfo),
         // Parameter length 2, inside an INIT.
         (
-            &[
-                1, 0, 0, 24, 0, 0, 0, 1, 0, 0, 0, 1, 0, 1, 0, 1, 0, 0, 0, 1, 0, 5, 0, 2,
-            ],
-            BadLength {
-                what: "parameter",
-                length: 2,
-            },
+            &[1, 0, 0, 24, 0, 0, 0, 1, 0, 0, 0, 1, 0, 1, 0, 1, 0, 0, 0, 1, 0, 5, 0, 2],
+            BadLength { what: "parameter", length: 2 },
         ),
         // IPv4 Address parameter of length 7.
         (
-            &[
-                1, 0, 0, 27, 0, 0, 0, 1, 0, 0, 0, 1, 0, 1, 0, 1, 0, 0, 0, 1, 0, 5, 0, 7, 1, 2, 3, 0,
-            ],
-            BadLength {
-                what: "IPv4 Address parameter",
-                length: 7,
-            },
+            &[1, 0, 0, 27, 0, 0, 0, 1, 0, 0, 0, 1, 0, 1, 0, 1, 0, 0, 0, 1, 0, 5, 0, 7, 1, 2, 3, 0],
+            BadLength { what: "IPv4 Address parameter", length: 7 },
         ),
         // Parameter running past the INIT's value.
         (
-            &[
-                1, 0, 0, 24, 0, 0, 0, 1, 0, 0, 0, 1, 0, 1, 0, 1, 0, 0, 0, 1, 0, 5, 0, 8,
-            ],
-            LengthPastEnd {
-                what: "parameter",
-                length: 8,
-                available: 4,
-            },
+            &[1, 0, 0, 24, 0, 0, 0, 1, 0, 0, 0, 1, 0, 1, 0, 1, 0, 0, 0, 1, 0, 5, 0, 8],
+            LengthPastEnd { what: "parameter", length: 8, available: 4 },
         ),
         // Missing Mandatory Parameter claiming 2 types but carrying 1.
-        (
-            &[9, 0, 0, 14, 0, 2, 0, 10, 0, 0, 0, 2, 0, 7, 0, 0],
-            BadLength {
-                what: "error cause",
-                length: 10,
-            },
-        ),
+        (&[9, 0, 0, 14, 0, 2, 0, 10, 0, 0, 0, 2, 0, 7, 0, 0], BadLength { what: "error cause", length: 10 }),
         // Out of Resource with information attached.
-        (
-            &[9, 0, 0, 12, 0, 4, 0, 8, 0, 0, 0, 0],
-            BadLength {
-                what: "error cause",
-                length: 8,
-            },
-        ),
+        (&[9, 0, 0, 12, 0, 4, 0, 8, 0, 0, 0, 0], BadLength { what: "error cause", length: 8 }),
         // Error cause with length 0.
-        (
-            &[6, 0, 0, 8, 0, 1, 0, 0],
-            BadLength {
-                what: "error cause",
-                length: 0,
-            },
-        ),
+        (&[6, 0, 0, 8, 0, 1, 0, 0], BadLength { what: "error cause", length: 0 }),
     ];
     for (chunk_bytes, err) in cases {
-        assert_eq!(
-            parse_chunks(chunk_bytes),
-            Err(err.clone()),
-            "input {chunk_bytes:02x?}"
-        );
+        assert_eq!(parse_chunks(chunk_bytes), Err(err.clone()), "input {chunk_bytes:02x?}");
     }
 }
 
 #[test]
 fn try_emit_rejects_overlong_values() {
-    let big = Packet {
-        header: HDR,
-        chunks: vec![Chunk::CookieEcho {
-            cookie: vec![0; 70_000],
-        }],
-    };
+    let big = Packet { header: HDR, chunks: vec![Chunk::CookieEcho { cookie: vec![0; 70_000] }] };
     assert_eq!(big.try_emit(), Err(WireError::TooLong));
     let many = Packet {
         header: HDR,
-        chunks: vec![Chunk::Sack(SackChunk {
-            duplicate_tsns: vec![0; 70_000],
-            ..Default::default()
-        })],
+        chunks: vec![Chunk::Sack(SackChunk { duplicate_tsns: vec![0; 70_000], ..Default::default() })],
     };
     assert_eq!(many.try_emit(), Err(WireError::TooLong));
 }

@@ -20,20 +20,13 @@ fn param(rng: &mut impl Rng) -> Parameter {
         2 => Parameter::Ipv6Address(Ipv6Addr::from(rng.random::<u128>())),
         3 => Parameter::StateCookie(bytes(rng, 40)),
         4 => Parameter::UnrecognizedParameter(bytes(rng, 12)),
-        5 => Parameter::CookiePreservative {
-            increment_ms: rng.random(),
-        },
+        5 => Parameter::CookiePreservative { increment_ms: rng.random() },
         6 => Parameter::HostNameAddress(bytes(rng, 12)),
-        7 => Parameter::SupportedAddressTypes(
-            (0..rng.random_range(0..4)).map(|_| rng.random()).collect(),
-        ),
+        7 => Parameter::SupportedAddressTypes((0..rng.random_range(0..4)).map(|_| rng.random()).collect()),
         _ => loop {
             let param_type = rng.random();
             if !Parameter::is_known_type(param_type) {
-                break Parameter::Unknown {
-                    param_type,
-                    value: bytes(rng, 10),
-                };
+                break Parameter::Unknown { param_type, value: bytes(rng, 10) };
             }
         },
     }
@@ -41,41 +34,22 @@ fn param(rng: &mut impl Rng) -> Parameter {
 
 fn cause(rng: &mut impl Rng) -> ErrorCause {
     match rng.random_range(0..14) {
-        0 => ErrorCause::InvalidStreamIdentifier {
-            stream_id: rng.random(),
-        },
+        0 => ErrorCause::InvalidStreamIdentifier { stream_id: rng.random() },
         1 => ErrorCause::MissingMandatoryParameter {
             missing: (0..rng.random_range(0..5)).map(|_| rng.random()).collect(),
         },
-        2 => ErrorCause::StaleCookie {
-            staleness_us: rng.random(),
-        },
+        2 => ErrorCause::StaleCookie { staleness_us: rng.random() },
         3 => ErrorCause::OutOfResource,
-        4 => ErrorCause::UnresolvableAddress {
-            address: bytes(rng, 12),
-        },
-        5 => ErrorCause::UnrecognizedChunkType {
-            chunk: bytes(rng, 12),
-        },
+        4 => ErrorCause::UnresolvableAddress { address: bytes(rng, 12) },
+        5 => ErrorCause::UnrecognizedChunkType { chunk: bytes(rng, 12) },
         6 => ErrorCause::InvalidMandatoryParameter,
-        7 => ErrorCause::UnrecognizedParameters {
-            params: bytes(rng, 12),
-        },
+        7 => ErrorCause::UnrecognizedParameters { params: bytes(rng, 12) },
         8 => ErrorCause::NoUserData { tsn: rng.random() },
         9 => ErrorCause::CookieReceivedWhileShuttingDown,
-        10 => ErrorCause::RestartWithNewAddresses {
-            addresses: bytes(rng, 12),
-        },
-        11 => ErrorCause::UserInitiatedAbort {
-            reason: bytes(rng, 12),
-        },
-        12 => ErrorCause::ProtocolViolation {
-            info: bytes(rng, 12),
-        },
-        _ => ErrorCause::Unknown {
-            code: rng.random_range(14..=u16::MAX),
-            value: bytes(rng, 9),
-        },
+        10 => ErrorCause::RestartWithNewAddresses { addresses: bytes(rng, 12) },
+        11 => ErrorCause::UserInitiatedAbort { reason: bytes(rng, 12) },
+        12 => ErrorCause::ProtocolViolation { info: bytes(rng, 12) },
+        _ => ErrorCause::Unknown { code: rng.random_range(14..=u16::MAX), value: bytes(rng, 9) },
     }
 }
 
@@ -109,45 +83,23 @@ fn chunk(rng: &mut impl Rng) -> Chunk {
             cumulative_tsn_ack: rng.random(),
             a_rwnd: rng.random(),
             gap_ack_blocks: (0..rng.random_range(0..5))
-                .map(|_| GapAckBlock {
-                    start: rng.random(),
-                    end: rng.random(),
-                })
+                .map(|_| GapAckBlock { start: rng.random(), end: rng.random() })
                 .collect(),
             duplicate_tsns: (0..rng.random_range(0..5)).map(|_| rng.random()).collect(),
         }),
-        4 => Chunk::Heartbeat {
-            info: bytes(rng, 20),
-        },
-        5 => Chunk::HeartbeatAck {
-            info: bytes(rng, 20),
-        },
-        6 => Chunk::Abort {
-            t_bit: rng.random(),
-            causes: (0..rng.random_range(0..4)).map(|_| cause(rng)).collect(),
-        },
-        7 => Chunk::Shutdown {
-            cumulative_tsn_ack: rng.random(),
-        },
+        4 => Chunk::Heartbeat { info: bytes(rng, 20) },
+        5 => Chunk::HeartbeatAck { info: bytes(rng, 20) },
+        6 => Chunk::Abort { t_bit: rng.random(), causes: (0..rng.random_range(0..4)).map(|_| cause(rng)).collect() },
+        7 => Chunk::Shutdown { cumulative_tsn_ack: rng.random() },
         8 => Chunk::ShutdownAck,
-        9 => Chunk::Error {
-            causes: (0..rng.random_range(0..4)).map(|_| cause(rng)).collect(),
-        },
-        10 => Chunk::CookieEcho {
-            cookie: bytes(rng, 40),
-        },
+        9 => Chunk::Error { causes: (0..rng.random_range(0..4)).map(|_| cause(rng)).collect() },
+        10 => Chunk::CookieEcho { cookie: bytes(rng, 40) },
         11 => Chunk::CookieAck,
-        12 => Chunk::ShutdownComplete {
-            t_bit: rng.random(),
-        },
+        12 => Chunk::ShutdownComplete { t_bit: rng.random() },
         _ => loop {
             let chunk_type = rng.random();
             if !Chunk::is_known_type(chunk_type) {
-                break Chunk::Unknown {
-                    chunk_type,
-                    flags: rng.random(),
-                    value: bytes(rng, 20),
-                };
+                break Chunk::Unknown { chunk_type, flags: rng.random(), value: bytes(rng, 20) };
             }
         },
     }
@@ -155,11 +107,7 @@ fn chunk(rng: &mut impl Rng) -> Chunk {
 
 fn packet(rng: &mut impl Rng) -> Packet {
     Packet {
-        header: CommonHeader {
-            src_port: rng.random(),
-            dst_port: rng.random(),
-            verification_tag: rng.random(),
-        },
+        header: CommonHeader { src_port: rng.random(), dst_port: rng.random(), verification_tag: rng.random() },
         chunks: (0..rng.random_range(1..5)).map(|_| chunk(rng)).collect(),
     }
 }

@@ -159,11 +159,8 @@ impl Harness {
             return;
         }
         let start = self.now.max(link.busy_until[side]);
-        let ser = if link.rate_bps == 0 {
-            Duration::ZERO
-        } else {
-            Duration::transmission(bytes.len() + 20, link.rate_bps)
-        };
+        let ser =
+            if link.rate_bps == 0 { Duration::ZERO } else { Duration::transmission(bytes.len() + 20, link.rate_bps) };
         link.busy_until[side] = start + ser;
         let at = start + ser + link.delay;
         self.seq += 1;

@@ -53,11 +53,7 @@ impl Cubic {
         // §4.6: the reduction is computed from cwnd (RFC 9438 allows flight size too; cwnd is
         // what Linux and ns-3 use). §4.7 fast convergence.
         let _ = flight;
-        self.w_max = if self.cwnd < self.w_last_max {
-            self.cwnd * (1.0 + BETA) / 2.0
-        } else {
-            self.cwnd
-        };
+        self.w_max = if self.cwnd < self.w_last_max { self.cwnd * (1.0 + BETA) / 2.0 } else { self.cwnd };
         self.w_last_max = self.w_max;
         self.ssthresh = (self.cwnd * BETA).max(2.0);
         self.epoch_start = None;
@@ -89,11 +85,7 @@ impl Controller for Cubic {
         let epoch = *self.epoch_start.get_or_insert_with(|| {
             // §4.2: a new epoch; K from eq. (2) with cwnd_epoch the window now.
             self.cwnd_epoch = self.cwnd;
-            self.k = if self.w_max > self.cwnd {
-                ((self.w_max - self.cwnd) / C).cbrt()
-            } else {
-                0.0
-            };
+            self.k = if self.w_max > self.cwnd { ((self.w_max - self.cwnd) / C).cbrt() } else { 0.0 };
             if self.w_max < self.cwnd {
                 self.w_max = self.cwnd;
             }
@@ -143,13 +135,7 @@ mod tests {
         while now < Instant::from_nanos(4_217_000_000) {
             now += Duration::from_millis(10);
             let acked = c.window() / 10; // a window per 100 ms RTT, ACKs every 10 ms
-            c.on_ack(&AckInfo {
-                now,
-                acked,
-                srtt: Some(Duration::from_millis(100)),
-                min_rtt: None,
-                in_flight: 0,
-            });
+            c.on_ack(&AckInfo { now, acked, srtt: Some(Duration::from_millis(100)), min_rtt: None, in_flight: 0 });
         }
         let w = c.window() as f64 / 1000.0;
         assert!((95.0..=106.0).contains(&w), "{w}");

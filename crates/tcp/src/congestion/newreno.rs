@@ -17,12 +17,7 @@ pub struct NewReno {
 impl NewReno {
     /// Initial window `iw` bytes, sender MSS `smss`.
     pub fn new(smss: u64, iw: u64) -> Self {
-        NewReno {
-            smss,
-            cwnd: iw.max(smss),
-            ssthresh: u64::MAX,
-            acked_in_ca: 0,
-        }
+        NewReno { smss, cwnd: iw.max(smss), ssthresh: u64::MAX, acked_in_ca: 0 }
     }
 
     fn halve(&mut self, flight: u64) {

@@ -169,10 +169,7 @@ impl State {
 
     /// States in which the peer's data is accepted.
     fn receives(self) -> bool {
-        matches!(
-            self,
-            State::SynReceived | State::Established | State::FinWait1 | State::FinWait2
-        )
+        matches!(self, State::SynReceived | State::Established | State::FinWait1 | State::FinWait2)
     }
 
     /// States in which new data may be sent.
@@ -258,12 +255,7 @@ enum Timer {
     TimeWait = 3,
 }
 
-const TIMERS: [Timer; 4] = [
-    Timer::Retransmit,
-    Timer::DelayedAck,
-    Timer::Persist,
-    Timer::TimeWait,
-];
+const TIMERS: [Timer; 4] = [Timer::Retransmit, Timer::DelayedAck, Timer::Persist, Timer::TimeWait];
 
 /// One TCP connection. See the module documentation for the driving contract.
 #[derive(Debug)]
@@ -320,50 +312,28 @@ pub struct Connection {
 
 impl Connection {
     /// Active open from `local` to `remote`: the SYN goes out on the first `poll_transmit`.
-    pub fn connect(
-        config: Config,
-        local: SocketAddrV4,
-        remote: SocketAddrV4,
-        seed: u64,
-        now: Instant,
-    ) -> Self {
+    pub fn connect(config: Config, local: SocketAddrV4, remote: SocketAddrV4, seed: u64, now: Instant) -> Self {
         let mut c = Self::new(config, local, remote, seed, now, State::SynSent);
         c.set_timer(Timer::Retransmit, now + c.rtt.rto());
         c
     }
 
     /// Passive open for a SYN expected from `remote` (the driver demultiplexes by address).
-    pub fn accept(
-        config: Config,
-        local: SocketAddrV4,
-        remote: SocketAddrV4,
-        seed: u64,
-        now: Instant,
-    ) -> Self {
+    pub fn accept(config: Config, local: SocketAddrV4, remote: SocketAddrV4, seed: u64, now: Instant) -> Self {
         Self::new(config, local, remote, seed, now, State::Listen)
     }
 
-    fn new(
-        config: Config,
-        local: SocketAddrV4,
-        remote: SocketAddrV4,
-        seed: u64,
-        _now: Instant,
-        state: State,
-    ) -> Self {
+    fn new(config: Config, local: SocketAddrV4, remote: SocketAddrV4, seed: u64, _now: Instant, state: State) -> Self {
         let mut s = seed ^ 0x7cf3_1b2a_9e37_79b9;
         let iss = SeqNumber(splitmix64(&mut s) as u32);
         let ts_offset = splitmix64(&mut s) as u32;
         // RFC 7323 §2.3: the smallest shift that lets the buffer be advertised, at most 14.
         let mut rcv_wscale = 0u8;
-        while config.window_scaling && rcv_wscale < 14 && (config.recv_buffer >> rcv_wscale) > 65535
-        {
+        while config.window_scaling && rcv_wscale < 14 && (config.recv_buffer >> rcv_wscale) > 65535 {
             rcv_wscale += 1;
         }
         let smss = config.mss as u64;
-        let iw = config
-            .initial_window
-            .map_or_else(|| rfc6928_initial_window(smss), |n| n as u64 * smss);
+        let iw = config.initial_window.map_or_else(|| rfc6928_initial_window(smss), |n| n as u64 * smss);
         Connection {
             cc: config.cc.build(smss, iw),
             recovery_kind: Recovery::NewReno,
@@ -468,10 +438,7 @@ impl Connection {
     /// Bytes the application may still write.
     pub fn send_space(&self) -> usize {
         if self.snd.fin_queued
-            || !matches!(
-                self.state,
-                State::SynSent | State::SynReceived | State::Established | State::CloseWait
-            )
+            || !matches!(self.state, State::SynSent | State::SynReceived | State::Established | State::CloseWait)
         {
             0
         } else {
@@ -511,11 +478,8 @@ impl Connection {
             let kept = self.rcv_adv.max(self.rcv.nxt);
             let grown = self.advertisable_edge().saturating_sub(kept);
             let closed = kept - self.rcv.nxt < self.sws_threshold();
-            let threshold = if closed {
-                self.sws_threshold()
-            } else {
-                (2 * self.smss).min(self.rcv.capacity() as u64 / 2)
-            };
+            let threshold =
+                if closed { self.sws_threshold() } else { (2 * self.smss).min(self.rcv.capacity() as u64 / 2) };
             if grown >= threshold {
                 self.ack_now = true;
             }
@@ -541,10 +505,7 @@ impl Connection {
 
     /// Abort: send a RST and close at once.
     pub fn abort(&mut self) {
-        if !matches!(
-            self.state,
-            State::Closed | State::Listen | State::SynSent | State::TimeWait
-        ) {
+        if !matches!(self.state, State::Closed | State::Listen | State::SynSent | State::TimeWait) {
             self.rst_pending = Some((self.iss.plus(self.snd.nxt), None));
         }
         self.set_state(State::Closed);
@@ -771,10 +732,7 @@ impl Connection {
         }
         // RFC 6691: the MSS bounds the data plus the options every segment carries.
         let ts_len = if self.ts_ok { 12 } else { 0 };
-        self.smss = (self.config.mss as u64)
-            .min(peer_mss)
-            .saturating_sub(ts_len)
-            .max(1);
+        self.smss = (self.config.mss as u64).min(peer_mss).saturating_sub(ts_len).max(1);
         let iw = match self.config.initial_window {
             _ if self.syn_retransmitted => self.smss, // RFC 5681 §3.1: IW = 1 SMSS after a lost SYN
             Some(n) => n as u64 * self.smss,
@@ -817,10 +775,7 @@ impl Connection {
         let mut newly_sacked = 0;
         if self.sack_ok && self.recovery_kind == Recovery::Sack {
             for &(l, r) in seg.options.sack_blocks() {
-                if let (Some(l), Some(r)) = (
-                    unwrap(self.iss, l, self.snd.una),
-                    unwrap(self.iss, r, self.snd.una),
-                ) {
+                if let (Some(l), Some(r)) = (unwrap(self.iss, l, self.snd.una), unwrap(self.iss, r, self.snd.una)) {
                     if l < r && r <= self.snd.nxt {
                         newly_sacked += self.snd.sack(l, r);
                     }
@@ -869,29 +824,19 @@ impl Connection {
             } else if self.recovery_kind == Recovery::NewReno {
                 // RFC 6582 §3.2 step 5: partial ACK: retransmit the next hole, deflate.
                 self.snd.mark_lost(0);
-                self.inflation = self.inflation.saturating_sub(acked)
-                    + if acked >= self.smss { self.smss } else { 0 };
+                self.inflation = self.inflation.saturating_sub(acked) + if acked >= self.smss { self.smss } else { 0 };
                 self.partial_acks += 1;
                 // The "impatient" variant: only the first partial ACK re-arms the timer.
                 keep_timer = self.partial_acks > 1;
             } else {
-                self.snd
-                    .detect_losses(self.config.dupthresh as u64, self.smss);
+                self.snd.detect_losses(self.config.dupthresh as u64, self.smss);
             }
         } else if !syn_acked {
             let srtt = self.rtt.srtt();
-            self.cc.on_ack(&AckInfo {
-                now,
-                acked,
-                srtt,
-                min_rtt: self.rtt.min_rtt(),
-                in_flight,
-            });
+            self.cc.on_ack(&AckInfo { now, acked, srtt, min_rtt: self.rtt.min_rtt(), in_flight });
             if self.sack_ok
                 && self.recovery_kind == Recovery::Sack
-                && self
-                    .snd
-                    .first_is_lost(self.config.dupthresh as u64, self.smss)
+                && self.snd.first_is_lost(self.config.dupthresh as u64, self.smss)
             {
                 self.enter_recovery(now);
             }
@@ -929,8 +874,7 @@ impl Connection {
             }
             return;
         }
-        let sack_loss =
-            self.recovery_kind == Recovery::Sack && self.snd.first_is_lost(thresh, self.smss);
+        let sack_loss = self.recovery_kind == Recovery::Sack && self.snd.first_is_lost(thresh, self.smss);
         if self.dupacks as u64 >= thresh || sack_loss {
             // RFC 6582 §3.2 step 2: no new episode while the ACK does not cover `recover`.
             if self.recovery_kind == Recovery::NewReno && self.snd.una < self.recover {
@@ -948,8 +892,7 @@ impl Connection {
         self.stats.fast_retransmits += 1;
         self.snd.mark_lost(0);
         if self.recovery_kind == Recovery::Sack {
-            self.snd
-                .detect_losses(self.config.dupthresh as u64, self.smss);
+            self.snd.detect_losses(self.config.dupthresh as u64, self.smss);
         } else {
             // RFC 6582 §3.2 step 2: cwnd = ssthresh + 3*SMSS.
             self.inflation = self.config.dupthresh as u64 * self.smss;
@@ -968,11 +911,7 @@ impl Connection {
         }
         let probing = self.snd_wnd == 0
             && self.snd.segs.len() == 1
-            && self
-                .snd
-                .segs
-                .front()
-                .is_some_and(|s| s.end - s.start == 1 && !s.syn && !s.fin);
+            && self.snd.segs.front().is_some_and(|s| s.end - s.start == 1 && !s.syn && !s.fin);
         if !probing {
             self.stats.timeouts += 1;
             self.retries += 1;
@@ -991,11 +930,7 @@ impl Connection {
             }
             // FlightSize is inflated by data sent during NewReno recovery; a timeout in
             // recovery keeps the threshold the episode already set (as Linux does).
-            self.cc.on_timeout(
-                now,
-                self.snd.flight_size(),
-                self.retries == 1 && !self.in_recovery,
-            );
+            self.cc.on_timeout(now, self.snd.flight_size(), self.retries == 1 && !self.in_recovery);
             self.in_recovery = false;
             self.inflation = 0;
             self.dupacks = 0;
@@ -1023,9 +958,7 @@ impl Connection {
             self.ack_now = true;
         } else if r.advanced > 0 {
             self.unacked_segments += 1;
-            if self.config.delayed_ack == Duration::ZERO
-                || self.unacked_segments >= self.config.ack_every.max(1)
-            {
+            if self.config.delayed_ack == Duration::ZERO || self.unacked_segments >= self.config.ack_every.max(1) {
                 self.ack_now = true;
             } else if self.timers[Timer::DelayedAck as usize].is_none() {
                 self.set_timer(Timer::DelayedAck, now + self.config.delayed_ack);
@@ -1086,10 +1019,7 @@ impl Connection {
     /// New data (or the FIN) if the windows allow it (RFC 6675 NextSeg rule 2).
     fn next_new_segment(&mut self, now: Instant) -> Option<Vec<u8>> {
         let may_send = self.state.sends()
-            || (matches!(
-                self.state,
-                State::FinWait1 | State::LastAck | State::Closing
-            ) && self.snd.fin_queued);
+            || (matches!(self.state, State::FinWait1 | State::LastAck | State::Closing) && self.snd.fin_queued);
         if !may_send {
             return None;
         }
@@ -1121,11 +1051,7 @@ impl Connection {
                     return None;
                 }
             }
-            if len < self.smss
-                && self.config.nagle
-                && !self.snd.segs.is_empty()
-                && !self.snd.fin_queued
-            {
+            if len < self.smss && self.config.nagle && !self.snd.segs.is_empty() && !self.snd.fin_queued {
                 return None; // Nagle: one small segment outstanding at most
             }
         }
@@ -1143,10 +1069,7 @@ impl Connection {
     }
 
     fn arm_persist(&mut self, now: Instant) {
-        if self.snd_wnd == 0
-            && self.snd.segs.is_empty()
-            && self.timers[Timer::Persist as usize].is_none()
-        {
+        if self.snd_wnd == 0 && self.snd.segs.is_empty() && self.timers[Timer::Persist as usize].is_none() {
             self.set_timer(Timer::Persist, now + self.rtt.rto());
         }
     }
@@ -1166,9 +1089,7 @@ impl Connection {
     /// RFC 9293 §3.8.6.2.2: the window's right edge moves only in steps of
     /// min(buffer / 2, MSS).
     fn sws_threshold(&self) -> u64 {
-        (self.rcv.capacity() as u64 / 2)
-            .min(self.config.mss as u64)
-            .max(1)
+        (self.rcv.capacity() as u64 / 2).min(self.config.mss as u64).max(1)
     }
 
     /// Window field and the right edge it advertises.
@@ -1176,11 +1097,7 @@ impl Connection {
         let edge = self.advertisable_edge();
         // The edge only moves right, and only in steps of the SWS threshold.
         let kept = self.rcv_adv.max(self.rcv.nxt).min(edge);
-        let edge = if edge >= kept + self.sws_threshold() {
-            edge
-        } else {
-            kept
-        };
+        let edge = if edge >= kept + self.sws_threshold() { edge } else { kept };
         let wnd = edge - self.rcv.nxt;
         if syn {
             return wnd.min(65535) as u16; // RFC 7323 §2.2: a SYN's window is not scaled
@@ -1191,49 +1108,21 @@ impl Connection {
     }
 
     /// Build the bytes of a segment covering `[start, end)` of our sequence space.
-    fn emit_segment(
-        &mut self,
-        now: Instant,
-        start: u64,
-        end: u64,
-        syn: bool,
-        fin: bool,
-    ) -> Vec<u8> {
+    fn emit_segment(&mut self, now: Instant, start: u64, end: u64, syn: bool, fin: bool) -> Vec<u8> {
         let mut payload = Vec::new();
         if end > start + syn as u64 + fin as u64 {
             self.snd.copy(start, end - fin as u64, &mut payload);
         }
         let mut options = TcpOptions::default();
-        let tsval = self
-            .ts_offset
-            .wrapping_add((now.as_nanos() / 1_000_000) as u32);
+        let tsval = self.ts_offset.wrapping_add((now.as_nanos() / 1_000_000) as u32);
         if syn {
             options.mss = Some(self.config.mss);
             // RFC 7323 §2.2: offered in a SYN; in a SYN-ACK only if the SYN offered it.
-            let offer = if self.state == State::SynSent {
-                self.config.window_scaling
-            } else {
-                self.wscale_ok
-            };
+            let offer = if self.state == State::SynSent { self.config.window_scaling } else { self.wscale_ok };
             options.window_scale = offer.then_some(self.rcv_wscale);
-            options.sack_permitted = if self.state == State::SynSent {
-                self.config.sack
-            } else {
-                self.sack_ok
-            };
-            let ts = if self.state == State::SynSent {
-                self.config.timestamps
-            } else {
-                self.ts_ok
-            };
-            options.timestamps = ts.then_some((
-                tsval,
-                if self.state == State::SynSent {
-                    0
-                } else {
-                    self.ts_recent
-                },
-            ));
+            options.sack_permitted = if self.state == State::SynSent { self.config.sack } else { self.sack_ok };
+            let ts = if self.state == State::SynSent { self.config.timestamps } else { self.ts_ok };
+            options.timestamps = ts.then_some((tsval, if self.state == State::SynSent { 0 } else { self.ts_recent }));
         } else {
             if self.ts_ok {
                 options.timestamps = Some((tsval, self.ts_recent));

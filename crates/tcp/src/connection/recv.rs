@@ -38,14 +38,7 @@ pub(super) struct RecvBuffer {
 
 impl RecvBuffer {
     pub(super) fn new(capacity: usize) -> Self {
-        RecvBuffer {
-            data: VecDeque::new(),
-            ooo: BTreeMap::new(),
-            ooo_bytes: 0,
-            nxt: 0,
-            capacity,
-            latest: None,
-        }
+        RecvBuffer { data: VecDeque::new(), ooo: BTreeMap::new(), ooo_bytes: 0, nxt: 0, capacity, latest: None }
     }
 
     /// Room left: the receive window in bytes.
@@ -126,13 +119,8 @@ impl RecvBuffer {
     fn hold(&mut self, s: u64, bytes: &[u8]) {
         let e = s + bytes.len() as u64;
         let (mut lo, mut hi) = (s, e);
-        let touching: Vec<u64> = self
-            .ooo
-            .range(..=e)
-            .rev()
-            .take_while(|(k, v)| *k + v.len() as u64 >= s)
-            .map(|(k, _)| *k)
-            .collect();
+        let touching: Vec<u64> =
+            self.ooo.range(..=e).rev().take_while(|(k, v)| *k + v.len() as u64 >= s).map(|(k, _)| *k).collect();
         let mut parts = Vec::with_capacity(touching.len());
         for k in touching {
             if let Some(v) = self.ooo.remove(&k) {

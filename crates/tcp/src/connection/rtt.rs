@@ -62,10 +62,7 @@ impl RttEstimator {
 
     /// The current RTO, backoff applied and clamped.
     pub fn rto(&self) -> Duration {
-        self.rto
-            .max(self.min_rto)
-            .saturating_mul(1 << self.backoff)
-            .min(self.max_rto)
+        self.rto.max(self.min_rto).saturating_mul(1 << self.backoff).min(self.max_rto)
     }
 
     /// Smoothed RTT.
@@ -96,11 +93,7 @@ mod tests {
 
     #[test]
     fn rfc6298_formulae() {
-        let mut e = RttEstimator::new(
-            Duration::from_secs(1),
-            Duration::from_millis(200),
-            Duration::from_secs(60),
-        );
+        let mut e = RttEstimator::new(Duration::from_secs(1), Duration::from_millis(200), Duration::from_secs(60));
         assert_eq!(e.rto(), Duration::from_secs(1));
         e.sample(Duration::from_millis(100));
         // SRTT = 100 ms, RTTVAR = 50 ms, RTO = 100 + 4*50 = 300 ms.

@@ -267,8 +267,7 @@ impl SendQueue {
                 bytes += s.len();
             }
         }
-        self.segs.front().is_some_and(|s| !s.sacked)
-            && (count >= dupthresh || bytes > (dupthresh - 1) * smss)
+        self.segs.front().is_some_and(|s| !s.sacked) && (count >= dupthresh || bytes > (dupthresh - 1) * smss)
     }
 
     /// After a retransmission timeout: every segment not SACKed is lost, and the episode

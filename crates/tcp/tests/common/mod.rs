@@ -43,12 +43,7 @@ pub struct Path {
 
 impl Default for Path {
     fn default() -> Self {
-        Path {
-            delay: Duration::from_millis(10),
-            rate_bps: 100_000_000,
-            queue_limit: 1000,
-            loss: 0.0,
-        }
+        Path { delay: Duration::from_millis(10), rate_bps: 100_000_000, queue_limit: 1000, loss: 0.0 }
     }
 }
 
@@ -121,18 +116,9 @@ impl Harness {
 
     fn put_on_path(&mut self, dir: Dir, bytes: Vec<u8>) {
         let d = dir as usize;
-        let (src, dst) = if dir == Dir::AtoB {
-            (A_ADDR, B_ADDR)
-        } else {
-            (B_ADDR, A_ADDR)
-        };
-        let repr =
-            TcpRepr::parse(&bytes, *src.ip(), *dst.ip()).expect("engine emits valid segments");
-        let isn = if dir == Dir::AtoB {
-            &mut self.a_isn
-        } else {
-            &mut self.b_isn
-        };
+        let (src, dst) = if dir == Dir::AtoB { (A_ADDR, B_ADDR) } else { (B_ADDR, A_ADDR) };
+        let repr = TcpRepr::parse(&bytes, *src.ip(), *dst.ip()).expect("engine emits valid segments");
+        let isn = if dir == Dir::AtoB { &mut self.a_isn } else { &mut self.b_isn };
         if repr.flags.has(Flags::SYN) {
             *isn = Some(repr.seq);
         }
@@ -140,17 +126,10 @@ impl Harness {
         let index = self.sent[d];
         self.sent[d] += 1;
         let flags = repr.flags.0 | if repr.ack.is_some() { Flags::ACK } else { 0 };
-        self.log
-            .push((self.now, dir, flags, offset, repr.payload.len()));
+        self.log.push((self.now, dir, flags, offset, repr.payload.len()));
         let mut lose = self.path.loss > 0.0 && self.rng.random::<f64>() < self.path.loss;
         if let Some(f) = self.filter.as_mut() {
-            lose |= f(&Seen {
-                dir,
-                now: self.now,
-                repr: &repr,
-                offset,
-                index,
-            });
+            lose |= f(&Seen { dir, now: self.now, repr: &repr, offset, index });
         }
         // Drop-tail queue in front of the serialiser.
         self.departures[d].retain(|&t| t > self.now);
@@ -176,19 +155,14 @@ impl Harness {
                 break;
             }
             let n = (room as u64).min(left).min(65536) as usize;
-            let chunk: Vec<u8> = (self.written..self.written + n as u64)
-                .map(pattern)
-                .collect();
+            let chunk: Vec<u8> = (self.written..self.written + n as u64).map(pattern).collect();
             let w = self.a.write(&chunk);
             self.written += w as u64;
             if w == 0 {
                 break;
             }
         }
-        if self.close_when_done
-            && self.to_write == Some(self.written)
-            && self.a.state() == State::Established
-        {
+        if self.close_when_done && self.to_write == Some(self.written) && self.a.state() == State::Established {
             self.a.close();
         }
         if self.now >= self.read_from {
@@ -253,25 +227,15 @@ impl Harness {
     }
 
     pub fn data_ok(&self) -> bool {
-        self.received
-            .iter()
-            .enumerate()
-            .all(|(i, &b)| b == pattern(i as u64))
+        self.received.iter().enumerate().all(|(i, &b)| b == pattern(i as u64))
     }
 
     /// Data segments A sent, as (time, offset, len), retransmissions included.
     pub fn data_segments(&self) -> Vec<(Instant, u64, usize)> {
-        self.log
-            .iter()
-            .filter(|l| l.1 == Dir::AtoB && l.4 > 0)
-            .map(|l| (l.0, l.3, l.4))
-            .collect()
+        self.log.iter().filter(|l| l.1 == Dir::AtoB && l.4 > 0).map(|l| (l.0, l.3, l.4)).collect()
     }
 }
 
 pub fn config(cc: &str) -> Config {
-    Config {
-        cc: tcp::CcAlgorithm::from_name(cc).expect("known algorithm"),
-        ..Config::default()
-    }
+    Config { cc: tcp::CcAlgorithm::from_name(cc).expect("known algorithm"), ..Config::default() }
 }
