@@ -82,6 +82,9 @@ impl RoutingTable {
     }
 }
 
+/// The far end of an interface's link: (neighbour node, link cost).
+pub type FarEnd = (usize, u64);
+
 /// The graph routing is computed on.
 pub struct Graph {
     /// Per node: may it forward (routers yes, hosts no).
@@ -90,7 +93,7 @@ pub struct Graph {
     pub adjacency: Vec<Vec<(IfaceId, usize, u64)>>,
     /// Per node: its addresses, each with the node at the other end of its interface's link
     /// and that link's cost (`None` for an unattached interface).
-    pub addresses: Vec<Vec<(Ipv4Addr, Option<(usize, u64)>)>>,
+    pub addresses: Vec<Vec<(Ipv4Addr, Option<FarEnd>)>>,
 }
 
 impl Graph {
