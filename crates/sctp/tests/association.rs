@@ -813,3 +813,61 @@ fn a_restart_cookie_in_shutdown_ack_sent_gets_the_shutdown_ack_and_an_error() {
     assert_eq!((s.local_tag(), s.peer_tag(), s.state()), (old.0, old.1, State::ShutdownAckSent));
     assert!(h.event_times(SERVER, |e| matches!(e, Event::Restarted { .. })).is_empty());
 }
+
+/// (time, TSN) of the DATA chunks in the packets `side` sent, in the order they went out.
+fn data_tsns_sent(h: &Harness, side: usize) -> Vec<(Instant, u32)> {
+    let mut tsns = Vec::new();
+    for (t, from, _, p) in &h.sent {
+        let Ok(header) = sctp::wire::HeaderView::new_checked(p) else { continue };
+        if *from != side {
+            continue;
+        }
+        for chunk in header.chunks().flatten() {
+            if let Ok(sctp::wire::Chunk::Data(d)) = sctp::wire::Chunk::parse(&chunk) {
+                tsns.push((*t, d.tsn));
+            }
+        }
+    }
+    tsns
+}
+
+#[test]
+fn retransmissions_after_a_timeout_go_lowest_tsn_first_even_when_a_later_chunk_is_smaller() {
+    // 2,500-byte messages make alternating 1,452- and 1,048-byte chunks. An outage ends in
+    // T3 timeouts that mark the whole window; while the cwnd regrows from one MTU, a smaller
+    // later chunk must not overtake a larger earlier one that does not fit yet (§6.1 C,
+    // §6.3.3 E3).
+    let mut h = connected(1, Config::default());
+    h.links[0].rate_bps = 100_000_000;
+    h.apps[CLIENT] = harness::App { to_send: 2_000_000, msg_size: 2500, ..Default::default() };
+    h.apps[SERVER].reading = true;
+    h.run_for(ms(300));
+    h.set_link(0, false);
+    h.run_for(ms(2500));
+    h.set_link(0, true);
+    h.run_for(Duration::from_secs(30));
+    assert_eq!(h.apps[SERVER].received_bytes, 2_000_000);
+    let timeouts = h.event_times(CLIENT, |e| matches!(e, Event::T3Timeout { .. }));
+    assert!(timeouts.len() >= 2, "{timeouts:?}");
+    // Between two timeouts, a TSN not above the highest sent so far is a retransmission;
+    // each must be above the one retransmitted before it.
+    let tsns = data_tsns_sent(&h, CLIENT);
+    let mut highest = tsns[0].1;
+    let mut last_rtx: Option<u32> = None;
+    let mut retransmissions = 0;
+    for &(t, tsn) in &tsns[1..] {
+        if timeouts.contains(&t) {
+            last_rtx = None; // a timeout marks everything outstanding again
+        }
+        if tsn.wrapping_sub(highest) as i32 > 0 {
+            highest = tsn;
+            continue;
+        }
+        retransmissions += 1;
+        if let Some(prev) = last_rtx {
+            assert!(tsn.wrapping_sub(prev) as i32 > 0, "at {t:?}: TSN {tsn} retransmitted after {prev}");
+        }
+        last_rtx = Some(tsn);
+    }
+    assert!(retransmissions >= 10, "{retransmissions}");
+}

@@ -570,6 +570,10 @@ impl Association {
         }
         let mut forced_path = self.force_packet;
         let mut forced_bytes = 0usize;
+        // A destination whose cwnd refused its lowest marked chunk takes no later ones in
+        // this flush (lowest TSN first); once every possible destination is full the scan
+        // stops, instead of visiting every marked chunk on every packet received.
+        let mut blocked = vec![false; self.paths.len()];
         for i in 0..self.out.sent.len() {
             if self.out.marked == 0 {
                 break;
@@ -579,7 +583,11 @@ impl Association {
             let len = self.out.sent[i].frag.len();
             let chunk_len = (16 + len as usize).next_multiple_of(4);
             let forced = forced_path == Some(dst) && forced_bytes + chunk_len <= self.config.max_packet() - 12;
-            if !forced && !self.paths[dst].cwnd_allows(len) {
+            if !forced && (blocked[dst] || !self.paths[dst].cwnd_allows(len)) {
+                blocked[dst] = true;
+                if self.all_destinations_blocked(&blocked) {
+                    break;
+                }
                 continue;
             }
             if forced {
@@ -613,6 +621,24 @@ impl Association {
                 self.events.push_back(Event::RetransmitOnAlternate { from, to: dst });
             }
         }
+    }
+
+    /// True if no retransmission can go anywhere: every usable destination is `blocked`.
+    /// While one destination is usable, [`Association::retransmit_path`] picks only usable
+    /// ones (an active path is usable once confirmed, and data only goes to confirmed ones).
+    fn all_destinations_blocked(&self, blocked: &[bool]) -> bool {
+        let mut any_usable = false;
+        for (path, &b) in self.paths.iter().zip(blocked) {
+            if path.is_usable() {
+                any_usable = true;
+                if !b {
+                    return false;
+                }
+            } else if path.state == super::PathState::Active {
+                return false;
+            }
+        }
+        any_usable
     }
 
     /// New data to the selected destination, within cwnd, the peer's rwnd and Max.Burst.
