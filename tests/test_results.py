@@ -8,6 +8,9 @@ file formats, the atomic directory writer and the summary independently of the e
 from __future__ import annotations
 
 import io
+import os
+import subprocess
+import sys
 import math
 import struct
 from pathlib import Path
@@ -299,6 +302,24 @@ def test_atomic_dir_success(tmp_path: Path) -> None:
         (staging / "R1-eth0.pcap").write_bytes(b"pcap")
     assert sorted(p.name for p in dest.iterdir()) == sorted([*RESULT_FILES, "R1-eth0.pcap"])
     assert _hidden_leftovers(dest.parent) == []
+
+
+def test_atomic_dir_removes_staging_of_killed_runs_only(tmp_path: Path) -> None:
+    dest = tmp_path / "run1"
+    # A process killed with SIGKILL leaves its staging directory behind.
+    killed = subprocess.Popen([sys.executable, "-c", "pass"])
+    killed.wait()
+    dead = tmp_path / f".run1.partial-{killed.pid}"
+    (dead / "sub").mkdir(parents=True)
+    dead_old = tmp_path / f".run1.old-{killed.pid}"
+    dead_old.mkdir()
+    # A live process (our parent) may be writing its own: left alone, as are other names.
+    live = tmp_path / f".run1.partial-{os.getppid()}"
+    live.mkdir()
+    other = tmp_path / f".run10.partial-{killed.pid}"
+    other.mkdir()
+    write_run(RunResult(make_raw()), dest)
+    assert _hidden_leftovers(tmp_path) == sorted([live.name, other.name])
 
 
 def test_atomic_dir_replaces_previous_result(tmp_path: Path) -> None:

@@ -404,6 +404,28 @@ def _old_path(dest: Path) -> Path:
     return dest.parent / f".{dest.name}.old-{os.getpid()}"
 
 
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):
+        return True  # someone else's process, or not a pid we can ask about: keep its files
+    return True
+
+
+def _remove_stale_staging(dest: Path) -> None:
+    """Delete ``.<name>.partial-<pid>`` and ``.<name>.old-<pid>`` siblings whose process
+    is gone (a run killed with SIGKILL, or a machine that lost power, leaves them)."""
+    prefixes = (f".{dest.name}.partial-", f".{dest.name}.old-")
+    with contextlib.suppress(OSError):
+        for entry in dest.parent.iterdir():
+            for prefix in prefixes:
+                pid = entry.name[len(prefix) :] if entry.name.startswith(prefix) else ""
+                if pid.isdigit() and int(pid) != os.getpid() and not _pid_alive(int(pid)):
+                    shutil.rmtree(entry, ignore_errors=True)
+
+
 def _looks_replaceable(dest: Path) -> bool:
     """True if ``dest`` may be replaced: an empty directory or a previous run.
 
@@ -429,7 +451,8 @@ def atomic_output_dir(directory: str | os.PathLike[str]) -> Iterator[Path]:
 
     If the block raises (``KeyboardInterrupt`` included) the temporary directory is
     deleted and ``directory`` is left as it was: absent if it did not exist, or
-    the previous complete result.
+    the previous complete result. Staging directories of processes that no longer
+    run (killed with SIGKILL) are deleted the next time ``directory`` is written.
 
     Raises:
         FileExistsError: ``directory`` exists but is not a directory, or is a
@@ -450,6 +473,7 @@ def atomic_output_dir(directory: str | os.PathLike[str]) -> Iterator[Path]:
 
     check_dest()
     dest.parent.mkdir(parents=True, exist_ok=True)
+    _remove_stale_staging(dest)
     partial = _partial_path(dest)
     # A leftover from an earlier process that happened to have our pid.
     shutil.rmtree(partial, ignore_errors=True)
