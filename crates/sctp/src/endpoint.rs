@@ -182,14 +182,22 @@ impl Endpoint {
         let vtag = header.verification_tag();
         match first.chunk_type {
             // INIT: must be alone with tag 0 (§8.5.1 A, §6.10).
-            1 if self.listening && vtag == 0 => {
+            1 if vtag == 0 => {
                 let Ok(Chunk::Init(init)) = Chunk::parse(first) else { return None };
                 if header.chunks().count() != 1 {
                     return None;
                 }
-                // §3.3.2: zero tag or stream counts get ABORT instead.
-                let fresh = AckTags::Fresh { tie_tags: (0, 0) };
-                let (Ok(chunk) | Err(chunk)) = self.answer_init(now, from, header, &init, fresh);
+                let chunk = match check_init(&init) {
+                    Err(None) => return None,
+                    Err(Some(abort)) => abort,
+                    // §8.4 3: an INIT that cannot be processed gets ABORT under its Initiate
+                    // Tag, T bit clear.
+                    Ok(_) if !self.listening => Chunk::Abort { t_bit: false, causes: Vec::new() },
+                    Ok(unrecognized) => {
+                        let fresh = AckTags::Fresh { tie_tags: (0, 0) };
+                        self.answer_init(now, from, header, &init, fresh, unrecognized)
+                    }
+                };
                 self.reply(header, from, to, init.initiate_tag, &[chunk]);
                 None
             }
@@ -239,11 +247,18 @@ impl Endpoint {
             return;
         }
         let Ok(Chunk::Init(init)) = Chunk::parse(first) else { return };
-        let chunk = match self.associations[id].on_unexpected_init(from, &init) {
-            InitAnswer::InitAck(tags) => {
-                let (Ok(chunk) | Err(chunk)) = self.answer_init(now, from, header, &init, tags);
-                chunk
+        // §3.3.2: an invalid INIT must not change the association's state, so it is checked
+        // before the association sees it.
+        let unrecognized = match check_init(&init) {
+            Ok(unrecognized) => unrecognized,
+            Err(None) => return,
+            Err(Some(abort)) => {
+                self.reply(header, from, to, init.initiate_tag, &[abort]);
+                return;
             }
+        };
+        let chunk = match self.associations[id].on_unexpected_init(from, &init) {
+            InitAnswer::InitAck(tags) => self.answer_init(now, from, header, &init, tags, unrecognized),
             InitAnswer::NewAddresses(addrs) => Chunk::Abort {
                 t_bit: false,
                 causes: vec![ErrorCause::RestartWithNewAddresses {
@@ -311,7 +326,7 @@ impl Endpoint {
 
     /// Builds an INIT ACK with a signed cookie, keeping no state (§5.1 B): for an INIT out of
     /// the blue, or for one an association answers (§5.2.1, §5.2.2), with the tags it chose.
-    /// `Err` holds the ABORT an invalid INIT gets instead.
+    /// `init` has passed [`check_init`], which found the `unrecognized` parameters.
     fn answer_init(
         &mut self,
         now: Instant,
@@ -319,26 +334,8 @@ impl Endpoint {
         header: &HeaderView<'_>,
         init: &InitChunk,
         tags: AckTags,
-    ) -> Result<Chunk, Chunk> {
-        if init.initiate_tag == 0 || init.outbound_streams == 0 || init.inbound_streams == 0 {
-            return Err(Chunk::Abort { t_bit: false, causes: vec![ErrorCause::InvalidMandatoryParameter] });
-        }
-        // §3.2.1: report unknown parameters whose upper bits ask for it.
-        let mut unrecognized = Vec::new();
-        for p in &init.params {
-            if let Parameter::Unknown { param_type, value } = p {
-                match unknown_parameter_action(*param_type) {
-                    UnknownAction::Stop => return Err(Chunk::Abort { t_bit: false, causes: Vec::new() }),
-                    UnknownAction::StopAndReport | UnknownAction::SkipAndReport => {
-                        unrecognized.extend_from_slice(&param_type.to_be_bytes());
-                        unrecognized.extend_from_slice(&((value.len() + 4) as u16).to_be_bytes());
-                        unrecognized.extend_from_slice(value);
-                        unrecognized.resize(unrecognized.len().next_multiple_of(4), 0);
-                    }
-                    UnknownAction::Skip => {}
-                }
-            }
-        }
+        unrecognized: Vec<u8>,
+    ) -> Chunk {
         let (local_tag, local_initial_tsn, (local_tie_tag, peer_tie_tag)) = match tags {
             AckTags::Fresh { tie_tags } => {
                 let tag = random_tag(&mut self.rng);
@@ -370,14 +367,14 @@ impl Endpoint {
         if !unrecognized.is_empty() {
             params.push(Parameter::UnrecognizedParameter(unrecognized));
         }
-        Ok(Chunk::InitAck(InitChunk {
+        Chunk::InitAck(InitChunk {
             initiate_tag: local_tag,
             a_rwnd: self.config.recv_buffer,
             outbound_streams: outbound,
             inbound_streams: inbound,
             initial_tsn: local_initial_tsn,
             params,
-        }))
+        })
     }
 
     /// The next packet: stateless replies first, then each association's.
@@ -406,4 +403,35 @@ impl Endpoint {
             }
         }
     }
+}
+
+/// Checks an INIT's mandatory fields and parameters (§3.3.2, §3.2.1). `Ok` holds the
+/// unrecognized parameters to report in the INIT ACK; `Err(None)` means discard the packet
+/// silently, `Err(Some(abort))` answer with that ABORT under the INIT's Initiate Tag.
+fn check_init(init: &InitChunk) -> Result<Vec<u8>, Option<Chunk>> {
+    // §3.3.2: an Initiate Tag of 0 is silently discarded (RFC 4960 sent ABORT); no outbound or
+    // no inbound streams is discarded with an ABORT.
+    if init.initiate_tag == 0 {
+        return Err(None);
+    }
+    if init.outbound_streams == 0 || init.inbound_streams == 0 {
+        return Err(Some(Chunk::Abort { t_bit: false, causes: vec![ErrorCause::InvalidMandatoryParameter] }));
+    }
+    // §3.2.1: report unknown parameters whose upper bits ask for it.
+    let mut unrecognized = Vec::new();
+    for p in &init.params {
+        if let Parameter::Unknown { param_type, value } = p {
+            match unknown_parameter_action(*param_type) {
+                UnknownAction::Stop => return Err(Some(Chunk::Abort { t_bit: false, causes: Vec::new() })),
+                UnknownAction::StopAndReport | UnknownAction::SkipAndReport => {
+                    unrecognized.extend_from_slice(&param_type.to_be_bytes());
+                    unrecognized.extend_from_slice(&((value.len() + 4) as u16).to_be_bytes());
+                    unrecognized.extend_from_slice(value);
+                    unrecognized.resize(unrecognized.len().next_multiple_of(4), 0);
+                }
+                UnknownAction::Skip => {}
+            }
+        }
+    }
+    Ok(unrecognized)
 }

@@ -484,6 +484,29 @@ fn to_server(tag: u32, chunk: Chunk) -> Vec<u8> {
     Packet { header, chunks: vec![chunk] }.emit()
 }
 
+/// A packet from the server's port to the client's, emitted with its CRC32c.
+fn to_client(tag: u32, chunk: Chunk) -> Vec<u8> {
+    let header = CommonHeader { src_port: PORTS[SERVER], dst_port: PORTS[CLIENT], verification_tag: tag };
+    Packet { header, chunks: vec![chunk] }.emit()
+}
+
+/// Every packet `side`'s endpoint has to send at `now`, parsed.
+fn replies(h: &mut Harness, side: usize, now: Instant) -> Vec<Packet> {
+    std::iter::from_fn(|| h.eps[side].poll_transmit(now)).map(|d| Packet::parse(&d.payload).unwrap()).collect()
+}
+
+/// An INIT with tag `tag`, 10 streams each way, listing `addrs`.
+fn init_chunk(tag: u32, addrs: &[std::net::Ipv4Addr]) -> InitChunk {
+    InitChunk {
+        initiate_tag: tag,
+        a_rwnd: 65_536,
+        outbound_streams: 10,
+        inbound_streams: 10,
+        initial_tsn: 1000,
+        params: addrs.iter().map(|&a| Parameter::Ipv4Address(a)).collect(),
+    }
+}
+
 /// Both sides send and read 20 kB; true if all of it arrived.
 fn data_flows_both_ways(h: &mut Harness) -> bool {
     for side in [CLIENT, SERVER] {
@@ -870,4 +893,81 @@ fn retransmissions_after_a_timeout_go_lowest_tsn_first_even_when_a_later_chunk_i
         last_rtx = Some(tsn);
     }
     assert!(retransmissions >= 10, "{retransmissions}");
+}
+
+#[test]
+fn an_init_with_tag_zero_is_discarded_and_one_without_streams_is_aborted() {
+    // §3.3.2: an INIT whose Initiate Tag is 0 is silently discarded; one announcing no outbound
+    // or no inbound streams gets ABORT under its Initiate Tag. Either way an association the
+    // INIT reaches is left as it is.
+    let mut h = connected(1, Config::default());
+    let before = (h.assoc_ref(SERVER).local_tag(), h.assoc_ref(SERVER).peer_tag());
+    let now = h.now;
+    let s = addr(SERVER, 0);
+    // From the association's peer, and out of the blue.
+    for from in [addr(CLIENT, 0), "10.7.0.1".parse().unwrap()] {
+        h.eps[SERVER].handle(now, from, s, &to_server(0, Chunk::Init(init_chunk(0, &[]))));
+        assert_eq!(replies(&mut h, SERVER, now), vec![], "from {from}");
+        for (os, mis) in [(0, 10), (10, 0)] {
+            let init = InitChunk { outbound_streams: os, inbound_streams: mis, ..init_chunk(0x77, &[]) };
+            h.eps[SERVER].handle(now, from, s, &to_server(0, Chunk::Init(init)));
+            let reply = replies(&mut h, SERVER, now);
+            assert_eq!(reply.len(), 1, "from {from}");
+            assert_eq!(reply[0].header.verification_tag, 0x77);
+            let abort = Chunk::Abort { t_bit: false, causes: vec![ErrorCause::InvalidMandatoryParameter] };
+            assert_eq!(reply[0].chunks, vec![abort]);
+        }
+    }
+    let a = h.assoc_ref(SERVER);
+    assert_eq!((a.local_tag(), a.peer_tag(), a.state()), (before.0, before.1, State::Established));
+    assert_eq!(h.eps[SERVER].associations().len(), 1);
+
+    // In SHUTDOWN-ACK-SENT an INIT makes the association repeat its SHUTDOWN ACK (§9.2); an
+    // invalid one does not.
+    h.drop_nth.push((CLIENT, h.sent_count[CLIENT] + 2));
+    h.assoc(CLIENT).shutdown(now);
+    h.run_for(ms(25));
+    assert_eq!(h.assoc_ref(SERVER).state(), State::ShutdownAckSent);
+    let now = h.now;
+    h.eps[SERVER].handle(now, addr(CLIENT, 0), s, &to_server(0, Chunk::Init(init_chunk(0, &[]))));
+    assert_eq!(replies(&mut h, SERVER, now), vec![]);
+}
+
+#[test]
+fn an_init_to_an_endpoint_that_does_not_listen_gets_an_abort_under_its_initiate_tag() {
+    // §8.4 3: the ABORT answering an INIT carries the INIT's Initiate Tag, T bit clear; the
+    // client's association accepts it under its own tag and closes.
+    let mut h = Harness::new(Config::default(), Config::default(), 1, ms(10), 7);
+    let ep = Endpoint::new(Config::default(), vec![addr(SERVER, 0)], PORTS[SERVER], false, 22);
+    h.replace_endpoint(SERVER, ep);
+    h.connect();
+    h.run_for(ms(100));
+    let tag = h.assoc_ref(CLIENT).local_tag();
+    let server = sent_by(&h, SERVER, Instant::ZERO);
+    assert_eq!(server.len(), 1);
+    assert_eq!(server[0].1.header.verification_tag, tag);
+    assert_eq!(server[0].1.chunks, vec![Chunk::Abort { t_bit: false, causes: vec![] }]);
+    let closed = h.event_times(CLIENT, |e| *e == Event::Closed { reason: CloseReason::AbortedByPeer });
+    assert_eq!(closed, vec![Instant::ZERO + ms(20)]);
+}
+
+#[test]
+fn an_abort_in_cookie_wait_needs_the_association_tag() {
+    // §8.5.1 B: an ABORT with the T bit carries the tag its sender found in our packet, the
+    // peer's tag, which COOKIE-WAIT does not know yet: there, only an ABORT under our own tag
+    // (T bit clear) counts. Tag 0 with the T bit would let anyone end the handshake.
+    let mut h = Harness::new(Config::default(), Config::default(), 1, ms(10), 7);
+    h.drop_nth.push((CLIENT, 1));
+    h.connect();
+    h.run_for(ms(5));
+    assert_eq!(h.assoc_ref(CLIENT).state(), State::CookieWait);
+    let now = h.now;
+    let (s, c) = (addr(SERVER, 0), addr(CLIENT, 0));
+    h.eps[CLIENT].handle(now, s, c, &to_client(0, Chunk::Abort { t_bit: true, causes: vec![] }));
+    assert_eq!(h.assoc_ref(CLIENT).state(), State::CookieWait);
+    assert_eq!(h.assoc_ref(CLIENT).stats().bad_verification_tag, 1);
+    let tag = h.assoc_ref(CLIENT).local_tag();
+    h.eps[CLIENT].handle(now, s, c, &to_client(tag, Chunk::Abort { t_bit: false, causes: vec![] }));
+    assert_eq!(h.assoc_ref(CLIENT).state(), State::Closed);
+    assert_eq!(h.assoc(CLIENT).poll_event(), Some(Event::Closed { reason: CloseReason::AbortedByPeer }));
 }

@@ -580,8 +580,17 @@ impl Association {
         match view.chunk_type {
             // INIT carries tag 0 and must be alone; an association ignores it (see on_control).
             1 => first && vtag == 0,
-            // ABORT and SHUTDOWN COMPLETE: our tag, or the peer's tag reflected with T set.
-            6 | 14 => vtag == self.local_tag || (view.flags & 1 == 1 && vtag == self.peer_tag),
+            // ABORT and SHUTDOWN COMPLETE (§8.5.1 B, C): our tag with the T bit clear, or with
+            // it set the peer's tag, reflected by a sender that found it in our packet. Before
+            // the peer's tag is known (COOKIE-WAIT: our INIT carried 0), only our own will do.
+            6 | 14 => {
+                let reflected = view.flags & 1 == 1;
+                if reflected {
+                    self.peer_tag != 0 && vtag == self.peer_tag
+                } else {
+                    vtag == self.local_tag
+                }
+            }
             _ => vtag == self.local_tag,
         }
     }
