@@ -9,6 +9,7 @@ use harness::{addr, Harness, CLIENT, PORTS, SERVER};
 use sctp::wire::{Chunk, CommonHeader, ErrorCause, InitChunk, Packet, Parameter};
 use sctp::{CloseReason, Config, Endpoint, Event, PathState, State};
 use simtime::{Duration, Instant};
+use std::net::IpAddr;
 
 fn ms(v: u64) -> Duration {
     Duration::from_millis(v)
@@ -970,4 +971,46 @@ fn an_abort_in_cookie_wait_needs_the_association_tag() {
     h.eps[CLIENT].handle(now, s, c, &to_client(tag, Chunk::Abort { t_bit: false, causes: vec![] }));
     assert_eq!(h.assoc_ref(CLIENT).state(), State::Closed);
     assert_eq!(h.assoc(CLIENT).poll_event(), Some(Event::Closed { reason: CloseReason::AbortedByPeer }));
+}
+
+#[test]
+fn an_init_from_a_new_address_listing_a_known_one_reaches_the_association() {
+    // The association is found by any address the INIT gives, not only its source: the new
+    // address is refused (§5.2.2) instead of opening a second, overlapping association.
+    let mut h = connected(1, Config::default());
+    let old = (h.assoc_ref(SERVER).local_tag(), h.assoc_ref(SERVER).peer_tag());
+    let now = h.now;
+    let new_addr: std::net::Ipv4Addr = "10.9.0.1".parse().unwrap();
+    let known: std::net::Ipv4Addr = "10.0.0.1".parse().unwrap();
+    assert_eq!(IpAddr::from(known), addr(CLIENT, 0));
+    let init = init_chunk(0x1234_5678, &[known]);
+    h.eps[SERVER].handle(now, new_addr.into(), addr(SERVER, 0), &to_server(0, Chunk::Init(init)));
+    let reply = replies(&mut h, SERVER, now);
+    assert_eq!(reply.len(), 1);
+    assert_eq!(reply[0].header.verification_tag, 0x1234_5678);
+    let cause =
+        ErrorCause::RestartWithNewAddresses { addresses: Parameter::emit_list(&[Parameter::Ipv4Address(new_addr)]) };
+    assert_eq!(reply[0].chunks, vec![Chunk::Abort { t_bit: false, causes: vec![cause] }]);
+    assert_eq!(h.eps[SERVER].associations().len(), 1);
+    let s = h.assoc_ref(SERVER);
+    assert_eq!((s.local_tag(), s.peer_tag(), s.state()), (old.0, old.1, State::Established));
+}
+
+#[test]
+fn a_cookie_echo_from_a_new_address_reaches_the_association_its_cookie_names() {
+    // A restarted peer's INIT came from the known address; its COOKIE ECHO comes from another
+    // one. The cookie's addresses name the association, which restarts (§5.2.4 A); no second
+    // association is made from the cookie.
+    let mut h = connected(1, Config::default());
+    let now = h.now;
+    let ack = restart_init(&mut h, 0x1234_5678, now);
+    let echo = to_server(ack.initiate_tag, Chunk::CookieEcho { cookie: cookie_of(&ack) });
+    h.eps[SERVER].handle(now, "10.9.0.1".parse().unwrap(), addr(SERVER, 0), &echo);
+    let reply = replies(&mut h, SERVER, now);
+    assert_eq!(reply.len(), 1);
+    assert_eq!((reply[0].header.verification_tag, &reply[0].chunks), (0x1234_5678, &vec![Chunk::CookieAck]));
+    assert_eq!(h.eps[SERVER].associations().len(), 1);
+    let s = h.eps[SERVER].association_mut(0).unwrap();
+    assert_eq!((s.local_tag(), s.peer_tag()), (ack.initiate_tag, 0x1234_5678));
+    assert_eq!(s.poll_event(), Some(Event::Restarted { discarded_bytes: 0 }));
 }
