@@ -439,16 +439,25 @@ fn sacks_are_delayed_by_sack_delay_and_sent_at_once_on_every_second_packet() {
 fn a_stale_cookie_is_reported_and_the_handshake_starts_again() {
     // Valid.Cookie.Life shorter than the time the cookie spends in flight (20 ms round trip
     // from INIT ACK to COOKIE ECHO): the server answers with a Stale Cookie error (§5.1.5),
-    // and the client starts over from INIT (§5.2.6), then gives up after Max.Init.Retransmits.
+    // and the client starts over from INIT (§5.2.6), then gives up after Max.Init.Retransmits
+    // (8) of them: the ninth error, one every 40 ms, closes it at 360 ms.
     let server = Config { valid_cookie_life: ms(5), ..Config::default() };
     let mut h = Harness::new(Config::default(), server, 1, ms(10), 3);
     h.connect();
     h.run_for(Duration::from_secs(1000));
-    assert!(h.eps[SERVER].stats().stale_cookies >= 1);
+    assert_eq!(h.eps[SERVER].stats().stale_cookies, 9);
     assert!(h.eps[SERVER].associations().iter().all(|a| a.state() != State::Established));
     // The ERROR chunk (type 9) with cause 3 went out.
     assert!(h.sent.iter().any(|(_, side, _, p)| *side == SERVER && p.get(12) == Some(&9)));
-    assert!(h.assoc_ref(CLIENT).state() == State::Closed);
+    let closed = h.event_times(CLIENT, |e| *e == Event::Closed { reason: CloseReason::InitFailed });
+    assert_eq!(closed, vec![Instant::ZERO + ms(9 * 40)]);
+    // Every INIT, the first and the eight after a Stale Cookie error, has tag 0 (§8.5.1 A).
+    let inits = sent_by(&h, CLIENT, Instant::ZERO)
+        .into_iter()
+        .filter(|(_, p)| matches!(p.chunks[..], [Chunk::Init(_)]))
+        .map(|(_, p)| p.header.verification_tag)
+        .collect::<Vec<_>>();
+    assert_eq!(inits, vec![0; 9]);
 }
 
 // ----- INIT and COOKIE ECHO for an association that exists (§5.2) -----
@@ -1013,4 +1022,73 @@ fn a_cookie_echo_from_a_new_address_reaches_the_association_its_cookie_names() {
     let s = h.eps[SERVER].association_mut(0).unwrap();
     assert_eq!((s.local_tag(), s.peer_tag()), (ack.initiate_tag, 0x1234_5678));
     assert_eq!(s.poll_event(), Some(Event::Restarted { discarded_bytes: 0 }));
+}
+
+/// Every packet `side`'s endpoint has to send at `now`.
+fn outputs(h: &mut Harness, side: usize, now: Instant) -> Vec<Vec<u8>> {
+    std::iter::from_fn(|| h.eps[side].poll_transmit(now)).map(|d| d.payload).collect()
+}
+
+/// Hands `packet` from `from`'s first address to the other side's endpoint at `now`; returns
+/// what that endpoint sends then.
+fn deliver(h: &mut Harness, from: usize, packet: &[u8], now: Instant) -> Vec<Vec<u8>> {
+    let to = 1 - from;
+    h.eps[to].handle(now, addr(from, 0), addr(to, 0), packet);
+    outputs(h, to, now)
+}
+
+/// The chunks of each packet.
+fn chunks_of(packets: &[Vec<u8>]) -> Vec<Vec<Chunk>> {
+    packets.iter().map(|p| Packet::parse(p).unwrap().chunks).collect()
+}
+
+/// The chunk of `packets`, which must be one packet of one chunk.
+fn only_chunk(packets: &[Vec<u8>]) -> Chunk {
+    let mut chunks = chunks_of(packets);
+    assert!(chunks.len() == 1 && chunks[0].len() == 1, "{chunks:?}");
+    chunks.remove(0).remove(0)
+}
+
+#[test]
+fn a_collision_after_a_stale_cookie_error_establishes_the_association() {
+    // Packets are handed over by hand, one-way delay 10 ms. The server's cookies live 5 ms.
+    let server = Config { valid_cookie_life: ms(5), ..Config::default() };
+    let mut h = Harness::new(Config::default(), server, 1, ms(10), 31);
+    let t = |v: u64| Instant::ZERO + ms(v);
+    h.connect_from(CLIENT);
+    h.connect_from(SERVER);
+    let c_init = outputs(&mut h, CLIENT, t(0)).remove(0);
+    let s_init = outputs(&mut h, SERVER, t(0)).remove(0);
+    // The server's INIT reaches the client, whose INIT ACK (its own tag, §5.2.1) is lost.
+    assert!(matches!(only_chunk(&deliver(&mut h, SERVER, &s_init, t(10))), Chunk::InitAck(_)));
+    // The client's INIT gets the server's INIT ACK; the client echoes its cookie.
+    let s_ack = deliver(&mut h, CLIENT, &c_init, t(10));
+    let c_echo = deliver(&mut h, SERVER, &s_ack[0], t(20));
+    assert_eq!(h.assoc_ref(CLIENT).state(), State::CookieEchoed);
+    // The server, still in COOKIE-WAIT, finds the cookie 15 ms past its life: Stale Cookie
+    // (§5.2.4 step 3). The client starts again from INIT (§5.2.6), which is lost.
+    let error = deliver(&mut h, CLIENT, &c_echo[0], t(30));
+    assert!(matches!(only_chunk(&error), Chunk::Error { .. }));
+    let c_init2 = deliver(&mut h, SERVER, &error[0], t(40));
+    assert!(matches!(only_chunk(&c_init2), Chunk::Init(_)));
+    assert_eq!(h.assoc_ref(CLIENT).state(), State::CookieWait);
+    // The server's INIT comes again and the client, in COOKIE-WAIT, answers with its own tag;
+    // the server echoes that cookie. It has the client's tag and the server's: action B
+    // (§5.2.4), the client takes the server's INIT from it and is ESTABLISHED. Had COOKIE-WAIT
+    // kept the peer tag of the stale handshake (the server's), both tags would have matched
+    // (D), which only acknowledges, and the client would have stayed in COOKIE-WAIT.
+    let c_ack = deliver(&mut h, SERVER, &s_init, t(50));
+    let s_echo = deliver(&mut h, CLIENT, &c_ack[0], t(60));
+    assert_eq!(h.assoc_ref(SERVER).state(), State::CookieEchoed);
+    let c_cookie_ack = deliver(&mut h, SERVER, &s_echo[0], t(70));
+    assert_eq!(chunks_of(&c_cookie_ack), vec![vec![Chunk::CookieAck]]);
+    assert_eq!(h.assoc_ref(CLIENT).state(), State::Established);
+    assert!(deliver(&mut h, CLIENT, &c_cookie_ack[0], t(80)).is_empty());
+    assert_eq!(h.assoc_ref(SERVER).state(), State::Established);
+    let (c, s) = (h.assoc_ref(CLIENT), h.assoc_ref(SERVER));
+    assert_eq!((c.peer_tag(), s.peer_tag()), (s.local_tag(), c.local_tag()));
+    let events: Vec<Event> = std::iter::from_fn(|| h.assoc(CLIENT).poll_event()).collect();
+    assert_eq!(events, vec![Event::PeerError { causes: vec![3] }, Event::Connected]);
+    h.now = t(80);
+    assert!(data_flows_both_ways(&mut h));
 }

@@ -171,9 +171,22 @@ impl Association {
         }
     }
 
-    /// §5.2.6: after a Stale Cookie error, start again from INIT.
+    /// §5.2.6: after a Stale Cookie error, start again from INIT, at most Max.Init.Retransmits
+    /// times (as Linux counts them); then give up and report it (§5.2.6 option 2).
+    ///
+    /// Back in COOKIE-WAIT the peer's tag is unknown again (0, as Linux clears it): the new
+    /// INIT goes out with tag 0 (§8.5.1 A), and a collision cookie, which has our tag and the
+    /// peer's, is action B (§5.2.4), which takes the peer's INIT from the cookie and
+    /// establishes the association. Keeping the tag of the stale handshake would make such a
+    /// cookie action D, which only acknowledges, and leave COOKIE-WAIT stuck.
     pub(super) fn restart_init(&mut self, now: Instant) {
+        self.stale_restarts += 1;
+        if self.stale_restarts > self.config.max_init_retransmits {
+            self.close(CloseReason::InitFailed);
+            return;
+        }
         self.state = State::CookieWait;
+        self.peer_tag = 0;
         self.send_init(now);
     }
 
@@ -408,7 +421,9 @@ impl Association {
         let tie_tags = (c.local_tie_tag, c.peer_tie_tag);
         match (local, peer) {
             (false, false) if self.tie_tags != (0, 0) && tie_tags == self.tie_tags => CookieRow::A,
-            // Includes our peer tag still 0 (COOKIE-WAIT), the table's "M 0 A A" row.
+            // Includes our peer tag still 0 (COOKIE-WAIT), the table's "M 0 A A" row. The peer
+            // tag is 0 whenever the state is COOKIE-WAIT (`connect`, `restart_init`) and no INIT
+            // has tag 0 (§3.3.2), so D below needs COOKIE-ECHOED or later.
             (true, false) => CookieRow::B,
             (false, true) if tie_tags == (0, 0) => CookieRow::C,
             (true, true) => CookieRow::D,

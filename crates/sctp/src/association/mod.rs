@@ -293,6 +293,8 @@ pub struct Association {
     timers: AssocTimers,
     /// T1 retransmissions so far and the RTO they back off from.
     init_retransmits: u32,
+    /// Stale Cookie errors answered with a new INIT (§5.2.6).
+    stale_restarts: u32,
     t1_rto: Duration,
     /// Control chunk retransmitted by T1 (INIT or COOKIE ECHO).
     handshake_chunk: Option<Chunk>,
@@ -340,6 +342,7 @@ impl Association {
             data_path: 0,
             timers: AssocTimers::default(),
             init_retransmits: 0,
+            stale_restarts: 0,
             t1_rto,
             handshake_chunk: None,
             t2_retransmits: 0,
