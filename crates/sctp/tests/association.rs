@@ -1092,3 +1092,38 @@ fn a_collision_after_a_stale_cookie_error_establishes_the_association() {
     h.now = t(80);
     assert!(data_flows_both_ways(&mut h));
 }
+
+#[test]
+fn a_cookie_ack_leads_its_packet_even_ahead_of_a_sack() {
+    // The client's COOKIE ECHO, with a DATA chunk bundled after it (§5.1 D), arrives twice
+    // (its COOKIE ACK was lost). The second time the DATA is a duplicate and a SACK is due at
+    // once (§6.2), but the COOKIE ACK must still be the first chunk of its packet (§5.1 D).
+    let mut h = Harness::new(Config::default(), Config::default(), 1, ms(10), 7);
+    let t = |v: u64| Instant::ZERO + ms(v);
+    h.connect();
+    let init = outputs(&mut h, CLIENT, t(0)).remove(0);
+    let Chunk::Init(ref init_chunk) = only_chunk(std::slice::from_ref(&init)) else { panic!() };
+    let tsn = init_chunk.initial_tsn;
+    let init_ack = deliver(&mut h, CLIENT, &init, t(10)).remove(0);
+    let mut echo = Packet::parse(&deliver(&mut h, SERVER, &init_ack, t(20))[0]).unwrap();
+    echo.chunks.push(Chunk::Data(sctp::wire::DataChunk {
+        immediate: false,
+        unordered: false,
+        beginning: true,
+        ending: true,
+        tsn,
+        stream_id: 0,
+        ssn: 0,
+        ppid: 0,
+        user_data: vec![7; 100],
+    }));
+    let echo = echo.emit();
+    assert_eq!(chunks_of(&deliver(&mut h, CLIENT, &echo, t(30))), vec![vec![Chunk::CookieAck]]);
+    let again = chunks_of(&deliver(&mut h, CLIENT, &echo, t(40)));
+    assert_eq!(again.len(), 1, "{again:?}");
+    assert_eq!(again[0].len(), 2, "{again:?}");
+    assert_eq!(again[0][0], Chunk::CookieAck);
+    let Chunk::Sack(ref sack) = again[0][1] else { panic!("{again:?}") };
+    assert_eq!((sack.cumulative_tsn_ack, &sack.duplicate_tsns), (tsn, &vec![tsn]));
+    assert_eq!(h.eps[SERVER].associations().len(), 1);
+}
