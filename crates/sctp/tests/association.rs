@@ -1127,3 +1127,31 @@ fn a_cookie_ack_leads_its_packet_even_ahead_of_a_sack() {
     assert_eq!((sack.cumulative_tsn_ack, &sack.duplicate_tsns), (tsn, &vec![tsn]));
     assert_eq!(h.eps[SERVER].associations().len(), 1);
 }
+
+#[test]
+fn a_restart_keeps_the_path_ids_and_the_primary() {
+    // The restarted client sends its INIT to the server's second address, from its own
+    // second address, so the INIT's addresses come in the other order: [C1, C0]. The server
+    // keeps its paths in their old order (a PathId keeps naming one address) and C0 primary.
+    let mut h = connected(2, Config::default());
+    let remotes = |h: &Harness| h.assoc_ref(SERVER).paths().iter().map(|p| p.remote).collect::<Vec<_>>();
+    let (c0, c1) = (addr(CLIENT, 0), addr(CLIENT, 1));
+    assert_eq!((remotes(&h), h.assoc_ref(SERVER).primary()), (vec![c0, c1], 0));
+    let fresh = Endpoint::new(Config::default(), h.addrs[CLIENT].clone(), PORTS[CLIENT], false, 99);
+    h.replace_endpoint(CLIENT, fresh);
+    let t = h.now;
+    let id = h.eps[CLIENT].connect(t, &[addr(SERVER, 1), addr(SERVER, 0)], PORTS[SERVER]);
+    h.assoc[CLIENT] = Some(id);
+    h.run_for(ms(35));
+    assert_eq!(h.event_times(SERVER, |e| matches!(e, Event::Restarted { .. })), vec![t + ms(30)]);
+    let s = h.assoc_ref(SERVER);
+    assert_eq!((remotes(&h), s.primary(), s.data_path()), (vec![c0, c1], 0, 0));
+    // As for a new association, the address the INIT came from is confirmed (§5.4); the
+    // other one is probed at once.
+    assert_eq!(s.paths().iter().map(|p| p.confirmed).collect::<Vec<_>>(), vec![false, true]);
+    assert!(h.event_times(SERVER, |e| matches!(e, Event::PrimaryChanged { .. })).is_empty());
+    h.run_for(ms(100));
+    assert!(h.assoc_ref(SERVER).paths().iter().all(|p| p.confirmed));
+    assert!(data_flows_both_ways(&mut h));
+    assert_eq!(h.assoc_ref(SERVER).data_path(), 0);
+}

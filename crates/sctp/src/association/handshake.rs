@@ -249,7 +249,7 @@ impl Association {
             addrs: peer_addresses(from, &init.params),
         };
         // §5.4: the address the INIT went to is confirmed by the INIT ACK.
-        self.learn_peer(peer, init_dest, &[init_dest, from]);
+        self.learn_peer(peer, &[init_dest, from]);
         self.state = State::CookieEchoed;
         let echo = Chunk::CookieEcho { cookie };
         self.handshake_chunk = Some(echo.clone());
@@ -260,23 +260,35 @@ impl Association {
     }
 
     /// Takes the peer's tag, window, streams, initial TSN and addresses, with a fresh receiver.
-    /// The paths are rebuilt from the peer's own list; `wanted_primary` stays the primary if
-    /// listed; the addresses in `confirmed` start confirmed (§5.4).
-    fn learn_peer(&mut self, peer: PeerInit, wanted_primary: IpAddr, confirmed: &[IpAddr]) {
+    /// Every path starts afresh (active, initial RTO and congestion state); the addresses in
+    /// `confirmed` start confirmed (§5.4). Addresses the association had keep their order, so
+    /// a PathId goes on naming the same address, and the peer's new ones follow; addresses the
+    /// peer no longer lists go. The primary, the data path and the SACK path stay on their
+    /// addresses while listed; otherwise the primary is the address the peer's chunk came from
+    /// and the others follow it. Returns the old paths.
+    fn learn_peer(&mut self, peer: PeerInit, confirmed: &[IpAddr]) -> Vec<Path> {
         self.peer_tag = peer.tag;
         self.out.peer_rwnd = peer.rwnd;
         self.out.set_stream_count(peer.outbound_streams);
         self.inb = Inbound::new(peer.initial_tsn, peer.inbound_streams, self.config.recv_buffer);
-        self.paths.clear();
-        for r in peer.addrs {
+        let old = std::mem::take(&mut self.paths);
+        let remote_of = |id: PathId| old.get(id).map(|p| p.remote);
+        let (primary, data_path, sack_path) =
+            (remote_of(self.primary), remote_of(self.data_path), remote_of(self.sack_path));
+        let kept = old.iter().map(|p| p.remote).filter(|r| peer.addrs.contains(r));
+        let added = peer.addrs.iter().copied().filter(|&r| !old.iter().any(|p| p.remote == r));
+        let order: Vec<IpAddr> = kept.chain(added).collect();
+        for r in order {
             let nonce = self.next_nonce();
             let mut path = Path::new(r, &self.config, peer.rwnd, nonce);
             path.confirmed = confirmed.contains(&r);
             self.paths.push(path);
         }
-        self.primary = self.path_of(wanted_primary).unwrap_or(0);
-        self.data_path = self.primary;
-        self.sack_path = self.primary;
+        let source = peer.addrs.first().and_then(|&r| self.path_of(r));
+        self.primary = primary.and_then(|r| self.path_of(r)).or(source).unwrap_or(0);
+        self.data_path = data_path.and_then(|r| self.path_of(r)).unwrap_or(self.primary);
+        self.sack_path = sack_path.and_then(|r| self.path_of(r)).unwrap_or(self.primary);
+        old
     }
 
     /// COOKIE ACK in COOKIE-ECHOED (§5.1 E).
@@ -446,8 +458,6 @@ impl Association {
             return false;
         }
         let discarded_bytes = self.out.buffered;
-        let wanted_primary = self.paths.get(self.primary).map_or(from, |p| p.remote);
-        let old_paths = std::mem::take(&mut self.paths);
         let old_inb = std::mem::replace(&mut self.inb, Inbound::new(0, 0, 0));
         self.local_tag = cookie.local_tag;
         // New tags: the old Tie-Tags must not let an old cookie restart it again.
@@ -456,7 +466,7 @@ impl Association {
         // As for a new association, the address the INIT came from is confirmed (§5.4);
         // every path, and so its congestion state, starts afresh (§7.2.1), its counters kept.
         let init_source: Vec<IpAddr> = cookie.peer_addrs.first().copied().into_iter().collect();
-        self.learn_peer(PeerInit::from_cookie(cookie), wanted_primary, &init_source);
+        let old_paths = self.learn_peer(PeerInit::from_cookie(cookie), &init_source);
         self.inb.inherit_unread(old_inb);
         for p in &mut self.paths {
             if let Some(old) = old_paths.iter().find(|o| o.remote == p.remote) {
@@ -485,11 +495,10 @@ impl Association {
     /// and stop T1; afterwards, as the RFC asks, only its tag. Acknowledge either way.
     fn on_cookie_collision(&mut self, now: Instant, from: IpAddr, cookie: &CookieState) {
         if matches!(self.state, State::CookieWait | State::CookieEchoed) {
-            let wanted_primary = self.paths.get(self.primary).map_or(from, |p| p.remote);
             // Addresses confirmed so far stay so (§5.4); our INIT ACK reached the INIT's source.
             let mut confirmed: Vec<IpAddr> = self.paths.iter().filter(|p| p.confirmed).map(|p| p.remote).collect();
             confirmed.extend(cookie.peer_addrs.first());
-            self.learn_peer(PeerInit::from_cookie(cookie), wanted_primary, &confirmed);
+            self.learn_peer(PeerInit::from_cookie(cookie), &confirmed);
             self.timers.t1 = None;
             self.handshake_chunk = None;
             self.on_established(now);

@@ -116,9 +116,16 @@ pub enum Event {
     /// The association reached ESTABLISHED.
     Connected,
     /// The peer restarted (§5.2.4 action A): the association goes on, ESTABLISHED, with the
-    /// tags, TSNs and streams of the peer's new INIT and every path's congestion state back
-    /// at its initial values. Data not yet acknowledged by the old peer is discarded; complete
-    /// messages not yet read stay readable.
+    /// tags, TSNs and streams of the peer's new INIT. Data not yet acknowledged by the old peer
+    /// is discarded; complete messages not yet read stay readable.
+    ///
+    /// Paths: an address the association had keeps its [`PathId`], and the primary and the
+    /// data path stay on their addresses (an address the new INIT no longer lists is dropped,
+    /// and the paths after it move down one). Every path starts afresh, as in a new
+    /// association: state active (no [`Event::PathStateChanged`] for it), error counter 0,
+    /// initial RTO, cwnd and ssthresh at their initial values, nothing in flight, T3-rtx
+    /// stopped. Only the address the INIT came from starts confirmed (§5.4); the others are
+    /// probed by heartbeats at once. Per-path counters ([`PathStats`]) go on.
     Restarted {
         /// User-data bytes accepted by `send` and not acknowledged, discarded.
         discarded_bytes: u32,
