@@ -20,7 +20,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use simtime::{Duration, Instant};
 
 use crate::association::{
-    address_params, peer_addresses, random_tag, AckTags, Association, CookieEchoOutcome, CookieState, InitAnswer,
+    address_params, peer_addresses, random_tag, AckTags, Association, CookieEchoOutcome, CookieState, InitAnswer, Offer,
 };
 use crate::config::Config;
 use crate::wire::{
@@ -255,7 +255,8 @@ impl Endpoint {
                     Ok(_) if !self.listening => Chunk::Abort { t_bit: false, causes: Vec::new() },
                     Ok(unrecognized) => {
                         let fresh = AckTags::Fresh { tie_tags: (0, 0) };
-                        self.answer_init(now, from, header, &init, fresh, unrecognized)
+                        let offer = Offer::from_config(&self.config);
+                        self.answer_init(now, from, header, &init, fresh, offer, unrecognized)
                     }
                 };
                 self.reply(header, from, to, init.initiate_tag, &[chunk]);
@@ -303,7 +304,7 @@ impl Endpoint {
             }
         };
         let chunk = match self.associations[id].on_unexpected_init(from, &init) {
-            InitAnswer::InitAck(tags) => self.answer_init(now, from, header, &init, tags, unrecognized),
+            InitAnswer::InitAck(tags, offer) => self.answer_init(now, from, header, &init, tags, offer, unrecognized),
             InitAnswer::NewAddresses(addrs) => Chunk::Abort {
                 t_bit: false,
                 causes: vec![ErrorCause::RestartWithNewAddresses {
@@ -370,8 +371,10 @@ impl Endpoint {
     }
 
     /// Builds an INIT ACK with a signed cookie, keeping no state (§5.1 B): for an INIT out of
-    /// the blue, or for one an association answers (§5.2.1, §5.2.2), with the tags it chose.
-    /// `init` has passed [`check_init`], which found the `unrecognized` parameters.
+    /// the blue, or for one an association answers (§5.2.1, §5.2.2), with the tags and the
+    /// offer it chose. `init` has passed [`check_init`], which found the `unrecognized`
+    /// parameters.
+    #[allow(clippy::too_many_arguments)]
     fn answer_init(
         &mut self,
         now: Instant,
@@ -379,6 +382,7 @@ impl Endpoint {
         header: &HeaderView<'_>,
         init: &InitChunk,
         tags: AckTags,
+        offer: Offer,
         unrecognized: Vec<u8>,
     ) -> Chunk {
         let (local_tag, local_initial_tsn, (local_tie_tag, peer_tie_tag)) = match tags {
@@ -389,8 +393,8 @@ impl Endpoint {
             }
             AckTags::Own { tag, initial_tsn, tie_tags } => (tag, initial_tsn, tie_tags),
         };
-        let outbound = self.config.outbound_streams.min(init.inbound_streams);
-        let inbound = self.config.max_inbound_streams.min(init.outbound_streams);
+        let outbound = offer.outbound_streams.min(init.inbound_streams);
+        let inbound = offer.max_inbound_streams.min(init.outbound_streams);
         let state = CookieState {
             created: now,
             lifespan: self.config.valid_cookie_life,
@@ -414,7 +418,7 @@ impl Endpoint {
         }
         Chunk::InitAck(InitChunk {
             initiate_tag: local_tag,
-            a_rwnd: self.config.recv_buffer,
+            a_rwnd: offer.a_rwnd,
             outbound_streams: outbound,
             inbound_streams: inbound,
             initial_tsn: local_initial_tsn,

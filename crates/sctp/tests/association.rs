@@ -1155,3 +1155,21 @@ fn a_restart_keeps_the_path_ids_and_the_primary() {
     assert!(data_flows_both_ways(&mut h));
     assert_eq!(h.assoc_ref(SERVER).data_path(), 0);
 }
+
+#[test]
+fn an_init_for_an_established_association_is_answered_with_its_streams_and_window() {
+    // §5.2.2: the INIT ACK answering an INIT for an existing association copies the
+    // association's parameters: its stream counts (3 out, 5 in, negotiated with a client that
+    // asked for 5 and accepts 3) and its window (the receive buffer less 5000 unread bytes).
+    let client = Config { outbound_streams: 5, max_inbound_streams: 3, ..Config::default() };
+    let mut h = Harness::new(client, Config::default(), 1, ms(10), 7);
+    h.connect();
+    h.apps[CLIENT] = harness::App { to_send: 5000, msg_size: 1000, ..Default::default() };
+    h.run_for(Duration::from_secs(1));
+    let s = h.assoc_ref(SERVER);
+    assert_eq!((s.outbound_streams(), s.inbound_streams(), s.receive_buffer_used()), (3, 5, 5000));
+    let now = h.now;
+    let ack = restart_init(&mut h, 0x1234_5678, now);
+    let recv_buffer = Config::default().recv_buffer;
+    assert_eq!((ack.outbound_streams, ack.inbound_streams, ack.a_rwnd), (3, 5, recv_buffer - 5000));
+}

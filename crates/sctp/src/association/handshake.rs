@@ -44,11 +44,34 @@ pub(crate) enum AckTags {
     },
 }
 
+/// What an INIT ACK offers besides its tags: the window and the stream counts, which the
+/// INIT's own then limit (§5.1.1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Offer {
+    /// a_rwnd.
+    pub(crate) a_rwnd: u32,
+    /// Outbound streams wanted (OS).
+    pub(crate) outbound_streams: u16,
+    /// Inbound streams accepted (MIS).
+    pub(crate) max_inbound_streams: u16,
+}
+
+impl Offer {
+    /// What our INIT offers, and the INIT ACK of a new association.
+    pub(crate) fn from_config(config: &Config) -> Self {
+        Offer {
+            a_rwnd: config.recv_buffer,
+            outbound_streams: config.outbound_streams,
+            max_inbound_streams: config.max_inbound_streams,
+        }
+    }
+}
+
 /// How the endpoint answers an INIT for an existing association (§5.2.1, §5.2.2, §9.2).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum InitAnswer {
-    /// INIT ACK with these tags; the association stays as it is.
-    InitAck(AckTags),
+    /// INIT ACK with these tags and this offer; the association stays as it is.
+    InitAck(AckTags, Offer),
     /// ABORT with the "Restart of an Association with New Addresses" cause listing these.
     NewAddresses(Vec<IpAddr>),
     /// Nothing (in SHUTDOWN-ACK-SENT the association retransmits its SHUTDOWN ACK itself).
@@ -154,11 +177,12 @@ impl Association {
 
     fn send_init(&mut self, now: Instant) {
         let params = if self.local_addrs.len() > 1 { address_params(&self.local_addrs) } else { Vec::new() };
+        let offer = Offer::from_config(&self.config);
         let init = Chunk::Init(InitChunk {
             initiate_tag: self.local_tag,
-            a_rwnd: self.config.recv_buffer,
-            outbound_streams: self.config.outbound_streams,
-            inbound_streams: self.config.max_inbound_streams,
+            a_rwnd: offer.a_rwnd,
+            outbound_streams: offer.outbound_streams,
+            inbound_streams: offer.max_inbound_streams,
             initial_tsn: self.out.next_tsn,
             params,
         });
@@ -343,18 +367,29 @@ impl Association {
     /// An INIT from the peer's address and port (§5.2.1, §5.2.2, §9.2). The endpoint builds
     /// the answer (it owns the cookie secret); the association keeps its state and timers.
     pub(crate) fn on_unexpected_init(&mut self, from: IpAddr, init: &InitChunk) -> InitAnswer {
-        let tags = match self.state {
-            // §5.2.1: an initialization collision. Answer with our own INIT's tag and TSN (no
-            // DATA has a TSN before ESTABLISHED, so the next TSN is still the INIT's). In
-            // COOKIE-WAIT the peer's addresses are not known yet, so there is nothing to
-            // check them against, and no Tie-Tags (§5.2.2 note).
-            State::CookieWait => AckTags::Own { tag: self.local_tag, initial_tsn: self.out.next_tsn, tie_tags: (0, 0) },
-            State::CookieEchoed => {
-                AckTags::Own { tag: self.local_tag, initial_tsn: self.out.next_tsn, tie_tags: self.tie_tags() }
-            }
-            // §5.2.2: perhaps a restarted peer. A new tag, our Tie-Tags in the cookie.
+        let (tags, offer) = match self.state {
+            // §5.2.1: an initialization collision. Answer with the parameters of our own INIT,
+            // its tag and TSN included (no DATA has a TSN before ESTABLISHED, so the next TSN
+            // is still the INIT's). In COOKIE-WAIT the peer's addresses are not known yet, so
+            // there is nothing to check them against, and no Tie-Tags (§5.2.2 note).
+            State::CookieWait => (
+                AckTags::Own { tag: self.local_tag, initial_tsn: self.out.next_tsn, tie_tags: (0, 0) },
+                Offer::from_config(&self.config),
+            ),
+            State::CookieEchoed => (
+                AckTags::Own { tag: self.local_tag, initial_tsn: self.out.next_tsn, tie_tags: self.tie_tags() },
+                Offer::from_config(&self.config),
+            ),
+            // §5.2.2: perhaps a restarted peer. A new tag, our Tie-Tags in the cookie, and
+            // the association's other parameters (SHOULD): its stream counts and its window,
+            // which unread messages may have narrowed (an a_rwnd is never below 1500, §3.3.3).
             State::Established | State::ShutdownPending | State::ShutdownSent | State::ShutdownReceived => {
-                AckTags::Fresh { tie_tags: self.tie_tags() }
+                let offer = Offer {
+                    a_rwnd: self.inb.a_rwnd().max(1500),
+                    outbound_streams: self.out.stream_count(),
+                    max_inbound_streams: self.inb.stream_count(),
+                };
+                (AckTags::Fresh { tie_tags: self.tie_tags() }, offer)
             }
             // §9.2: the peer missed our SHUTDOWN COMPLETE's cue; discard the INIT and repeat
             // the SHUTDOWN ACK.
@@ -372,7 +407,7 @@ impl Association {
             peer_addresses(from, &init.params).into_iter().filter(|&a| self.path_of(a).is_none()).collect()
         };
         if new.is_empty() {
-            InitAnswer::InitAck(tags)
+            InitAnswer::InitAck(tags, offer)
         } else {
             InitAnswer::NewAddresses(new)
         }
