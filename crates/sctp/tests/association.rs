@@ -1173,3 +1173,48 @@ fn an_init_for_an_established_association_is_answered_with_its_streams_and_windo
     let recv_buffer = Config::default().recv_buffer;
     assert_eq!((ack.outbound_streams, ack.inbound_streams, ack.a_rwnd), (3, 5, recv_buffer - 5000));
 }
+
+#[test]
+fn a_restart_keeps_unread_messages_and_advertises_the_space_they_leave() {
+    let mut h = connected(1, Config::default());
+    h.apps[CLIENT] = harness::App { to_send: 5000, msg_size: 1000, ..Default::default() };
+    h.run_for(Duration::from_secs(1));
+    assert_eq!(h.assoc_ref(SERVER).receive_buffer_used(), 5000);
+    let fresh = Endpoint::new(Config::default(), vec![addr(CLIENT, 0)], PORTS[CLIENT], false, 99);
+    h.replace_endpoint(CLIENT, fresh);
+    let t = h.now;
+    h.connect();
+    h.run_for(ms(100));
+    assert_eq!(h.event_times(SERVER, |e| matches!(e, Event::Restarted { .. })), vec![t + ms(30)]);
+    // The INIT ACK offered the free space (§5.2.2), and the association still holds the five
+    // messages and advertises what they leave.
+    let recv_buffer = Config::default().recv_buffer;
+    let init_ack = match sent_by(&h, SERVER, t)[0].1.chunks[0] {
+        Chunk::InitAck(ref a) => a.clone(),
+        ref other => panic!("{other:?}"),
+    };
+    assert_eq!(init_ack.a_rwnd, recv_buffer - 5000);
+    let s = h.assoc_ref(SERVER);
+    assert_eq!((s.receive_buffer_used(), s.a_rwnd()), (5000, recv_buffer - 5000));
+    // Reading them frees 5000 bytes, more than an MTU: a SACK tells the peer at once, with
+    // the whole buffer and the cumulative TSN just below the new INIT's initial TSN.
+    let t_read = h.now;
+    h.apps[SERVER].reading = true;
+    h.run_for(ms(1));
+    let seqs: Vec<u64> =
+        h.apps[SERVER].received.iter().map(|m| u64::from_be_bytes(m.data[..8].try_into().unwrap())).collect();
+    assert_eq!(seqs, vec![0, 1, 2, 3, 4]);
+    let client_init_tsn = match sent_by(&h, CLIENT, t)[0].1.chunks[0] {
+        Chunk::Init(ref i) => i.initial_tsn,
+        ref other => panic!("{other:?}"),
+    };
+    let sacks: Vec<(Instant, u32, u32)> = sent_by(&h, SERVER, t_read)
+        .iter()
+        .flat_map(|(at, p)| p.chunks.iter().map(move |c| (*at, c)))
+        .filter_map(|(at, c)| match c {
+            Chunk::Sack(s) => Some((at, s.cumulative_tsn_ack, s.a_rwnd)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(sacks, vec![(t_read, client_init_tsn.wrapping_sub(1), recv_buffer)]);
+}
