@@ -757,14 +757,7 @@ fn a_late_cookie_from_an_earlier_init_ack_is_discarded() {
 /// A restarted client's INIT, built by hand, delivered to the server of `h`; returns the
 /// INIT ACK.
 fn restart_init(h: &mut Harness, tag: u32, now: Instant) -> InitChunk {
-    let init = InitChunk {
-        initiate_tag: tag,
-        a_rwnd: 65_536,
-        outbound_streams: 10,
-        inbound_streams: 10,
-        initial_tsn: 1000,
-        params: Vec::new(),
-    };
+    let init = init_chunk(tag, &[]);
     h.eps[SERVER].handle(now, addr(CLIENT, 0), addr(SERVER, 0), &to_server(0, Chunk::Init(init)));
     let reply = Packet::parse(&h.eps[SERVER].poll_transmit(now).unwrap().payload).unwrap();
     assert_eq!(reply.header.verification_tag, tag);
@@ -782,42 +775,49 @@ fn restart_cookies_are_authenticated_and_checked_for_staleness() {
     let ack = restart_init(&mut h, 0x1234_5678, now);
     assert_ne!(ack.initiate_tag, old.0, "§5.2.2: a new Initiate Tag");
     let cookie = cookie_of(&ack);
-    let echo = |cookie: &[u8]| to_server(ack.initiate_tag, Chunk::CookieEcho { cookie: cookie.to_vec() });
+    let echo =
+        |ack: &InitChunk, cookie: &[u8]| to_server(ack.initiate_tag, Chunk::CookieEcho { cookie: cookie.to_vec() });
     let (c, s) = (addr(CLIENT, 0), addr(SERVER, 0));
     let tags = |h: &Harness| (h.assoc_ref(SERVER).local_tag(), h.assoc_ref(SERVER).peer_tag());
 
     // A cookie that fails the MAC is discarded silently (§5.1.5).
     let mut forged = cookie.clone();
     forged[30] ^= 1;
-    h.eps[SERVER].handle(now, c, s, &echo(&forged));
+    h.eps[SERVER].handle(now, c, s, &echo(&ack, &forged));
     assert_eq!(h.eps[SERVER].poll_transmit(now), None);
     assert_eq!(h.eps[SERVER].stats().invalid_cookies, 1);
 
-    // Expired, and its tags are not the association's: Stale Cookie error under the cookie's
-    // peer tag (§5.2.4 step 3), no restart.
+    // 61 s later (Valid.Cookie.Life is 60 s) the cookie has expired, and its tags are not the
+    // association's: Stale Cookie error under the cookie's peer tag (§5.2.4 step 3), no
+    // restart.
     let late = now + Duration::from_secs(61);
-    h.eps[SERVER].handle(late, c, s, &echo(&cookie));
+    h.run_until(late);
+    h.eps[SERVER].handle(late, c, s, &echo(&ack, &cookie));
     let reply = Packet::parse(&h.eps[SERVER].poll_transmit(late).unwrap().payload).unwrap();
     assert_eq!(reply.header.verification_tag, 0x1234_5678);
     let stale = ErrorCause::StaleCookie { staleness_us: 1_000_000 };
     assert_eq!(reply.chunks, vec![Chunk::Error { causes: vec![stale] }]);
     assert_eq!(tags(&h), old);
 
-    // In time: the peer restarted (§5.2.4 A). Data the server's application queued and that
-    // was never acknowledged goes with the old association.
+    // A new INIT, and its cookie in time: the peer restarted (§5.2.4 A). Data the server's
+    // application queued and that was never acknowledged goes with the old association.
+    let ack = restart_init(&mut h, 0x1234_5678, late);
+    let cookie = cookie_of(&ack);
     h.assoc(SERVER).send(0, 0, false, &[7; 500]).unwrap();
-    h.eps[SERVER].handle(now, c, s, &echo(&cookie));
-    let reply = Packet::parse(&h.eps[SERVER].poll_transmit(now).unwrap().payload).unwrap();
+    h.eps[SERVER].handle(late, c, s, &echo(&ack, &cookie));
+    let reply = Packet::parse(&h.eps[SERVER].poll_transmit(late).unwrap().payload).unwrap();
     assert_eq!(reply.header.verification_tag, 0x1234_5678);
     assert_eq!(reply.chunks, vec![Chunk::CookieAck]);
-    assert_eq!(h.eps[SERVER].poll_transmit(now), None);
+    assert_eq!(h.eps[SERVER].poll_transmit(late), None);
     assert_eq!(tags(&h), (ack.initiate_tag, 0x1234_5678));
     assert_eq!(h.assoc(SERVER).poll_event(), Some(Event::Restarted { discarded_bytes: 500 }));
     assert_eq!(h.assoc_ref(SERVER).buffered_bytes(), 0);
 
-    // The same cookie once more, now expired: both tags match (D), so it is still good.
-    h.eps[SERVER].handle(late, c, s, &echo(&cookie));
-    let reply = Packet::parse(&h.eps[SERVER].poll_transmit(late).unwrap().payload).unwrap();
+    // The same cookie once more, 61 s later, expired: both tags match (D), so it is still
+    // good.
+    let later = late + Duration::from_secs(61);
+    h.eps[SERVER].handle(later, c, s, &echo(&ack, &cookie));
+    let reply = Packet::parse(&h.eps[SERVER].poll_transmit(later).unwrap().payload).unwrap();
     assert_eq!(reply.chunks, vec![Chunk::CookieAck]);
     assert_eq!(h.eps[SERVER].stats().stale_cookies, 1);
 }
@@ -1217,4 +1217,168 @@ fn a_restart_keeps_unread_messages_and_advertises_the_space_they_leave() {
         })
         .collect();
     assert_eq!(sacks, vec![(t_read, client_init_tsn.wrapping_sub(1), recv_buffer)]);
+}
+
+#[test]
+fn a_restart_with_data_in_flight_starts_every_path_afresh() {
+    let mut h = connected(1, Config::default());
+    let initial = |h: &Harness| {
+        let a = h.assoc_ref(SERVER);
+        sctp::Path::new(a.paths()[0].remote, a.config(), Config::default().recv_buffer, 0)
+    };
+    // A first transfer grows the server's cwnd; one lost packet makes a fast retransmit
+    // lower its ssthresh.
+    h.drop_nth.push((SERVER, h.sent_count[SERVER] + 10));
+    h.apps[SERVER] = harness::App { to_send: 200_000, msg_size: 1000, ..Default::default() };
+    h.apps[CLIENT].reading = true;
+    h.run_for(Duration::from_secs(5));
+    assert_eq!(h.apps[CLIENT].received_bytes, 200_000);
+    let p = &h.assoc_ref(SERVER).paths()[0];
+    assert!(p.stats.fast_retransmissions > 0);
+    assert!(p.cc.cwnd > initial(&h).cc.cwnd && p.cc.ssthresh < initial(&h).cc.ssthresh, "{:?}", p.cc);
+    assert!(p.rto.srtt.is_some());
+
+    // 50 kB more are queued, and a window of it is in flight when the client restarts; the
+    // DATA reaches the new client, which discards it (wrong tag).
+    h.apps[SERVER].to_send = 50_000;
+    let fresh = Endpoint::new(Config::default(), vec![addr(CLIENT, 0)], PORTS[CLIENT], false, 99);
+    h.replace_endpoint(CLIENT, fresh);
+    let t = h.now;
+    h.connect();
+    h.run_until(t + ms(29));
+    let p = &h.assoc_ref(SERVER).paths()[0];
+    assert!(p.flight_size > 0 && p.t3_rtx.is_some(), "{} {:?}", p.flight_size, p.t3_rtx);
+    // The COOKIE ECHO at t + 30 ms restarts the association: nothing outstanding or queued,
+    // T3-rtx stopped, the path as new: RTO, cwnd and ssthresh at their initial values.
+    h.run_until(t + ms(30));
+    assert_eq!(h.event_times(SERVER, |e| matches!(e, Event::Restarted { .. })), vec![t + ms(30)]);
+    assert!(h.events[SERVER].iter().any(|(_, e)| *e == Event::Restarted { discarded_bytes: 50_000 }));
+    let s = h.assoc_ref(SERVER);
+    assert_eq!((s.outstanding_chunks(), s.buffered_bytes(), s.error_count()), (0, 0, 0));
+    let p = &s.paths()[0];
+    let fresh = initial(&h);
+    assert_eq!((p.flight_size, p.t3_rtx, p.state, p.error_count), (0, None, PathState::Active, 0));
+    assert_eq!((p.cc, &p.rto), (fresh.cc, &fresh.rto));
+    assert!(p.stats.fast_retransmissions > 0, "counters go on");
+}
+
+/// The client of a one-path harness, in COOKIE-ECHOED (25 ms after connecting).
+fn client_in_cookie_echoed() -> Harness {
+    let mut h = Harness::new(Config::default(), Config::default(), 1, ms(10), 7);
+    h.connect();
+    h.run_for(ms(25));
+    assert_eq!(h.assoc_ref(CLIENT).state(), State::CookieEchoed);
+    h
+}
+
+#[test]
+fn an_init_adding_an_address_in_cookie_echoed_is_aborted_and_the_handshake_goes_on() {
+    // §5.2.1: in COOKIE-ECHOED the peer's addresses are known; an INIT adding one gets ABORT
+    // with the new address (§5.2.2), and the association goes on as it was.
+    let mut h = client_in_cookie_echoed();
+    let (now, timeout) = (h.now, h.eps[CLIENT].poll_timeout());
+    assert_eq!(timeout, Some(Instant::ZERO + ms(1020)), "T1-cookie");
+    let tags = (h.assoc_ref(CLIENT).local_tag(), h.assoc_ref(CLIENT).peer_tag());
+    let new_addr: std::net::Ipv4Addr = "10.9.0.2".parse().unwrap();
+    let init = to_client(0, Chunk::Init(init_chunk(0x4321, &[new_addr])));
+    h.eps[CLIENT].handle(now, addr(SERVER, 0), addr(CLIENT, 0), &init);
+    let reply = replies(&mut h, CLIENT, now);
+    assert_eq!(reply.len(), 1);
+    assert_eq!(reply[0].header.verification_tag, 0x4321);
+    let cause =
+        ErrorCause::RestartWithNewAddresses { addresses: Parameter::emit_list(&[Parameter::Ipv4Address(new_addr)]) };
+    assert_eq!(reply[0].chunks, vec![Chunk::Abort { t_bit: false, causes: vec![cause] }]);
+    let c = h.assoc_ref(CLIENT);
+    assert_eq!((c.state(), c.local_tag(), c.peer_tag()), (State::CookieEchoed, tags.0, tags.1));
+    assert_eq!(h.eps[CLIENT].poll_timeout(), timeout);
+    h.run_for(ms(100));
+    assert_eq!(h.event_times(CLIENT, |e| *e == Event::Connected), vec![Instant::ZERO + ms(40)]);
+}
+
+#[test]
+fn an_init_in_cookie_wait_or_cookie_echoed_leaves_t1_running() {
+    // §5.2.1: the INIT ACK answering an INIT in COOKIE-WAIT or COOKIE-ECHOED changes nothing
+    // in the association; T1 goes on as it was. The client's first INIT is lost, so T1-init
+    // repeats it at 1 s.
+    let mut h = Harness::new(Config::default(), Config::default(), 1, ms(10), 7);
+    h.drop_nth.push((CLIENT, 1));
+    h.connect();
+    let (s, c) = (addr(SERVER, 0), addr(CLIENT, 0));
+    let mut init_ack_tags = Vec::new();
+    for (at, state, t1) in [(5, State::CookieWait, 1000), (1025, State::CookieEchoed, 2020)] {
+        h.run_until(Instant::ZERO + ms(at));
+        assert_eq!(h.assoc_ref(CLIENT).state(), state);
+        let timeout = h.eps[CLIENT].poll_timeout();
+        assert_eq!(timeout, Some(Instant::ZERO + ms(t1)));
+        let now = h.now;
+        h.eps[CLIENT].handle(now, s, c, &to_client(0, Chunk::Init(init_chunk(0x4321, &[]))));
+        let reply = replies(&mut h, CLIENT, now);
+        assert_eq!(reply.len(), 1);
+        let [Chunk::InitAck(ref ack)] = reply[0].chunks[..] else { panic!("{reply:?}") };
+        init_ack_tags.push((reply[0].header.verification_tag, ack.initiate_tag));
+        assert_eq!((h.assoc_ref(CLIENT).state(), h.eps[CLIENT].poll_timeout()), (state, timeout));
+    }
+    let own = h.assoc_ref(CLIENT).local_tag();
+    assert_eq!(init_ack_tags, vec![(0x4321, own), (0x4321, own)]);
+    h.run_for(ms(100));
+    assert_eq!(h.event_times(CLIENT, |e| *e == Event::Connected), vec![Instant::ZERO + ms(1040)]);
+}
+
+#[test]
+fn a_collision_cookie_in_established_only_changes_the_peer_tag() {
+    // An INIT reaches the client in COOKIE-ECHOED (as if the server had connected too, with
+    // tag 0x4321): INIT ACK with the client's own tag (§5.2.1). The client is ESTABLISHED by
+    // the time that cookie comes back: our tag and a new peer tag, action B (§5.2.4). The
+    // association takes the new peer tag, and nothing else, and acknowledges under it.
+    let mut h = client_in_cookie_echoed();
+    let (s, c) = (addr(SERVER, 0), addr(CLIENT, 0));
+    let now = h.now;
+    h.eps[CLIENT].handle(now, s, c, &to_client(0, Chunk::Init(init_chunk(0x4321, &[]))));
+    let reply = replies(&mut h, CLIENT, now);
+    let [Chunk::InitAck(ref ack)] = reply[0].chunks[..] else { panic!("{reply:?}") };
+    let ack = ack.clone();
+    h.run_for(ms(100));
+    let snapshot = |h: &Harness| {
+        let a = h.assoc_ref(CLIENT);
+        let paths: Vec<_> = a.paths().iter().map(|p| (p.remote, p.confirmed, p.state, p.cc)).collect();
+        (
+            a.state(),
+            a.local_tag(),
+            a.outbound_streams(),
+            a.inbound_streams(),
+            a.highest_tsn_sent(),
+            a.peer_rwnd(),
+            paths,
+        )
+    };
+    let before = snapshot(&h);
+    assert_eq!(before.0, State::Established);
+    assert_ne!(h.assoc_ref(CLIENT).peer_tag(), 0x4321);
+    let events = h.events[CLIENT].len();
+    let now = h.now;
+    let echo = to_client(ack.initiate_tag, Chunk::CookieEcho { cookie: cookie_of(&ack) });
+    h.eps[CLIENT].handle(now, s, c, &echo);
+    let reply = replies(&mut h, CLIENT, now);
+    assert_eq!(reply.len(), 1);
+    assert_eq!((reply[0].header.verification_tag, &reply[0].chunks), (0x4321, &vec![Chunk::CookieAck]));
+    assert_eq!(h.assoc_ref(CLIENT).peer_tag(), 0x4321);
+    assert_eq!(snapshot(&h), before);
+    assert_eq!(h.assoc(CLIENT).poll_event(), None);
+    assert_eq!(h.events[CLIENT].len(), events);
+}
+
+#[test]
+fn a_shutdown_ack_in_cookie_echoed_is_out_of_the_blue() {
+    // §8.5.1 E: in COOKIE-WAIT or COOKIE-ECHOED a SHUTDOWN ACK is out of the blue (§8.4 5):
+    // SHUTDOWN COMPLETE with the T bit, tag reflected; the handshake goes on.
+    let mut h = client_in_cookie_echoed();
+    let (now, timeout) = (h.now, h.eps[CLIENT].poll_timeout());
+    h.eps[CLIENT].handle(now, addr(SERVER, 0), addr(CLIENT, 0), &to_client(0x4321, Chunk::ShutdownAck));
+    let reply = replies(&mut h, CLIENT, now);
+    assert_eq!(reply.len(), 1);
+    assert_eq!(reply[0].header.verification_tag, 0x4321);
+    assert_eq!(reply[0].chunks, vec![Chunk::ShutdownComplete { t_bit: true }]);
+    assert_eq!((h.assoc_ref(CLIENT).state(), h.eps[CLIENT].poll_timeout()), (State::CookieEchoed, timeout));
+    h.run_for(ms(100));
+    assert_eq!(h.event_times(CLIENT, |e| *e == Event::Connected), vec![Instant::ZERO + ms(40)]);
 }
