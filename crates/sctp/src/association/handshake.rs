@@ -480,10 +480,13 @@ impl Association {
 
     /// Action A: the peer restarted. The association starts over from the cookie as if it had
     /// been aborted and created anew (§5.1 D), except that it reports `Restarted` instead of a
-    /// lost association, keeps what the application has not read and its counters; the DATA it
+    /// lost association and keeps its PathIds, its counters and the received messages ready
+    /// for the application and not read yet (see [`Inbound::inherit_unread`]); the DATA it
     /// had not got acknowledged is discarded (the RFC leaves keeping it to implementations).
-    /// In SHUTDOWN-ACK-SENT it must not restart: it repeats the SHUTDOWN ACK with a "Cookie
-    /// Received While Shutting Down" error instead. Returns whether it restarted.
+    /// From SHUTDOWN-PENDING, SHUTDOWN-SENT or SHUTDOWN-RECEIVED it returns to ESTABLISHED,
+    /// the shutdown dropped. In SHUTDOWN-ACK-SENT it must not restart: it repeats the SHUTDOWN
+    /// ACK with a "Cookie Received While Shutting Down" error instead. Returns whether it
+    /// restarted.
     fn on_peer_restart(&mut self, now: Instant, from: IpAddr, cookie: &CookieState) -> bool {
         if self.state == State::ShutdownAckSent {
             let p = self.shutdown_path();

@@ -116,8 +116,17 @@ pub enum Event {
     /// The association reached ESTABLISHED.
     Connected,
     /// The peer restarted (§5.2.4 action A): the association goes on, ESTABLISHED, with the
-    /// tags, TSNs and streams of the peer's new INIT. Data not yet acknowledged by the old peer
-    /// is discarded; complete messages not yet read stay readable.
+    /// tags, TSNs and streams of the peer's new INIT; no `Connected` follows.
+    ///
+    /// Data: user data not yet acknowledged by the old peer, queued or in flight, is
+    /// discarded (`discarded_bytes`). Received messages ready for [`Association::read`] and
+    /// not read yet (complete and, on an ordered stream, next in order) stay readable;
+    /// fragments, and complete messages waiting for an earlier one, are dropped.
+    ///
+    /// State: a restart in SHUTDOWN-PENDING, SHUTDOWN-SENT or SHUTDOWN-RECEIVED returns to
+    /// ESTABLISHED and drops the shutdown (T2-shutdown and T5-shutdown-guard stop): the
+    /// application calls [`Association::shutdown`] again if it still wants one. In
+    /// SHUTDOWN-ACK-SENT the association does not restart (§5.2.4 A).
     ///
     /// Paths: an address the association had keeps its [`PathId`], and the primary and the
     /// data path stay on their addresses (an address the new INIT no longer lists is dropped,
@@ -520,7 +529,10 @@ impl Association {
     }
 
     /// Processes a packet from the peer's address `from`. `packet` has passed the CRC32c
-    /// check; ports matched this association.
+    /// check; ports matched this association. A packet led by an INIT or a COOKIE ECHO is the
+    /// [`Endpoint`](crate::Endpoint)'s to handle (§5.2: answering an INIT and opening a cookie
+    /// take its secret); given here, an INIT is discarded with its packet and a COOKIE ECHO
+    /// skipped.
     pub fn handle_packet(&mut self, now: Instant, from: IpAddr, packet: &[u8]) {
         let Ok(header) = HeaderView::new_checked(packet) else { return };
         self.process_chunks(now, from, &header, 0);
