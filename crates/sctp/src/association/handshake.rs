@@ -382,7 +382,8 @@ impl Association {
             ),
             // §5.2.2: perhaps a restarted peer. A new tag, our Tie-Tags in the cookie, and
             // the association's other parameters (SHOULD): its stream counts and its window,
-            // which unread messages may have narrowed (an a_rwnd is never below 1500, §3.3.3).
+            // which unread messages may have narrowed (but not below 1500, the least an INIT or
+            // INIT ACK may offer, §3.3.2).
             State::Established | State::ShutdownPending | State::ShutdownSent | State::ShutdownReceived => {
                 let offer = Offer {
                     a_rwnd: self.inb.a_rwnd().max(1500),
