@@ -3,7 +3,10 @@
 //! INIT statelessly with a signed cookie (§5.1.3), creates associations from valid
 //! COOKIE ECHOs (§5.1.5) and handles out-of-the-blue packets (§8.4). An INIT or COOKIE ECHO
 //! for an association that exists (collision, peer restart, duplicates: §5.2) is answered
-//! here too, as the association decides: the cookie secret stays with the endpoint.
+//! here too, as the association decides: the cookie secret stays with the endpoint. A packet
+//! belongs to the association that has its source address and port; an INIT or COOKIE ECHO
+//! from an address none has belongs to the one that has an address the INIT lists or the
+//! cookie names.
 //!
 //! Driving contract: like [`Association`] — `handle` / `handle_timeout` in,
 //! [`poll_transmit`](Endpoint::poll_transmit) until `None`, then events from each
@@ -17,7 +20,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use simtime::{Duration, Instant};
 
 use crate::association::{
-    address_params, peer_addresses, random_tag, AckTags, Association, CookieEchoOutcome, CookieState, InitAnswer,
+    address_params, peer_addresses, random_tag, AckTags, Association, CookieEchoOutcome, CookieState, InitAnswer, Offer,
 };
 use crate::config::Config;
 use crate::wire::{
@@ -147,25 +150,82 @@ impl Endpoint {
             return None;
         };
         let peer_port = header.src_port();
-        let found = self
-            .associations
-            .iter()
-            .position(|a| a.peer_port() == peer_port && a.path_of(from).is_some() && a.state() != State::Closed);
+        let mut found = self.association_with(peer_port, &[from]);
+        if found.is_none() && first.chunk_type == 1 {
+            // An INIT from an address the association does not have may list addresses it
+            // has: it is that association's, which refuses the new address (§5.2.2), not the
+            // start of a second association overlapping it.
+            if let Ok(Chunk::Init(init)) = Chunk::parse(&first) {
+                found = self.association_with(peer_port, &peer_addresses(from, &init.params));
+            }
+        }
         let Some(id) = found else {
+            if first.chunk_type == 10 {
+                return self.cookie_echo_from_new_source(now, from, to, &header, &first);
+            }
             return self.out_of_the_blue(now, from, to, &header, &first);
         };
         match first.chunk_type {
             // §5.2: INIT and COOKIE ECHO for an existing association. The endpoint answers
-            // an INIT and opens a cookie (both need its secret), before any verification-tag
-            // check: a restarted peer's COOKIE ECHO carries the new tag (§5.2.4 A).
+            // an INIT and opens a cookie (both need its secret), before the association's
+            // tag check: a restarted peer's COOKIE ECHO carries the new tag (§5.2.4 A).
             1 => self.unexpected_init(now, id, from, to, &header, &first),
-            10 => self.existing_cookie_echo(now, id, from, to, &header, &first),
+            10 => {
+                if let Some(state) = self.cookie_in(&header, &first) {
+                    self.existing_cookie_echo(now, id, from, to, &header, &state);
+                }
+            }
             // §8.5.1 E: a SHUTDOWN ACK before the association is up is out of the blue.
             8 if matches!(self.associations[id].state(), State::CookieWait | State::CookieEchoed) => {
                 return self.out_of_the_blue(now, from, to, &header, &first);
             }
             _ => self.associations[id].handle_packet(now, from, packet),
         }
+        Some(id)
+    }
+
+    /// The association, not closed, with the peer port `peer_port` and one of `addrs`.
+    fn association_with(&self, peer_port: u16, addrs: &[IpAddr]) -> Option<AssocId> {
+        self.associations.iter().position(|a| {
+            a.peer_port() == peer_port && a.state() != State::Closed && addrs.iter().any(|&r| a.path_of(r).is_some())
+        })
+    }
+
+    /// A COOKIE ECHO from an address no association has. If its cookie names addresses an
+    /// association has (a peer that restarted, or one whose collision cookie comes back from
+    /// another of its addresses), that association takes it (§5.2.4), as it would an INIT
+    /// listing them; otherwise it is out of the blue, and a listening endpoint creates the
+    /// association the cookie describes (§5.1.5).
+    fn cookie_echo_from_new_source(
+        &mut self,
+        now: Instant,
+        from: IpAddr,
+        to: IpAddr,
+        header: &HeaderView<'_>,
+        first: &ChunkView<'_>,
+    ) -> Option<AssocId> {
+        let state = self.cookie_in(header, first);
+        if let Some(state) = state.as_ref() {
+            if let Some(id) = self.association_with(header.src_port(), &state.peer_addrs) {
+                self.existing_cookie_echo(now, id, from, to, header, state);
+                return Some(id);
+            }
+        }
+        if !self.listening {
+            return self.out_of_the_blue(now, from, to, header, first);
+        }
+        self.stats.out_of_the_blue += 1;
+        let state = state?;
+        if let Some(by) = state.staleness(now) {
+            self.report_stale(header, from, to, &state, by);
+            return None;
+        }
+        let seed = self.rng.next_u64();
+        let a = Association::accept(self.config.clone(), self.local_addrs.clone(), &state, from, now, seed);
+        self.associations.push(a);
+        let id = self.associations.len() - 1;
+        // Chunks bundled after the COOKIE ECHO (§5.1 D) are processed now.
+        self.associations[id].handle_bundled_after_cookie(now, from, header);
         Some(id)
     }
 
@@ -182,31 +242,25 @@ impl Endpoint {
         let vtag = header.verification_tag();
         match first.chunk_type {
             // INIT: must be alone with tag 0 (§8.5.1 A, §6.10).
-            1 if self.listening && vtag == 0 => {
+            1 if vtag == 0 => {
                 let Ok(Chunk::Init(init)) = Chunk::parse(first) else { return None };
                 if header.chunks().count() != 1 {
                     return None;
                 }
-                // §3.3.2: zero tag or stream counts get ABORT instead.
-                let fresh = AckTags::Fresh { tie_tags: (0, 0) };
-                let (Ok(chunk) | Err(chunk)) = self.answer_init(now, from, header, &init, fresh);
+                let chunk = match check_init(&init) {
+                    Err(None) => return None,
+                    Err(Some(abort)) => abort,
+                    // §8.4 3: an INIT that cannot be processed gets ABORT under its Initiate
+                    // Tag, T bit clear.
+                    Ok(_) if !self.listening => Chunk::Abort { t_bit: false, causes: Vec::new() },
+                    Ok(unrecognized) => {
+                        let fresh = AckTags::Fresh { tie_tags: (0, 0) };
+                        let offer = Offer::from_config(&self.config);
+                        self.answer_init(now, from, header, &init, fresh, offer, unrecognized)
+                    }
+                };
                 self.reply(header, from, to, init.initiate_tag, &[chunk]);
                 None
-            }
-            10 if self.listening => {
-                let Ok(Chunk::CookieEcho { cookie }) = Chunk::parse(first) else { return None };
-                let state = self.open_cookie(&cookie, header)?;
-                if let Some(by) = state.staleness(now) {
-                    self.report_stale(header, from, to, &state, by);
-                    return None;
-                }
-                let seed = self.rng.next_u64();
-                let a = Association::accept(self.config.clone(), self.local_addrs.clone(), &state, from, now, seed);
-                self.associations.push(a);
-                let id = self.associations.len() - 1;
-                // Chunks bundled after the COOKIE ECHO (§5.1 D) are processed now.
-                self.associations[id].handle_bundled_after_cookie(now, from, header);
-                Some(id)
             }
             // §8.4 2, 6, 7: ABORT, SHUTDOWN COMPLETE, COOKIE ACK and ERROR are discarded.
             6 | 9 | 11 | 14 => None,
@@ -239,11 +293,18 @@ impl Endpoint {
             return;
         }
         let Ok(Chunk::Init(init)) = Chunk::parse(first) else { return };
-        let chunk = match self.associations[id].on_unexpected_init(from, &init) {
-            InitAnswer::InitAck(tags) => {
-                let (Ok(chunk) | Err(chunk)) = self.answer_init(now, from, header, &init, tags);
-                chunk
+        // §3.3.2: an invalid INIT must not change the association's state, so it is checked
+        // before the association sees it.
+        let unrecognized = match check_init(&init) {
+            Ok(unrecognized) => unrecognized,
+            Err(None) => return,
+            Err(Some(abort)) => {
+                self.reply(header, from, to, init.initiate_tag, &[abort]);
+                return;
             }
+        };
+        let chunk = match self.associations[id].on_unexpected_init(from, &init) {
+            InitAnswer::InitAck(tags, offer) => self.answer_init(now, from, header, &init, tags, offer, unrecognized),
             InitAnswer::NewAddresses(addrs) => Chunk::Abort {
                 t_bit: false,
                 causes: vec![ErrorCause::RestartWithNewAddresses {
@@ -255,8 +316,8 @@ impl Endpoint {
         self.reply(header, from, to, init.initiate_tag, &[chunk]);
     }
 
-    /// A COOKIE ECHO for association `id` (§5.2.4): the cookie must be ours and made for this
-    /// packet; then the association compares its tags with the cookie's.
+    /// A COOKIE ECHO for association `id` (§5.2.4), its cookie opened: the association
+    /// compares its tags with the cookie's.
     fn existing_cookie_echo(
         &mut self,
         now: Instant,
@@ -264,22 +325,22 @@ impl Endpoint {
         from: IpAddr,
         to: IpAddr,
         header: &HeaderView<'_>,
-        first: &ChunkView<'_>,
+        state: &CookieState,
     ) {
-        let Ok(Chunk::CookieEcho { cookie }) = Chunk::parse(first) else { return };
-        let Some(state) = self.open_cookie(&cookie, header) else { return };
         let staleness = state.staleness(now);
-        match self.associations[id].on_cookie_echo(now, from, &state, staleness.is_some()) {
+        match self.associations[id].on_cookie_echo(now, from, state, staleness.is_some()) {
             CookieEchoOutcome::Accepted => self.associations[id].handle_bundled_after_cookie(now, from, header),
-            CookieEchoOutcome::Stale => self.report_stale(header, from, to, &state, staleness.unwrap_or_default()),
+            CookieEchoOutcome::Stale => self.report_stale(header, from, to, state, staleness.unwrap_or_default()),
             CookieEchoOutcome::Discarded => {}
         }
     }
 
-    /// The state in a COOKIE ECHO's cookie, if the MAC is ours and the packet's ports and
-    /// tag are those the cookie was made for (§5.1.5); failures are discarded silently.
-    fn open_cookie(&mut self, cookie: &[u8], header: &HeaderView<'_>) -> Option<CookieState> {
-        let Some(state) = CookieState::open(cookie, &self.secret) else {
+    /// The state in the cookie of the COOKIE ECHO `first`, if the MAC is ours and the
+    /// packet's ports and tag are those the cookie was made for (§5.1.5); failures are
+    /// discarded silently.
+    fn cookie_in(&mut self, header: &HeaderView<'_>, first: &ChunkView<'_>) -> Option<CookieState> {
+        let Ok(Chunk::CookieEcho { cookie }) = Chunk::parse(first) else { return None };
+        let Some(state) = CookieState::open(&cookie, &self.secret) else {
             self.stats.invalid_cookies += 1;
             return None;
         };
@@ -310,8 +371,10 @@ impl Endpoint {
     }
 
     /// Builds an INIT ACK with a signed cookie, keeping no state (§5.1 B): for an INIT out of
-    /// the blue, or for one an association answers (§5.2.1, §5.2.2), with the tags it chose.
-    /// `Err` holds the ABORT an invalid INIT gets instead.
+    /// the blue, or for one an association answers (§5.2.1, §5.2.2), with the tags and the
+    /// offer it chose. `init` has passed [`check_init`], which found the `unrecognized`
+    /// parameters.
+    #[allow(clippy::too_many_arguments)]
     fn answer_init(
         &mut self,
         now: Instant,
@@ -319,26 +382,9 @@ impl Endpoint {
         header: &HeaderView<'_>,
         init: &InitChunk,
         tags: AckTags,
-    ) -> Result<Chunk, Chunk> {
-        if init.initiate_tag == 0 || init.outbound_streams == 0 || init.inbound_streams == 0 {
-            return Err(Chunk::Abort { t_bit: false, causes: vec![ErrorCause::InvalidMandatoryParameter] });
-        }
-        // §3.2.1: report unknown parameters whose upper bits ask for it.
-        let mut unrecognized = Vec::new();
-        for p in &init.params {
-            if let Parameter::Unknown { param_type, value } = p {
-                match unknown_parameter_action(*param_type) {
-                    UnknownAction::Stop => return Err(Chunk::Abort { t_bit: false, causes: Vec::new() }),
-                    UnknownAction::StopAndReport | UnknownAction::SkipAndReport => {
-                        unrecognized.extend_from_slice(&param_type.to_be_bytes());
-                        unrecognized.extend_from_slice(&((value.len() + 4) as u16).to_be_bytes());
-                        unrecognized.extend_from_slice(value);
-                        unrecognized.resize(unrecognized.len().next_multiple_of(4), 0);
-                    }
-                    UnknownAction::Skip => {}
-                }
-            }
-        }
+        offer: Offer,
+        unrecognized: Vec<u8>,
+    ) -> Chunk {
         let (local_tag, local_initial_tsn, (local_tie_tag, peer_tie_tag)) = match tags {
             AckTags::Fresh { tie_tags } => {
                 let tag = random_tag(&mut self.rng);
@@ -347,8 +393,8 @@ impl Endpoint {
             }
             AckTags::Own { tag, initial_tsn, tie_tags } => (tag, initial_tsn, tie_tags),
         };
-        let outbound = self.config.outbound_streams.min(init.inbound_streams);
-        let inbound = self.config.max_inbound_streams.min(init.outbound_streams);
+        let outbound = offer.outbound_streams.min(init.inbound_streams);
+        let inbound = offer.max_inbound_streams.min(init.outbound_streams);
         let state = CookieState {
             created: now,
             lifespan: self.config.valid_cookie_life,
@@ -370,14 +416,14 @@ impl Endpoint {
         if !unrecognized.is_empty() {
             params.push(Parameter::UnrecognizedParameter(unrecognized));
         }
-        Ok(Chunk::InitAck(InitChunk {
+        Chunk::InitAck(InitChunk {
             initiate_tag: local_tag,
-            a_rwnd: self.config.recv_buffer,
+            a_rwnd: offer.a_rwnd,
             outbound_streams: outbound,
             inbound_streams: inbound,
             initial_tsn: local_initial_tsn,
             params,
-        }))
+        })
     }
 
     /// The next packet: stateless replies first, then each association's.
@@ -406,4 +452,35 @@ impl Endpoint {
             }
         }
     }
+}
+
+/// Checks an INIT's mandatory fields and parameters (§3.3.2, §3.2.1). `Ok` holds the
+/// unrecognized parameters to report in the INIT ACK; `Err(None)` means discard the packet
+/// silently, `Err(Some(abort))` answer with that ABORT under the INIT's Initiate Tag.
+fn check_init(init: &InitChunk) -> Result<Vec<u8>, Option<Chunk>> {
+    // §3.3.2: an Initiate Tag of 0 is silently discarded (RFC 4960 sent ABORT); no outbound or
+    // no inbound streams is discarded with an ABORT.
+    if init.initiate_tag == 0 {
+        return Err(None);
+    }
+    if init.outbound_streams == 0 || init.inbound_streams == 0 {
+        return Err(Some(Chunk::Abort { t_bit: false, causes: vec![ErrorCause::InvalidMandatoryParameter] }));
+    }
+    // §3.2.1: report unknown parameters whose upper bits ask for it.
+    let mut unrecognized = Vec::new();
+    for p in &init.params {
+        if let Parameter::Unknown { param_type, value } = p {
+            match unknown_parameter_action(*param_type) {
+                UnknownAction::Stop => return Err(Some(Chunk::Abort { t_bit: false, causes: Vec::new() })),
+                UnknownAction::StopAndReport | UnknownAction::SkipAndReport => {
+                    unrecognized.extend_from_slice(&param_type.to_be_bytes());
+                    unrecognized.extend_from_slice(&((value.len() + 4) as u16).to_be_bytes());
+                    unrecognized.extend_from_slice(value);
+                    unrecognized.resize(unrecognized.len().next_multiple_of(4), 0);
+                }
+                UnknownAction::Skip => {}
+            }
+        }
+    }
+    Ok(unrecognized)
 }

@@ -9,6 +9,7 @@ use harness::{addr, Harness, CLIENT, PORTS, SERVER};
 use sctp::wire::{Chunk, CommonHeader, ErrorCause, InitChunk, Packet, Parameter};
 use sctp::{CloseReason, Config, Endpoint, Event, PathState, State};
 use simtime::{Duration, Instant};
+use std::net::IpAddr;
 
 fn ms(v: u64) -> Duration {
     Duration::from_millis(v)
@@ -438,16 +439,25 @@ fn sacks_are_delayed_by_sack_delay_and_sent_at_once_on_every_second_packet() {
 fn a_stale_cookie_is_reported_and_the_handshake_starts_again() {
     // Valid.Cookie.Life shorter than the time the cookie spends in flight (20 ms round trip
     // from INIT ACK to COOKIE ECHO): the server answers with a Stale Cookie error (§5.1.5),
-    // and the client starts over from INIT (§5.2.6), then gives up after Max.Init.Retransmits.
+    // and the client starts over from INIT (§5.2.6), then gives up after Max.Init.Retransmits
+    // (8) of them: the ninth error, one every 40 ms, closes it at 360 ms.
     let server = Config { valid_cookie_life: ms(5), ..Config::default() };
     let mut h = Harness::new(Config::default(), server, 1, ms(10), 3);
     h.connect();
     h.run_for(Duration::from_secs(1000));
-    assert!(h.eps[SERVER].stats().stale_cookies >= 1);
+    assert_eq!(h.eps[SERVER].stats().stale_cookies, 9);
     assert!(h.eps[SERVER].associations().iter().all(|a| a.state() != State::Established));
     // The ERROR chunk (type 9) with cause 3 went out.
     assert!(h.sent.iter().any(|(_, side, _, p)| *side == SERVER && p.get(12) == Some(&9)));
-    assert!(h.assoc_ref(CLIENT).state() == State::Closed);
+    let closed = h.event_times(CLIENT, |e| *e == Event::Closed { reason: CloseReason::InitFailed });
+    assert_eq!(closed, vec![Instant::ZERO + ms(9 * 40)]);
+    // Every INIT, the first and the eight after a Stale Cookie error, has tag 0 (§8.5.1 A).
+    let inits = sent_by(&h, CLIENT, Instant::ZERO)
+        .into_iter()
+        .filter(|(_, p)| matches!(p.chunks[..], [Chunk::Init(_)]))
+        .map(|(_, p)| p.header.verification_tag)
+        .collect::<Vec<_>>();
+    assert_eq!(inits, vec![0; 9]);
 }
 
 // ----- INIT and COOKIE ECHO for an association that exists (§5.2) -----
@@ -482,6 +492,29 @@ fn cookie_of(init_ack: &InitChunk) -> Vec<u8> {
 fn to_server(tag: u32, chunk: Chunk) -> Vec<u8> {
     let header = CommonHeader { src_port: PORTS[CLIENT], dst_port: PORTS[SERVER], verification_tag: tag };
     Packet { header, chunks: vec![chunk] }.emit()
+}
+
+/// A packet from the server's port to the client's, emitted with its CRC32c.
+fn to_client(tag: u32, chunk: Chunk) -> Vec<u8> {
+    let header = CommonHeader { src_port: PORTS[SERVER], dst_port: PORTS[CLIENT], verification_tag: tag };
+    Packet { header, chunks: vec![chunk] }.emit()
+}
+
+/// Every packet `side`'s endpoint has to send at `now`, parsed.
+fn replies(h: &mut Harness, side: usize, now: Instant) -> Vec<Packet> {
+    std::iter::from_fn(|| h.eps[side].poll_transmit(now)).map(|d| Packet::parse(&d.payload).unwrap()).collect()
+}
+
+/// An INIT with tag `tag`, 10 streams each way, listing `addrs`.
+fn init_chunk(tag: u32, addrs: &[std::net::Ipv4Addr]) -> InitChunk {
+    InitChunk {
+        initiate_tag: tag,
+        a_rwnd: 65_536,
+        outbound_streams: 10,
+        inbound_streams: 10,
+        initial_tsn: 1000,
+        params: addrs.iter().map(|&a| Parameter::Ipv4Address(a)).collect(),
+    }
 }
 
 /// Both sides send and read 20 kB; true if all of it arrived.
@@ -724,14 +757,7 @@ fn a_late_cookie_from_an_earlier_init_ack_is_discarded() {
 /// A restarted client's INIT, built by hand, delivered to the server of `h`; returns the
 /// INIT ACK.
 fn restart_init(h: &mut Harness, tag: u32, now: Instant) -> InitChunk {
-    let init = InitChunk {
-        initiate_tag: tag,
-        a_rwnd: 65_536,
-        outbound_streams: 10,
-        inbound_streams: 10,
-        initial_tsn: 1000,
-        params: Vec::new(),
-    };
+    let init = init_chunk(tag, &[]);
     h.eps[SERVER].handle(now, addr(CLIENT, 0), addr(SERVER, 0), &to_server(0, Chunk::Init(init)));
     let reply = Packet::parse(&h.eps[SERVER].poll_transmit(now).unwrap().payload).unwrap();
     assert_eq!(reply.header.verification_tag, tag);
@@ -749,42 +775,49 @@ fn restart_cookies_are_authenticated_and_checked_for_staleness() {
     let ack = restart_init(&mut h, 0x1234_5678, now);
     assert_ne!(ack.initiate_tag, old.0, "§5.2.2: a new Initiate Tag");
     let cookie = cookie_of(&ack);
-    let echo = |cookie: &[u8]| to_server(ack.initiate_tag, Chunk::CookieEcho { cookie: cookie.to_vec() });
+    let echo =
+        |ack: &InitChunk, cookie: &[u8]| to_server(ack.initiate_tag, Chunk::CookieEcho { cookie: cookie.to_vec() });
     let (c, s) = (addr(CLIENT, 0), addr(SERVER, 0));
     let tags = |h: &Harness| (h.assoc_ref(SERVER).local_tag(), h.assoc_ref(SERVER).peer_tag());
 
     // A cookie that fails the MAC is discarded silently (§5.1.5).
     let mut forged = cookie.clone();
     forged[30] ^= 1;
-    h.eps[SERVER].handle(now, c, s, &echo(&forged));
+    h.eps[SERVER].handle(now, c, s, &echo(&ack, &forged));
     assert_eq!(h.eps[SERVER].poll_transmit(now), None);
     assert_eq!(h.eps[SERVER].stats().invalid_cookies, 1);
 
-    // Expired, and its tags are not the association's: Stale Cookie error under the cookie's
-    // peer tag (§5.2.4 step 3), no restart.
+    // 61 s later (Valid.Cookie.Life is 60 s) the cookie has expired, and its tags are not the
+    // association's: Stale Cookie error under the cookie's peer tag (§5.2.4 step 3), no
+    // restart.
     let late = now + Duration::from_secs(61);
-    h.eps[SERVER].handle(late, c, s, &echo(&cookie));
+    h.run_until(late);
+    h.eps[SERVER].handle(late, c, s, &echo(&ack, &cookie));
     let reply = Packet::parse(&h.eps[SERVER].poll_transmit(late).unwrap().payload).unwrap();
     assert_eq!(reply.header.verification_tag, 0x1234_5678);
     let stale = ErrorCause::StaleCookie { staleness_us: 1_000_000 };
     assert_eq!(reply.chunks, vec![Chunk::Error { causes: vec![stale] }]);
     assert_eq!(tags(&h), old);
 
-    // In time: the peer restarted (§5.2.4 A). Data the server's application queued and that
-    // was never acknowledged goes with the old association.
+    // A new INIT, and its cookie in time: the peer restarted (§5.2.4 A). Data the server's
+    // application queued and that was never acknowledged goes with the old association.
+    let ack = restart_init(&mut h, 0x1234_5678, late);
+    let cookie = cookie_of(&ack);
     h.assoc(SERVER).send(0, 0, false, &[7; 500]).unwrap();
-    h.eps[SERVER].handle(now, c, s, &echo(&cookie));
-    let reply = Packet::parse(&h.eps[SERVER].poll_transmit(now).unwrap().payload).unwrap();
+    h.eps[SERVER].handle(late, c, s, &echo(&ack, &cookie));
+    let reply = Packet::parse(&h.eps[SERVER].poll_transmit(late).unwrap().payload).unwrap();
     assert_eq!(reply.header.verification_tag, 0x1234_5678);
     assert_eq!(reply.chunks, vec![Chunk::CookieAck]);
-    assert_eq!(h.eps[SERVER].poll_transmit(now), None);
+    assert_eq!(h.eps[SERVER].poll_transmit(late), None);
     assert_eq!(tags(&h), (ack.initiate_tag, 0x1234_5678));
     assert_eq!(h.assoc(SERVER).poll_event(), Some(Event::Restarted { discarded_bytes: 500 }));
     assert_eq!(h.assoc_ref(SERVER).buffered_bytes(), 0);
 
-    // The same cookie once more, now expired: both tags match (D), so it is still good.
-    h.eps[SERVER].handle(late, c, s, &echo(&cookie));
-    let reply = Packet::parse(&h.eps[SERVER].poll_transmit(late).unwrap().payload).unwrap();
+    // The same cookie once more, 61 s later, expired: both tags match (D), so it is still
+    // good.
+    let later = late + Duration::from_secs(61);
+    h.eps[SERVER].handle(later, c, s, &echo(&ack, &cookie));
+    let reply = Packet::parse(&h.eps[SERVER].poll_transmit(later).unwrap().payload).unwrap();
     assert_eq!(reply.chunks, vec![Chunk::CookieAck]);
     assert_eq!(h.eps[SERVER].stats().stale_cookies, 1);
 }
@@ -870,4 +903,482 @@ fn retransmissions_after_a_timeout_go_lowest_tsn_first_even_when_a_later_chunk_i
         last_rtx = Some(tsn);
     }
     assert!(retransmissions >= 10, "{retransmissions}");
+}
+
+#[test]
+fn an_init_with_tag_zero_is_discarded_and_one_without_streams_is_aborted() {
+    // §3.3.2: an INIT whose Initiate Tag is 0 is silently discarded; one announcing no outbound
+    // or no inbound streams gets ABORT under its Initiate Tag. Either way an association the
+    // INIT reaches is left as it is.
+    let mut h = connected(1, Config::default());
+    let before = (h.assoc_ref(SERVER).local_tag(), h.assoc_ref(SERVER).peer_tag());
+    let now = h.now;
+    let s = addr(SERVER, 0);
+    // From the association's peer, and out of the blue.
+    for from in [addr(CLIENT, 0), "10.7.0.1".parse().unwrap()] {
+        h.eps[SERVER].handle(now, from, s, &to_server(0, Chunk::Init(init_chunk(0, &[]))));
+        assert_eq!(replies(&mut h, SERVER, now), vec![], "from {from}");
+        for (os, mis) in [(0, 10), (10, 0)] {
+            let init = InitChunk { outbound_streams: os, inbound_streams: mis, ..init_chunk(0x77, &[]) };
+            h.eps[SERVER].handle(now, from, s, &to_server(0, Chunk::Init(init)));
+            let reply = replies(&mut h, SERVER, now);
+            assert_eq!(reply.len(), 1, "from {from}");
+            assert_eq!(reply[0].header.verification_tag, 0x77);
+            let abort = Chunk::Abort { t_bit: false, causes: vec![ErrorCause::InvalidMandatoryParameter] };
+            assert_eq!(reply[0].chunks, vec![abort]);
+        }
+    }
+    let a = h.assoc_ref(SERVER);
+    assert_eq!((a.local_tag(), a.peer_tag(), a.state()), (before.0, before.1, State::Established));
+    assert_eq!(h.eps[SERVER].associations().len(), 1);
+
+    // In SHUTDOWN-ACK-SENT an INIT makes the association repeat its SHUTDOWN ACK (§9.2); an
+    // invalid one does not.
+    h.drop_nth.push((CLIENT, h.sent_count[CLIENT] + 2));
+    h.assoc(CLIENT).shutdown(now);
+    h.run_for(ms(25));
+    assert_eq!(h.assoc_ref(SERVER).state(), State::ShutdownAckSent);
+    let now = h.now;
+    h.eps[SERVER].handle(now, addr(CLIENT, 0), s, &to_server(0, Chunk::Init(init_chunk(0, &[]))));
+    assert_eq!(replies(&mut h, SERVER, now), vec![]);
+}
+
+#[test]
+fn an_init_to_an_endpoint_that_does_not_listen_gets_an_abort_under_its_initiate_tag() {
+    // §8.4 3: the ABORT answering an INIT carries the INIT's Initiate Tag, T bit clear; the
+    // client's association accepts it under its own tag and closes.
+    let mut h = Harness::new(Config::default(), Config::default(), 1, ms(10), 7);
+    let ep = Endpoint::new(Config::default(), vec![addr(SERVER, 0)], PORTS[SERVER], false, 22);
+    h.replace_endpoint(SERVER, ep);
+    h.connect();
+    h.run_for(ms(100));
+    let tag = h.assoc_ref(CLIENT).local_tag();
+    let server = sent_by(&h, SERVER, Instant::ZERO);
+    assert_eq!(server.len(), 1);
+    assert_eq!(server[0].1.header.verification_tag, tag);
+    assert_eq!(server[0].1.chunks, vec![Chunk::Abort { t_bit: false, causes: vec![] }]);
+    let closed = h.event_times(CLIENT, |e| *e == Event::Closed { reason: CloseReason::AbortedByPeer });
+    assert_eq!(closed, vec![Instant::ZERO + ms(20)]);
+}
+
+#[test]
+fn an_abort_in_cookie_wait_needs_the_association_tag() {
+    // §8.5.1 B: an ABORT with the T bit carries the tag its sender found in our packet, the
+    // peer's tag, which COOKIE-WAIT does not know yet: there, only an ABORT under our own tag
+    // (T bit clear) counts. Tag 0 with the T bit would let anyone end the handshake.
+    let mut h = Harness::new(Config::default(), Config::default(), 1, ms(10), 7);
+    h.drop_nth.push((CLIENT, 1));
+    h.connect();
+    h.run_for(ms(5));
+    assert_eq!(h.assoc_ref(CLIENT).state(), State::CookieWait);
+    let now = h.now;
+    let (s, c) = (addr(SERVER, 0), addr(CLIENT, 0));
+    h.eps[CLIENT].handle(now, s, c, &to_client(0, Chunk::Abort { t_bit: true, causes: vec![] }));
+    assert_eq!(h.assoc_ref(CLIENT).state(), State::CookieWait);
+    assert_eq!(h.assoc_ref(CLIENT).stats().bad_verification_tag, 1);
+    let tag = h.assoc_ref(CLIENT).local_tag();
+    h.eps[CLIENT].handle(now, s, c, &to_client(tag, Chunk::Abort { t_bit: false, causes: vec![] }));
+    assert_eq!(h.assoc_ref(CLIENT).state(), State::Closed);
+    assert_eq!(h.assoc(CLIENT).poll_event(), Some(Event::Closed { reason: CloseReason::AbortedByPeer }));
+}
+
+#[test]
+fn an_init_from_a_new_address_listing_a_known_one_reaches_the_association() {
+    // The association is found by any address the INIT gives, not only its source: the new
+    // address is refused (§5.2.2) instead of opening a second, overlapping association.
+    let mut h = connected(1, Config::default());
+    let old = (h.assoc_ref(SERVER).local_tag(), h.assoc_ref(SERVER).peer_tag());
+    let now = h.now;
+    let new_addr: std::net::Ipv4Addr = "10.9.0.1".parse().unwrap();
+    let known: std::net::Ipv4Addr = "10.0.0.1".parse().unwrap();
+    assert_eq!(IpAddr::from(known), addr(CLIENT, 0));
+    let init = init_chunk(0x1234_5678, &[known]);
+    h.eps[SERVER].handle(now, new_addr.into(), addr(SERVER, 0), &to_server(0, Chunk::Init(init)));
+    let reply = replies(&mut h, SERVER, now);
+    assert_eq!(reply.len(), 1);
+    assert_eq!(reply[0].header.verification_tag, 0x1234_5678);
+    let cause =
+        ErrorCause::RestartWithNewAddresses { addresses: Parameter::emit_list(&[Parameter::Ipv4Address(new_addr)]) };
+    assert_eq!(reply[0].chunks, vec![Chunk::Abort { t_bit: false, causes: vec![cause] }]);
+    assert_eq!(h.eps[SERVER].associations().len(), 1);
+    let s = h.assoc_ref(SERVER);
+    assert_eq!((s.local_tag(), s.peer_tag(), s.state()), (old.0, old.1, State::Established));
+}
+
+#[test]
+fn a_cookie_echo_from_a_new_address_reaches_the_association_its_cookie_names() {
+    // A restarted peer's INIT came from the known address; its COOKIE ECHO comes from another
+    // one. The cookie's addresses name the association, which restarts (§5.2.4 A); no second
+    // association is made from the cookie.
+    let mut h = connected(1, Config::default());
+    let now = h.now;
+    let ack = restart_init(&mut h, 0x1234_5678, now);
+    let echo = to_server(ack.initiate_tag, Chunk::CookieEcho { cookie: cookie_of(&ack) });
+    h.eps[SERVER].handle(now, "10.9.0.1".parse().unwrap(), addr(SERVER, 0), &echo);
+    let reply = replies(&mut h, SERVER, now);
+    assert_eq!(reply.len(), 1);
+    assert_eq!((reply[0].header.verification_tag, &reply[0].chunks), (0x1234_5678, &vec![Chunk::CookieAck]));
+    assert_eq!(h.eps[SERVER].associations().len(), 1);
+    let s = h.eps[SERVER].association_mut(0).unwrap();
+    assert_eq!((s.local_tag(), s.peer_tag()), (ack.initiate_tag, 0x1234_5678));
+    assert_eq!(s.poll_event(), Some(Event::Restarted { discarded_bytes: 0 }));
+}
+
+/// Every packet `side`'s endpoint has to send at `now`.
+fn outputs(h: &mut Harness, side: usize, now: Instant) -> Vec<Vec<u8>> {
+    std::iter::from_fn(|| h.eps[side].poll_transmit(now)).map(|d| d.payload).collect()
+}
+
+/// Hands `packet` from `from`'s first address to the other side's endpoint at `now`; returns
+/// what that endpoint sends then.
+fn deliver(h: &mut Harness, from: usize, packet: &[u8], now: Instant) -> Vec<Vec<u8>> {
+    let to = 1 - from;
+    h.eps[to].handle(now, addr(from, 0), addr(to, 0), packet);
+    outputs(h, to, now)
+}
+
+/// The chunks of each packet.
+fn chunks_of(packets: &[Vec<u8>]) -> Vec<Vec<Chunk>> {
+    packets.iter().map(|p| Packet::parse(p).unwrap().chunks).collect()
+}
+
+/// The chunk of `packets`, which must be one packet of one chunk.
+fn only_chunk(packets: &[Vec<u8>]) -> Chunk {
+    let mut chunks = chunks_of(packets);
+    assert!(chunks.len() == 1 && chunks[0].len() == 1, "{chunks:?}");
+    chunks.remove(0).remove(0)
+}
+
+#[test]
+fn a_collision_after_a_stale_cookie_error_establishes_the_association() {
+    // Packets are handed over by hand, one-way delay 10 ms. The server's cookies live 5 ms.
+    let server = Config { valid_cookie_life: ms(5), ..Config::default() };
+    let mut h = Harness::new(Config::default(), server, 1, ms(10), 31);
+    let t = |v: u64| Instant::ZERO + ms(v);
+    h.connect_from(CLIENT);
+    h.connect_from(SERVER);
+    let c_init = outputs(&mut h, CLIENT, t(0)).remove(0);
+    let s_init = outputs(&mut h, SERVER, t(0)).remove(0);
+    // The server's INIT reaches the client, whose INIT ACK (its own tag, §5.2.1) is lost.
+    assert!(matches!(only_chunk(&deliver(&mut h, SERVER, &s_init, t(10))), Chunk::InitAck(_)));
+    // The client's INIT gets the server's INIT ACK; the client echoes its cookie.
+    let s_ack = deliver(&mut h, CLIENT, &c_init, t(10));
+    let c_echo = deliver(&mut h, SERVER, &s_ack[0], t(20));
+    assert_eq!(h.assoc_ref(CLIENT).state(), State::CookieEchoed);
+    // The server, still in COOKIE-WAIT, finds the cookie 15 ms past its life: Stale Cookie
+    // (§5.2.4 step 3). The client starts again from INIT (§5.2.6), which is lost.
+    let error = deliver(&mut h, CLIENT, &c_echo[0], t(30));
+    assert!(matches!(only_chunk(&error), Chunk::Error { .. }));
+    let c_init2 = deliver(&mut h, SERVER, &error[0], t(40));
+    assert!(matches!(only_chunk(&c_init2), Chunk::Init(_)));
+    assert_eq!(h.assoc_ref(CLIENT).state(), State::CookieWait);
+    // The server's INIT comes again and the client, in COOKIE-WAIT, answers with its own tag;
+    // the server echoes that cookie. It has the client's tag and the server's: action B
+    // (§5.2.4), the client takes the server's INIT from it and is ESTABLISHED. Had COOKIE-WAIT
+    // kept the peer tag of the stale handshake (the server's), both tags would have matched
+    // (D), which only acknowledges, and the client would have stayed in COOKIE-WAIT.
+    let c_ack = deliver(&mut h, SERVER, &s_init, t(50));
+    let s_echo = deliver(&mut h, CLIENT, &c_ack[0], t(60));
+    assert_eq!(h.assoc_ref(SERVER).state(), State::CookieEchoed);
+    let c_cookie_ack = deliver(&mut h, SERVER, &s_echo[0], t(70));
+    assert_eq!(chunks_of(&c_cookie_ack), vec![vec![Chunk::CookieAck]]);
+    assert_eq!(h.assoc_ref(CLIENT).state(), State::Established);
+    assert!(deliver(&mut h, CLIENT, &c_cookie_ack[0], t(80)).is_empty());
+    assert_eq!(h.assoc_ref(SERVER).state(), State::Established);
+    let (c, s) = (h.assoc_ref(CLIENT), h.assoc_ref(SERVER));
+    assert_eq!((c.peer_tag(), s.peer_tag()), (s.local_tag(), c.local_tag()));
+    let events: Vec<Event> = std::iter::from_fn(|| h.assoc(CLIENT).poll_event()).collect();
+    assert_eq!(events, vec![Event::PeerError { causes: vec![3] }, Event::Connected]);
+    h.now = t(80);
+    assert!(data_flows_both_ways(&mut h));
+}
+
+#[test]
+fn a_cookie_ack_leads_its_packet_even_ahead_of_a_sack() {
+    // The client's COOKIE ECHO, with a DATA chunk bundled after it (§5.1 D), arrives twice
+    // (its COOKIE ACK was lost). The second time the DATA is a duplicate and a SACK is due at
+    // once (§6.2), but the COOKIE ACK must still be the first chunk of its packet (§5.1 D).
+    let mut h = Harness::new(Config::default(), Config::default(), 1, ms(10), 7);
+    let t = |v: u64| Instant::ZERO + ms(v);
+    h.connect();
+    let init = outputs(&mut h, CLIENT, t(0)).remove(0);
+    let Chunk::Init(ref init_chunk) = only_chunk(std::slice::from_ref(&init)) else { panic!() };
+    let tsn = init_chunk.initial_tsn;
+    let init_ack = deliver(&mut h, CLIENT, &init, t(10)).remove(0);
+    let mut echo = Packet::parse(&deliver(&mut h, SERVER, &init_ack, t(20))[0]).unwrap();
+    echo.chunks.push(Chunk::Data(sctp::wire::DataChunk {
+        immediate: false,
+        unordered: false,
+        beginning: true,
+        ending: true,
+        tsn,
+        stream_id: 0,
+        ssn: 0,
+        ppid: 0,
+        user_data: vec![7; 100],
+    }));
+    let echo = echo.emit();
+    assert_eq!(chunks_of(&deliver(&mut h, CLIENT, &echo, t(30))), vec![vec![Chunk::CookieAck]]);
+    let again = chunks_of(&deliver(&mut h, CLIENT, &echo, t(40)));
+    assert_eq!(again.len(), 1, "{again:?}");
+    assert_eq!(again[0].len(), 2, "{again:?}");
+    assert_eq!(again[0][0], Chunk::CookieAck);
+    let Chunk::Sack(ref sack) = again[0][1] else { panic!("{again:?}") };
+    assert_eq!((sack.cumulative_tsn_ack, &sack.duplicate_tsns), (tsn, &vec![tsn]));
+    assert_eq!(h.eps[SERVER].associations().len(), 1);
+}
+
+#[test]
+fn a_restart_keeps_the_path_ids_and_the_primary() {
+    // The restarted client sends its INIT to the server's second address, from its own
+    // second address, so the INIT's addresses come in the other order: [C1, C0]. The server
+    // keeps its paths in their old order (a PathId keeps naming one address) and C0 primary.
+    let mut h = connected(2, Config::default());
+    let remotes = |h: &Harness| h.assoc_ref(SERVER).paths().iter().map(|p| p.remote).collect::<Vec<_>>();
+    let (c0, c1) = (addr(CLIENT, 0), addr(CLIENT, 1));
+    assert_eq!((remotes(&h), h.assoc_ref(SERVER).primary()), (vec![c0, c1], 0));
+    let fresh = Endpoint::new(Config::default(), h.addrs[CLIENT].clone(), PORTS[CLIENT], false, 99);
+    h.replace_endpoint(CLIENT, fresh);
+    let t = h.now;
+    let id = h.eps[CLIENT].connect(t, &[addr(SERVER, 1), addr(SERVER, 0)], PORTS[SERVER]);
+    h.assoc[CLIENT] = Some(id);
+    h.run_for(ms(35));
+    assert_eq!(h.event_times(SERVER, |e| matches!(e, Event::Restarted { .. })), vec![t + ms(30)]);
+    let s = h.assoc_ref(SERVER);
+    assert_eq!((remotes(&h), s.primary(), s.data_path()), (vec![c0, c1], 0, 0));
+    // As for a new association, the address the INIT came from is confirmed (§5.4); the
+    // other one is probed at once.
+    assert_eq!(s.paths().iter().map(|p| p.confirmed).collect::<Vec<_>>(), vec![false, true]);
+    assert!(h.event_times(SERVER, |e| matches!(e, Event::PrimaryChanged { .. })).is_empty());
+    h.run_for(ms(100));
+    assert!(h.assoc_ref(SERVER).paths().iter().all(|p| p.confirmed));
+    assert!(data_flows_both_ways(&mut h));
+    assert_eq!(h.assoc_ref(SERVER).data_path(), 0);
+}
+
+#[test]
+fn an_init_for_an_established_association_is_answered_with_its_streams_and_window() {
+    // §5.2.2: the INIT ACK answering an INIT for an existing association copies the
+    // association's parameters: its stream counts (3 out, 5 in, negotiated with a client that
+    // asked for 5 and accepts 3) and its window (the receive buffer less 5000 unread bytes).
+    let client = Config { outbound_streams: 5, max_inbound_streams: 3, ..Config::default() };
+    let mut h = Harness::new(client, Config::default(), 1, ms(10), 7);
+    h.connect();
+    h.apps[CLIENT] = harness::App { to_send: 5000, msg_size: 1000, ..Default::default() };
+    h.run_for(Duration::from_secs(1));
+    let s = h.assoc_ref(SERVER);
+    assert_eq!((s.outbound_streams(), s.inbound_streams(), s.receive_buffer_used()), (3, 5, 5000));
+    let now = h.now;
+    let ack = restart_init(&mut h, 0x1234_5678, now);
+    let recv_buffer = Config::default().recv_buffer;
+    assert_eq!((ack.outbound_streams, ack.inbound_streams, ack.a_rwnd), (3, 5, recv_buffer - 5000));
+}
+
+#[test]
+fn a_restart_keeps_unread_messages_and_advertises_the_space_they_leave() {
+    let mut h = connected(1, Config::default());
+    h.apps[CLIENT] = harness::App { to_send: 5000, msg_size: 1000, ..Default::default() };
+    h.run_for(Duration::from_secs(1));
+    assert_eq!(h.assoc_ref(SERVER).receive_buffer_used(), 5000);
+    let fresh = Endpoint::new(Config::default(), vec![addr(CLIENT, 0)], PORTS[CLIENT], false, 99);
+    h.replace_endpoint(CLIENT, fresh);
+    let t = h.now;
+    h.connect();
+    h.run_for(ms(100));
+    assert_eq!(h.event_times(SERVER, |e| matches!(e, Event::Restarted { .. })), vec![t + ms(30)]);
+    // The INIT ACK offered the free space (§5.2.2), and the association still holds the five
+    // messages and advertises what they leave.
+    let recv_buffer = Config::default().recv_buffer;
+    let init_ack = match sent_by(&h, SERVER, t)[0].1.chunks[0] {
+        Chunk::InitAck(ref a) => a.clone(),
+        ref other => panic!("{other:?}"),
+    };
+    assert_eq!(init_ack.a_rwnd, recv_buffer - 5000);
+    let s = h.assoc_ref(SERVER);
+    assert_eq!((s.receive_buffer_used(), s.a_rwnd()), (5000, recv_buffer - 5000));
+    // Reading them frees 5000 bytes, more than an MTU: a SACK tells the peer at once, with
+    // the whole buffer and the cumulative TSN just below the new INIT's initial TSN.
+    let t_read = h.now;
+    h.apps[SERVER].reading = true;
+    h.run_for(ms(1));
+    let seqs: Vec<u64> =
+        h.apps[SERVER].received.iter().map(|m| u64::from_be_bytes(m.data[..8].try_into().unwrap())).collect();
+    assert_eq!(seqs, vec![0, 1, 2, 3, 4]);
+    let client_init_tsn = match sent_by(&h, CLIENT, t)[0].1.chunks[0] {
+        Chunk::Init(ref i) => i.initial_tsn,
+        ref other => panic!("{other:?}"),
+    };
+    let sacks: Vec<(Instant, u32, u32)> = sent_by(&h, SERVER, t_read)
+        .iter()
+        .flat_map(|(at, p)| p.chunks.iter().map(move |c| (*at, c)))
+        .filter_map(|(at, c)| match c {
+            Chunk::Sack(s) => Some((at, s.cumulative_tsn_ack, s.a_rwnd)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(sacks, vec![(t_read, client_init_tsn.wrapping_sub(1), recv_buffer)]);
+}
+
+#[test]
+fn a_restart_with_data_in_flight_starts_every_path_afresh() {
+    let mut h = connected(1, Config::default());
+    let initial = |h: &Harness| {
+        let a = h.assoc_ref(SERVER);
+        sctp::Path::new(a.paths()[0].remote, a.config(), Config::default().recv_buffer, 0)
+    };
+    // A first transfer grows the server's cwnd; one lost packet makes a fast retransmit
+    // lower its ssthresh.
+    h.drop_nth.push((SERVER, h.sent_count[SERVER] + 10));
+    h.apps[SERVER] = harness::App { to_send: 200_000, msg_size: 1000, ..Default::default() };
+    h.apps[CLIENT].reading = true;
+    h.run_for(Duration::from_secs(5));
+    assert_eq!(h.apps[CLIENT].received_bytes, 200_000);
+    let p = &h.assoc_ref(SERVER).paths()[0];
+    assert!(p.stats.fast_retransmissions > 0);
+    assert!(p.cc.cwnd > initial(&h).cc.cwnd && p.cc.ssthresh < initial(&h).cc.ssthresh, "{:?}", p.cc);
+    assert!(p.rto.srtt.is_some());
+
+    // 50 kB more are queued, and a window of it is in flight when the client restarts; the
+    // DATA reaches the new client, which discards it (wrong tag).
+    h.apps[SERVER].to_send = 50_000;
+    let fresh = Endpoint::new(Config::default(), vec![addr(CLIENT, 0)], PORTS[CLIENT], false, 99);
+    h.replace_endpoint(CLIENT, fresh);
+    let t = h.now;
+    h.connect();
+    h.run_until(t + ms(29));
+    let p = &h.assoc_ref(SERVER).paths()[0];
+    assert!(p.flight_size > 0 && p.t3_rtx.is_some(), "{} {:?}", p.flight_size, p.t3_rtx);
+    // The COOKIE ECHO at t + 30 ms restarts the association: nothing outstanding or queued,
+    // T3-rtx stopped, the path as new: RTO, cwnd and ssthresh at their initial values.
+    h.run_until(t + ms(30));
+    assert_eq!(h.event_times(SERVER, |e| matches!(e, Event::Restarted { .. })), vec![t + ms(30)]);
+    assert!(h.events[SERVER].iter().any(|(_, e)| *e == Event::Restarted { discarded_bytes: 50_000 }));
+    let s = h.assoc_ref(SERVER);
+    assert_eq!((s.outstanding_chunks(), s.buffered_bytes(), s.error_count()), (0, 0, 0));
+    let p = &s.paths()[0];
+    let fresh = initial(&h);
+    assert_eq!((p.flight_size, p.t3_rtx, p.state, p.error_count), (0, None, PathState::Active, 0));
+    assert_eq!((p.cc, &p.rto), (fresh.cc, &fresh.rto));
+    assert!(p.stats.fast_retransmissions > 0, "counters go on");
+}
+
+/// The client of a one-path harness, in COOKIE-ECHOED (25 ms after connecting).
+fn client_in_cookie_echoed() -> Harness {
+    let mut h = Harness::new(Config::default(), Config::default(), 1, ms(10), 7);
+    h.connect();
+    h.run_for(ms(25));
+    assert_eq!(h.assoc_ref(CLIENT).state(), State::CookieEchoed);
+    h
+}
+
+#[test]
+fn an_init_adding_an_address_in_cookie_echoed_is_aborted_and_the_handshake_goes_on() {
+    // §5.2.1: in COOKIE-ECHOED the peer's addresses are known; an INIT adding one gets ABORT
+    // with the new address (§5.2.2), and the association goes on as it was.
+    let mut h = client_in_cookie_echoed();
+    let (now, timeout) = (h.now, h.eps[CLIENT].poll_timeout());
+    assert_eq!(timeout, Some(Instant::ZERO + ms(1020)), "T1-cookie");
+    let tags = (h.assoc_ref(CLIENT).local_tag(), h.assoc_ref(CLIENT).peer_tag());
+    let new_addr: std::net::Ipv4Addr = "10.9.0.2".parse().unwrap();
+    let init = to_client(0, Chunk::Init(init_chunk(0x4321, &[new_addr])));
+    h.eps[CLIENT].handle(now, addr(SERVER, 0), addr(CLIENT, 0), &init);
+    let reply = replies(&mut h, CLIENT, now);
+    assert_eq!(reply.len(), 1);
+    assert_eq!(reply[0].header.verification_tag, 0x4321);
+    let cause =
+        ErrorCause::RestartWithNewAddresses { addresses: Parameter::emit_list(&[Parameter::Ipv4Address(new_addr)]) };
+    assert_eq!(reply[0].chunks, vec![Chunk::Abort { t_bit: false, causes: vec![cause] }]);
+    let c = h.assoc_ref(CLIENT);
+    assert_eq!((c.state(), c.local_tag(), c.peer_tag()), (State::CookieEchoed, tags.0, tags.1));
+    assert_eq!(h.eps[CLIENT].poll_timeout(), timeout);
+    h.run_for(ms(100));
+    assert_eq!(h.event_times(CLIENT, |e| *e == Event::Connected), vec![Instant::ZERO + ms(40)]);
+}
+
+#[test]
+fn an_init_in_cookie_wait_or_cookie_echoed_leaves_t1_running() {
+    // §5.2.1: the INIT ACK answering an INIT in COOKIE-WAIT or COOKIE-ECHOED changes nothing
+    // in the association; T1 goes on as it was. The client's first INIT is lost, so T1-init
+    // repeats it at 1 s.
+    let mut h = Harness::new(Config::default(), Config::default(), 1, ms(10), 7);
+    h.drop_nth.push((CLIENT, 1));
+    h.connect();
+    let (s, c) = (addr(SERVER, 0), addr(CLIENT, 0));
+    let mut init_ack_tags = Vec::new();
+    for (at, state, t1) in [(5, State::CookieWait, 1000), (1025, State::CookieEchoed, 2020)] {
+        h.run_until(Instant::ZERO + ms(at));
+        assert_eq!(h.assoc_ref(CLIENT).state(), state);
+        let timeout = h.eps[CLIENT].poll_timeout();
+        assert_eq!(timeout, Some(Instant::ZERO + ms(t1)));
+        let now = h.now;
+        h.eps[CLIENT].handle(now, s, c, &to_client(0, Chunk::Init(init_chunk(0x4321, &[]))));
+        let reply = replies(&mut h, CLIENT, now);
+        assert_eq!(reply.len(), 1);
+        let [Chunk::InitAck(ref ack)] = reply[0].chunks[..] else { panic!("{reply:?}") };
+        init_ack_tags.push((reply[0].header.verification_tag, ack.initiate_tag));
+        assert_eq!((h.assoc_ref(CLIENT).state(), h.eps[CLIENT].poll_timeout()), (state, timeout));
+    }
+    let own = h.assoc_ref(CLIENT).local_tag();
+    assert_eq!(init_ack_tags, vec![(0x4321, own), (0x4321, own)]);
+    h.run_for(ms(100));
+    assert_eq!(h.event_times(CLIENT, |e| *e == Event::Connected), vec![Instant::ZERO + ms(1040)]);
+}
+
+#[test]
+fn a_collision_cookie_in_established_only_changes_the_peer_tag() {
+    // An INIT reaches the client in COOKIE-ECHOED (as if the server had connected too, with
+    // tag 0x4321): INIT ACK with the client's own tag (§5.2.1). The client is ESTABLISHED by
+    // the time that cookie comes back: our tag and a new peer tag, action B (§5.2.4). The
+    // association takes the new peer tag, and nothing else, and acknowledges under it.
+    let mut h = client_in_cookie_echoed();
+    let (s, c) = (addr(SERVER, 0), addr(CLIENT, 0));
+    let now = h.now;
+    h.eps[CLIENT].handle(now, s, c, &to_client(0, Chunk::Init(init_chunk(0x4321, &[]))));
+    let reply = replies(&mut h, CLIENT, now);
+    let [Chunk::InitAck(ref ack)] = reply[0].chunks[..] else { panic!("{reply:?}") };
+    let ack = ack.clone();
+    h.run_for(ms(100));
+    let snapshot = |h: &Harness| {
+        let a = h.assoc_ref(CLIENT);
+        let paths: Vec<_> = a.paths().iter().map(|p| (p.remote, p.confirmed, p.state, p.cc)).collect();
+        (
+            a.state(),
+            a.local_tag(),
+            a.outbound_streams(),
+            a.inbound_streams(),
+            a.highest_tsn_sent(),
+            a.peer_rwnd(),
+            paths,
+        )
+    };
+    let before = snapshot(&h);
+    assert_eq!(before.0, State::Established);
+    assert_ne!(h.assoc_ref(CLIENT).peer_tag(), 0x4321);
+    let events = h.events[CLIENT].len();
+    let now = h.now;
+    let echo = to_client(ack.initiate_tag, Chunk::CookieEcho { cookie: cookie_of(&ack) });
+    h.eps[CLIENT].handle(now, s, c, &echo);
+    let reply = replies(&mut h, CLIENT, now);
+    assert_eq!(reply.len(), 1);
+    assert_eq!((reply[0].header.verification_tag, &reply[0].chunks), (0x4321, &vec![Chunk::CookieAck]));
+    assert_eq!(h.assoc_ref(CLIENT).peer_tag(), 0x4321);
+    assert_eq!(snapshot(&h), before);
+    assert_eq!(h.assoc(CLIENT).poll_event(), None);
+    assert_eq!(h.events[CLIENT].len(), events);
+}
+
+#[test]
+fn a_shutdown_ack_in_cookie_echoed_is_out_of_the_blue() {
+    // §8.5.1 E: in COOKIE-WAIT or COOKIE-ECHOED a SHUTDOWN ACK is out of the blue (§8.4 5):
+    // SHUTDOWN COMPLETE with the T bit, tag reflected; the handshake goes on.
+    let mut h = client_in_cookie_echoed();
+    let (now, timeout) = (h.now, h.eps[CLIENT].poll_timeout());
+    h.eps[CLIENT].handle(now, addr(SERVER, 0), addr(CLIENT, 0), &to_client(0x4321, Chunk::ShutdownAck));
+    let reply = replies(&mut h, CLIENT, now);
+    assert_eq!(reply.len(), 1);
+    assert_eq!(reply[0].header.verification_tag, 0x4321);
+    assert_eq!(reply[0].chunks, vec![Chunk::ShutdownComplete { t_bit: true }]);
+    assert_eq!((h.assoc_ref(CLIENT).state(), h.eps[CLIENT].poll_timeout()), (State::CookieEchoed, timeout));
+    h.run_for(ms(100));
+    assert_eq!(h.event_times(CLIENT, |e| *e == Event::Connected), vec![Instant::ZERO + ms(40)]);
 }

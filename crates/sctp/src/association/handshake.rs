@@ -44,11 +44,34 @@ pub(crate) enum AckTags {
     },
 }
 
+/// What an INIT ACK offers besides its tags: the window and the stream counts, which the
+/// INIT's own then limit (§5.1.1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Offer {
+    /// a_rwnd.
+    pub(crate) a_rwnd: u32,
+    /// Outbound streams wanted (OS).
+    pub(crate) outbound_streams: u16,
+    /// Inbound streams accepted (MIS).
+    pub(crate) max_inbound_streams: u16,
+}
+
+impl Offer {
+    /// What our INIT offers, and the INIT ACK of a new association.
+    pub(crate) fn from_config(config: &Config) -> Self {
+        Offer {
+            a_rwnd: config.recv_buffer,
+            outbound_streams: config.outbound_streams,
+            max_inbound_streams: config.max_inbound_streams,
+        }
+    }
+}
+
 /// How the endpoint answers an INIT for an existing association (§5.2.1, §5.2.2, §9.2).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum InitAnswer {
-    /// INIT ACK with these tags; the association stays as it is.
-    InitAck(AckTags),
+    /// INIT ACK with these tags and this offer; the association stays as it is.
+    InitAck(AckTags, Offer),
     /// ABORT with the "Restart of an Association with New Addresses" cause listing these.
     NewAddresses(Vec<IpAddr>),
     /// Nothing (in SHUTDOWN-ACK-SENT the association retransmits its SHUTDOWN ACK itself).
@@ -154,11 +177,12 @@ impl Association {
 
     fn send_init(&mut self, now: Instant) {
         let params = if self.local_addrs.len() > 1 { address_params(&self.local_addrs) } else { Vec::new() };
+        let offer = Offer::from_config(&self.config);
         let init = Chunk::Init(InitChunk {
             initiate_tag: self.local_tag,
-            a_rwnd: self.config.recv_buffer,
-            outbound_streams: self.config.outbound_streams,
-            inbound_streams: self.config.max_inbound_streams,
+            a_rwnd: offer.a_rwnd,
+            outbound_streams: offer.outbound_streams,
+            inbound_streams: offer.max_inbound_streams,
             initial_tsn: self.out.next_tsn,
             params,
         });
@@ -171,9 +195,22 @@ impl Association {
         }
     }
 
-    /// §5.2.6: after a Stale Cookie error, start again from INIT.
+    /// §5.2.6: after a Stale Cookie error, start again from INIT, at most Max.Init.Retransmits
+    /// times (as Linux counts them); then give up and report it (§5.2.6 option 2).
+    ///
+    /// Back in COOKIE-WAIT the peer's tag is unknown again (0, as Linux clears it): the new
+    /// INIT goes out with tag 0 (§8.5.1 A), and a collision cookie, which has our tag and the
+    /// peer's, is action B (§5.2.4), which takes the peer's INIT from the cookie and
+    /// establishes the association. Keeping the tag of the stale handshake would make such a
+    /// cookie action D, which only acknowledges, and leave COOKIE-WAIT stuck.
     pub(super) fn restart_init(&mut self, now: Instant) {
+        self.stale_restarts += 1;
+        if self.stale_restarts > self.config.max_init_retransmits {
+            self.close(CloseReason::InitFailed);
+            return;
+        }
         self.state = State::CookieWait;
+        self.peer_tag = 0;
         self.send_init(now);
     }
 
@@ -236,7 +273,7 @@ impl Association {
             addrs: peer_addresses(from, &init.params),
         };
         // §5.4: the address the INIT went to is confirmed by the INIT ACK.
-        self.learn_peer(peer, init_dest, &[init_dest, from]);
+        self.learn_peer(peer, &[init_dest, from]);
         self.state = State::CookieEchoed;
         let echo = Chunk::CookieEcho { cookie };
         self.handshake_chunk = Some(echo.clone());
@@ -247,23 +284,35 @@ impl Association {
     }
 
     /// Takes the peer's tag, window, streams, initial TSN and addresses, with a fresh receiver.
-    /// The paths are rebuilt from the peer's own list; `wanted_primary` stays the primary if
-    /// listed; the addresses in `confirmed` start confirmed (§5.4).
-    fn learn_peer(&mut self, peer: PeerInit, wanted_primary: IpAddr, confirmed: &[IpAddr]) {
+    /// Every path starts afresh (active, initial RTO and congestion state); the addresses in
+    /// `confirmed` start confirmed (§5.4). Addresses the association had keep their order, so
+    /// a PathId goes on naming the same address, and the peer's new ones follow; addresses the
+    /// peer no longer lists go. The primary, the data path and the SACK path stay on their
+    /// addresses while listed; otherwise the primary is the address the peer's chunk came from
+    /// and the others follow it. Returns the old paths.
+    fn learn_peer(&mut self, peer: PeerInit, confirmed: &[IpAddr]) -> Vec<Path> {
         self.peer_tag = peer.tag;
         self.out.peer_rwnd = peer.rwnd;
         self.out.set_stream_count(peer.outbound_streams);
         self.inb = Inbound::new(peer.initial_tsn, peer.inbound_streams, self.config.recv_buffer);
-        self.paths.clear();
-        for r in peer.addrs {
+        let old = std::mem::take(&mut self.paths);
+        let remote_of = |id: PathId| old.get(id).map(|p| p.remote);
+        let (primary, data_path, sack_path) =
+            (remote_of(self.primary), remote_of(self.data_path), remote_of(self.sack_path));
+        let kept = old.iter().map(|p| p.remote).filter(|r| peer.addrs.contains(r));
+        let added = peer.addrs.iter().copied().filter(|&r| !old.iter().any(|p| p.remote == r));
+        let order: Vec<IpAddr> = kept.chain(added).collect();
+        for r in order {
             let nonce = self.next_nonce();
             let mut path = Path::new(r, &self.config, peer.rwnd, nonce);
             path.confirmed = confirmed.contains(&r);
             self.paths.push(path);
         }
-        self.primary = self.path_of(wanted_primary).unwrap_or(0);
-        self.data_path = self.primary;
-        self.sack_path = self.primary;
+        let source = peer.addrs.first().and_then(|&r| self.path_of(r));
+        self.primary = primary.and_then(|r| self.path_of(r)).or(source).unwrap_or(0);
+        self.data_path = data_path.and_then(|r| self.path_of(r)).unwrap_or(self.primary);
+        self.sack_path = sack_path.and_then(|r| self.path_of(r)).unwrap_or(self.primary);
+        old
     }
 
     /// COOKIE ACK in COOKIE-ECHOED (§5.1 E).
@@ -318,18 +367,30 @@ impl Association {
     /// An INIT from the peer's address and port (§5.2.1, §5.2.2, §9.2). The endpoint builds
     /// the answer (it owns the cookie secret); the association keeps its state and timers.
     pub(crate) fn on_unexpected_init(&mut self, from: IpAddr, init: &InitChunk) -> InitAnswer {
-        let tags = match self.state {
-            // §5.2.1: an initialization collision. Answer with our own INIT's tag and TSN (no
-            // DATA has a TSN before ESTABLISHED, so the next TSN is still the INIT's). In
-            // COOKIE-WAIT the peer's addresses are not known yet, so there is nothing to
-            // check them against, and no Tie-Tags (§5.2.2 note).
-            State::CookieWait => AckTags::Own { tag: self.local_tag, initial_tsn: self.out.next_tsn, tie_tags: (0, 0) },
-            State::CookieEchoed => {
-                AckTags::Own { tag: self.local_tag, initial_tsn: self.out.next_tsn, tie_tags: self.tie_tags() }
-            }
-            // §5.2.2: perhaps a restarted peer. A new tag, our Tie-Tags in the cookie.
+        let (tags, offer) = match self.state {
+            // §5.2.1: an initialization collision. Answer with the parameters of our own INIT,
+            // its tag and TSN included (no DATA has a TSN before ESTABLISHED, so the next TSN
+            // is still the INIT's). In COOKIE-WAIT the peer's addresses are not known yet, so
+            // there is nothing to check them against, and no Tie-Tags (§5.2.2 note).
+            State::CookieWait => (
+                AckTags::Own { tag: self.local_tag, initial_tsn: self.out.next_tsn, tie_tags: (0, 0) },
+                Offer::from_config(&self.config),
+            ),
+            State::CookieEchoed => (
+                AckTags::Own { tag: self.local_tag, initial_tsn: self.out.next_tsn, tie_tags: self.tie_tags() },
+                Offer::from_config(&self.config),
+            ),
+            // §5.2.2: perhaps a restarted peer. A new tag, our Tie-Tags in the cookie, and
+            // the association's other parameters (SHOULD): its stream counts and its window,
+            // which unread messages may have narrowed (but not below 1500, the least an INIT or
+            // INIT ACK may offer, §3.3.2).
             State::Established | State::ShutdownPending | State::ShutdownSent | State::ShutdownReceived => {
-                AckTags::Fresh { tie_tags: self.tie_tags() }
+                let offer = Offer {
+                    a_rwnd: self.inb.a_rwnd().max(1500),
+                    outbound_streams: self.out.stream_count(),
+                    max_inbound_streams: self.inb.stream_count(),
+                };
+                (AckTags::Fresh { tie_tags: self.tie_tags() }, offer)
             }
             // §9.2: the peer missed our SHUTDOWN COMPLETE's cue; discard the INIT and repeat
             // the SHUTDOWN ACK.
@@ -347,7 +408,7 @@ impl Association {
             peer_addresses(from, &init.params).into_iter().filter(|&a| self.path_of(a).is_none()).collect()
         };
         if new.is_empty() {
-            InitAnswer::InitAck(tags)
+            InitAnswer::InitAck(tags, offer)
         } else {
             InitAnswer::NewAddresses(new)
         }
@@ -408,7 +469,9 @@ impl Association {
         let tie_tags = (c.local_tie_tag, c.peer_tie_tag);
         match (local, peer) {
             (false, false) if self.tie_tags != (0, 0) && tie_tags == self.tie_tags => CookieRow::A,
-            // Includes our peer tag still 0 (COOKIE-WAIT), the table's "M 0 A A" row.
+            // Includes our peer tag still 0 (COOKIE-WAIT), the table's "M 0 A A" row. The peer
+            // tag is 0 whenever the state is COOKIE-WAIT (`connect`, `restart_init`) and no INIT
+            // has tag 0 (§3.3.2), so D below needs COOKIE-ECHOED or later.
             (true, false) => CookieRow::B,
             (false, true) if tie_tags == (0, 0) => CookieRow::C,
             (true, true) => CookieRow::D,
@@ -418,10 +481,13 @@ impl Association {
 
     /// Action A: the peer restarted. The association starts over from the cookie as if it had
     /// been aborted and created anew (§5.1 D), except that it reports `Restarted` instead of a
-    /// lost association, keeps what the application has not read and its counters; the DATA it
+    /// lost association and keeps its PathIds, its counters and the received messages ready
+    /// for the application and not read yet (see [`Inbound::inherit_unread`]); the DATA it
     /// had not got acknowledged is discarded (the RFC leaves keeping it to implementations).
-    /// In SHUTDOWN-ACK-SENT it must not restart: it repeats the SHUTDOWN ACK with a "Cookie
-    /// Received While Shutting Down" error instead. Returns whether it restarted.
+    /// From SHUTDOWN-PENDING, SHUTDOWN-SENT or SHUTDOWN-RECEIVED it returns to ESTABLISHED,
+    /// the shutdown dropped. In SHUTDOWN-ACK-SENT it must not restart: it repeats the SHUTDOWN
+    /// ACK with a "Cookie Received While Shutting Down" error instead. Returns whether it
+    /// restarted.
     fn on_peer_restart(&mut self, now: Instant, from: IpAddr, cookie: &CookieState) -> bool {
         if self.state == State::ShutdownAckSent {
             let p = self.shutdown_path();
@@ -431,8 +497,6 @@ impl Association {
             return false;
         }
         let discarded_bytes = self.out.buffered;
-        let wanted_primary = self.paths.get(self.primary).map_or(from, |p| p.remote);
-        let old_paths = std::mem::take(&mut self.paths);
         let old_inb = std::mem::replace(&mut self.inb, Inbound::new(0, 0, 0));
         self.local_tag = cookie.local_tag;
         // New tags: the old Tie-Tags must not let an old cookie restart it again.
@@ -441,7 +505,7 @@ impl Association {
         // As for a new association, the address the INIT came from is confirmed (§5.4);
         // every path, and so its congestion state, starts afresh (§7.2.1), its counters kept.
         let init_source: Vec<IpAddr> = cookie.peer_addrs.first().copied().into_iter().collect();
-        self.learn_peer(PeerInit::from_cookie(cookie), wanted_primary, &init_source);
+        let old_paths = self.learn_peer(PeerInit::from_cookie(cookie), &init_source);
         self.inb.inherit_unread(old_inb);
         for p in &mut self.paths {
             if let Some(old) = old_paths.iter().find(|o| o.remote == p.remote) {
@@ -470,11 +534,10 @@ impl Association {
     /// and stop T1; afterwards, as the RFC asks, only its tag. Acknowledge either way.
     fn on_cookie_collision(&mut self, now: Instant, from: IpAddr, cookie: &CookieState) {
         if matches!(self.state, State::CookieWait | State::CookieEchoed) {
-            let wanted_primary = self.paths.get(self.primary).map_or(from, |p| p.remote);
             // Addresses confirmed so far stay so (§5.4); our INIT ACK reached the INIT's source.
             let mut confirmed: Vec<IpAddr> = self.paths.iter().filter(|p| p.confirmed).map(|p| p.remote).collect();
             confirmed.extend(cookie.peer_addrs.first());
-            self.learn_peer(PeerInit::from_cookie(cookie), wanted_primary, &confirmed);
+            self.learn_peer(PeerInit::from_cookie(cookie), &confirmed);
             self.timers.t1 = None;
             self.handshake_chunk = None;
             self.on_established(now);

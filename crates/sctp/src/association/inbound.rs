@@ -101,12 +101,16 @@ impl Inbound {
         }
     }
 
-    /// Takes over from the receiver of a restarted association (§5.2.4 action A) what the
-    /// application has not read yet, and the delivery counters. Fragments and messages waiting
-    /// for earlier ones are dropped: the old peer will not send what they lack.
+    /// Takes over from the receiver of a restarted association (§5.2.4 action A) the messages
+    /// ready for the application and not read yet (complete and, on ordered streams, in
+    /// order), and the delivery counters. Fragments, and complete messages waiting for an
+    /// earlier one, are dropped: the old peer will not send what they lack. The window last
+    /// advertised is the space the inherited messages leave (what the INIT ACK offered,
+    /// §5.2.2), so reading them makes a window update due (§6.2.1).
     pub(crate) fn inherit_unread(&mut self, old: Inbound) {
         self.held = old.ready.iter().map(|m| m.data.len() as u32).sum();
         self.ready = old.ready;
+        self.last_advertised = self.a_rwnd();
         self.delivered_bytes = old.delivered_bytes;
         self.delivered_messages = old.delivered_messages;
     }

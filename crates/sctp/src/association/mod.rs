@@ -50,7 +50,7 @@ use crate::wire::{unknown_chunk_action, Chunk, ChunkView, DataRef, ErrorCause, H
 
 use buffers::BufferPool;
 pub(crate) use cookie::CookieState;
-pub(crate) use handshake::{address_params, peer_addresses, AckTags, CookieEchoOutcome, InitAnswer};
+pub(crate) use handshake::{address_params, peer_addresses, AckTags, CookieEchoOutcome, InitAnswer, Offer};
 pub use inbound::Message;
 use inbound::{DataOutcome, Inbound};
 use outbound::{Outbound, SackTallies};
@@ -116,9 +116,25 @@ pub enum Event {
     /// The association reached ESTABLISHED.
     Connected,
     /// The peer restarted (§5.2.4 action A): the association goes on, ESTABLISHED, with the
-    /// tags, TSNs and streams of the peer's new INIT and every path's congestion state back
-    /// at its initial values. Data not yet acknowledged by the old peer is discarded; complete
-    /// messages not yet read stay readable.
+    /// tags, TSNs and streams of the peer's new INIT; no `Connected` follows.
+    ///
+    /// Data: user data not yet acknowledged by the old peer, queued or in flight, is
+    /// discarded (`discarded_bytes`). Received messages ready for [`Association::read`] and
+    /// not read yet (complete and, on an ordered stream, next in order) stay readable;
+    /// fragments, and complete messages waiting for an earlier one, are dropped.
+    ///
+    /// State: a restart in SHUTDOWN-PENDING, SHUTDOWN-SENT or SHUTDOWN-RECEIVED returns to
+    /// ESTABLISHED and drops the shutdown (T2-shutdown and T5-shutdown-guard stop): the
+    /// application calls [`Association::shutdown`] again if it still wants one. In
+    /// SHUTDOWN-ACK-SENT the association does not restart (§5.2.4 A).
+    ///
+    /// Paths: an address the association had keeps its [`PathId`], and the primary and the
+    /// data path stay on their addresses (an address the new INIT no longer lists is dropped,
+    /// and the paths after it move down one). Every path starts afresh, as in a new
+    /// association: state active (no [`Event::PathStateChanged`] for it), error counter 0,
+    /// initial RTO, cwnd and ssthresh at their initial values, nothing in flight, T3-rtx
+    /// stopped. Only the address the INIT came from starts confirmed (§5.4); the others are
+    /// probed by heartbeats at once. Per-path counters ([`PathStats`]) go on.
     Restarted {
         /// User-data bytes accepted by `send` and not acknowledged, discarded.
         discarded_bytes: u32,
@@ -293,6 +309,8 @@ pub struct Association {
     timers: AssocTimers,
     /// T1 retransmissions so far and the RTO they back off from.
     init_retransmits: u32,
+    /// Stale Cookie errors answered with a new INIT (§5.2.6).
+    stale_restarts: u32,
     t1_rto: Duration,
     /// Control chunk retransmitted by T1 (INIT or COOKIE ECHO).
     handshake_chunk: Option<Chunk>,
@@ -340,6 +358,7 @@ impl Association {
             data_path: 0,
             timers: AssocTimers::default(),
             init_retransmits: 0,
+            stale_restarts: 0,
             t1_rto,
             handshake_chunk: None,
             t2_retransmits: 0,
@@ -510,7 +529,10 @@ impl Association {
     }
 
     /// Processes a packet from the peer's address `from`. `packet` has passed the CRC32c
-    /// check; ports matched this association.
+    /// check; ports matched this association. A packet led by an INIT or a COOKIE ECHO is the
+    /// [`Endpoint`](crate::Endpoint)'s to handle (§5.2: answering an INIT and opening a cookie
+    /// take its secret); given here, an INIT is discarded with its packet and a COOKIE ECHO
+    /// skipped.
     pub fn handle_packet(&mut self, now: Instant, from: IpAddr, packet: &[u8]) {
         let Ok(header) = HeaderView::new_checked(packet) else { return };
         self.process_chunks(now, from, &header, 0);
@@ -580,8 +602,17 @@ impl Association {
         match view.chunk_type {
             // INIT carries tag 0 and must be alone; an association ignores it (see on_control).
             1 => first && vtag == 0,
-            // ABORT and SHUTDOWN COMPLETE: our tag, or the peer's tag reflected with T set.
-            6 | 14 => vtag == self.local_tag || (view.flags & 1 == 1 && vtag == self.peer_tag),
+            // ABORT and SHUTDOWN COMPLETE (§8.5.1 B, C): our tag with the T bit clear, or with
+            // it set the peer's tag, reflected by a sender that found it in our packet. Before
+            // the peer's tag is known (COOKIE-WAIT: our INIT carried 0), only our own will do.
+            6 | 14 => {
+                let reflected = view.flags & 1 == 1;
+                if reflected {
+                    self.peer_tag != 0 && vtag == self.peer_tag
+                } else {
+                    vtag == self.local_tag
+                }
+            }
             _ => vtag == self.local_tag,
         }
     }

@@ -528,8 +528,16 @@ impl Association {
             return;
         }
         let mut open: Option<Open> = None;
-        // A SACK leads the first packet to its destination (§6.4: replies go where the
-        // DATA came from).
+        // §5.1 D: a COOKIE ACK is the first chunk of its packet, ahead even of the SACK that
+        // DATA bundled with a repeated COOKIE ECHO makes due (§5.2.4 A, D).
+        if let Some(i) = self.control.iter().position(|(_, c)| matches!(c, Chunk::CookieAck)) {
+            if let Some((p, chunk)) = self.control.remove(i) {
+                let p = p.min(self.paths.len() - 1);
+                self.packet_for(&mut open, p, chunk.buffer_len()).chunk(&chunk);
+            }
+        }
+        // Otherwise a SACK leads the first packet to its destination (§6.4: replies go where
+        // the DATA came from).
         let data_states = matches!(
             self.state,
             State::Established | State::ShutdownPending | State::ShutdownSent | State::ShutdownReceived
