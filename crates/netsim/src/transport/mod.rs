@@ -6,3 +6,4 @@
 
 pub mod sctp;
 pub mod tcp;
+pub mod timer;

@@ -12,10 +12,10 @@ use std::net::{IpAddr, Ipv4Addr};
 use sctp::{AssocId, Association, Endpoint, Event, PathState, SendError};
 
 use crate::agent::{Agent, Ctx};
-use crate::kernel::Ticket;
 use crate::recorder::{Scalars, TimeSeries};
 use crate::stats::DelayStats;
 use crate::time::{Duration, Instant};
+use crate::transport::timer::EngineTimer;
 use crate::wire::{Packet, PROTO_SCTP};
 
 /// Bytes at the start of every message: sequence number and hand-over time.
@@ -83,8 +83,7 @@ pub struct SctpAppConfig {
 const TOKEN_START: u64 = 0;
 const TOKEN_READ: u64 = 1;
 const TOKEN_SEND: u64 = 2;
-/// Engine timers carry their ticket's position above this.
-const TOKEN_ENGINE: u64 = 16;
+const TOKEN_ENGINE: u64 = 3;
 
 const PPID_DATA: u32 = 0;
 const PPID_REQUEST: u32 = 1;
@@ -95,18 +94,8 @@ pub struct SctpApp {
     cfg: SctpAppConfig,
     ep: Endpoint,
     assoc: Option<AssocId>,
-    /// The engine's next deadline as last polled, the instant its timer fires (not before
-    /// the poll) and the ticket taken when it was set.
-    ///
-    /// The engine moves its deadline on almost every packet (T3-rtx restarts, the
-    /// delayed-SACK timer) and simulator timers cannot be cancelled, so the timer is put in
-    /// the event list only when no pending one comes earlier; an earlier one that fires
-    /// puts it in then. The ticket keeps its place among simultaneous events as if it had
-    /// been scheduled at once, so the timers fire exactly when and in the order they would
-    /// if every deadline were scheduled.
-    deadline: Option<(Instant, Instant, Ticket)>,
-    /// Engine timers in the event list, as (instant, ticket), earliest first.
-    armed: Vec<(Instant, Ticket)>,
+    /// The engine's timer (all its associations' deadlines, as the endpoint reports them).
+    timer: EngineTimer,
     read_pending: bool,
     // Sending side.
     next_seq: u64,
@@ -144,8 +133,7 @@ impl SctpApp {
             cfg,
             ep,
             assoc: None,
-            deadline: None,
-            armed: Vec::new(),
+            timer: EngineTimer::new(TOKEN_ENGINE),
             read_pending: false,
             next_seq: 0,
             bytes_queued: 0,
@@ -298,25 +286,7 @@ impl SctpApp {
                 self.on_event(ctx, id, e);
             }
         }
-        let next = self.ep.poll_timeout();
-        if next != self.deadline.map(|(t, _, _)| t) {
-            self.deadline = next.map(|t| (t, t.max(now), ctx.ticket()));
-            self.arm(ctx);
-        }
-    }
-
-    /// Puts the deadline's timer in the event list unless a pending one comes first.
-    fn arm(&mut self, ctx: &mut Ctx<'_>) {
-        let Some((_, at, ticket)) = self.deadline else { return };
-        if self.armed.first().is_some_and(|&first| first <= (at, ticket)) {
-            return;
-        }
-        // The place is still ahead: the ticket is fresh, or an earlier pending timer fires now.
-        let scheduled = ctx.timer_ticket(at, ticket, TOKEN_ENGINE + ticket.get());
-        debug_assert!(scheduled.is_ok(), "engine timer place gone by");
-        if scheduled.is_ok() {
-            self.armed.insert(0, (at, ticket));
-        }
+        self.timer.update(ctx, self.ep.poll_timeout());
     }
 
     fn on_event(&mut self, ctx: &mut Ctx<'_>, id: AssocId, e: Event) {
@@ -402,15 +372,10 @@ impl Agent for SctpApp {
                 }
                 self.schedule_request(ctx);
             }
-            t if t >= TOKEN_ENGINE => {
-                let fired = t - TOKEN_ENGINE;
-                self.armed.retain(|(_, ticket)| ticket.get() != fired);
-                if self.deadline.is_none_or(|(_, _, ticket)| ticket.get() != fired) {
-                    // Woken for a deadline since postponed or dropped.
-                    self.arm(ctx);
-                    return;
+            TOKEN_ENGINE => {
+                if !self.timer.fired(ctx) {
+                    return; // woken for a deadline since postponed or dropped
                 }
-                self.deadline = None;
                 self.ep.handle_timeout(now);
             }
             _ => return,

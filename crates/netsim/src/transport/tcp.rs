@@ -1,10 +1,9 @@
 //! The TCP driver: one [`tcp::Connection`] inside the simulator.
 //!
 //! [`TcpSocket`] follows the engine's driving contract: after every input it drains
-//! `poll_transmit` into IPv4 packets (protocol 6), surfaces `poll_event`, and arms a simulator
-//! timer for `poll_timeout`. Simulator timers cannot be cancelled, so the socket remembers the
-//! instants it has armed and schedules a new one only when the engine wants to be woken
-//! earlier than any of them; a timer that fires early is harmless.
+//! `poll_transmit` into IPv4 packets (protocol 6), surfaces `poll_event`, and follows
+//! `poll_timeout` with an [`EngineTimer`] (one event-list entry per deadline that comes
+//! earlier, each in its exact place among simultaneous events).
 //!
 //! Accounting: every segment the socket sends counts in its flow (`tx_packets`, and the
 //! payload in `tx_bytes`), so drops of the flow's packets are comparable with what it sent.
@@ -19,6 +18,7 @@ use tcp::Connection;
 use crate::agent::Ctx;
 use crate::recorder::TimeSeries;
 use crate::time::Instant;
+use crate::transport::timer::EngineTimer;
 use crate::wire::{Packet, NO_FLOW, PROTO_TCP};
 
 /// A TCP connection driven by the simulator.
@@ -28,18 +28,17 @@ pub struct TcpSocket {
     pub conn: Connection,
     /// Flow its segments are accounted to (`NO_FLOW` for none).
     flow: u32,
-    /// Timer token the owning agent routes back to [`TcpSocket::on_timer`].
-    token: u64,
     /// Name used in trace events and time series.
     name: String,
-    /// Instants for which a simulator timer is pending, ascending.
-    armed: Vec<Instant>,
+    /// The engine's timer; its events carry the token the owning agent routes back to
+    /// [`TcpSocket::on_timer`].
+    timer: EngineTimer,
 }
 
 impl TcpSocket {
     /// Wrap `conn`; its timers fire with `token`.
     pub fn new(conn: Connection, flow: u32, token: u64, name: &str) -> Self {
-        TcpSocket { conn, flow, token, name: name.to_string(), armed: Vec::new() }
+        TcpSocket { conn, flow, name: name.to_string(), timer: EngineTimer::new(token) }
     }
 
     /// Local address and port.
@@ -61,10 +60,8 @@ impl TcpSocket {
 
     /// A timer with this socket's token fired.
     pub fn on_timer(&mut self, ctx: &mut Ctx<'_>) {
-        let now = ctx.now();
-        self.armed.retain(|&t| t > now);
-        if self.conn.poll_timeout().is_some_and(|t| t <= now) {
-            self.conn.handle_timeout(now);
+        if self.timer.fired(ctx) {
+            self.conn.handle_timeout(ctx.now());
         }
     }
 
@@ -103,12 +100,7 @@ impl TcpSocket {
             }
             events.push(e);
         }
-        if let Some(t) = self.conn.poll_timeout() {
-            let t = t.max(now);
-            if self.armed.first().is_none_or(|&first| first > t) && ctx.timer_at(t, self.token).is_ok() {
-                self.armed.insert(0, t);
-            }
-        }
+        self.timer.update(ctx, self.conn.poll_timeout());
     }
 
     /// Window, threshold and RTT samples (the flow's time series).
