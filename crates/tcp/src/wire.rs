@@ -344,11 +344,13 @@ impl<'a> TcpRepr<'a> {
         self.payload.len() + self.flags.has(Flags::SYN) as usize + self.flags.has(Flags::FIN) as usize
     }
 
-    /// The segment's bytes, checksum computed for `src` to `dst`.
+    /// The segment's bytes, checksum computed for `src` to `dst`. The buffer has
+    /// [`IPV4_HEADROOM`] bytes of spare capacity, so a driver can put an IPv4 header in front
+    /// of the segment without a second allocation.
     pub fn emit(&self, src: Ipv4Addr, dst: Ipv4Addr) -> Vec<u8> {
         let header_len = self.header_len();
         debug_assert!(header_len <= HEADER_LEN + MAX_OPTIONS_LEN);
-        let mut out = Vec::with_capacity(header_len + self.payload.len());
+        let mut out = Vec::with_capacity(IPV4_HEADROOM + header_len + self.payload.len());
         out.extend_from_slice(&self.src_port.to_be_bytes());
         out.extend_from_slice(&self.dst_port.to_be_bytes());
         out.extend_from_slice(&self.seq.0.to_be_bytes());
@@ -364,6 +366,10 @@ impl<'a> TcpRepr<'a> {
         out
     }
 }
+
+/// Spare capacity [`TcpRepr::emit`] leaves in a segment's buffer: an IPv4 header without
+/// options.
+pub const IPV4_HEADROOM: usize = 20;
 
 /// Sum of the IPv4 pseudo-header (RFC 9293 §3.1) for a TCP segment of `len` bytes.
 pub fn pseudo_header_sum(src: Ipv4Addr, dst: Ipv4Addr, len: usize) -> u32 {

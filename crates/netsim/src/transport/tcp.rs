@@ -21,6 +21,9 @@ use crate::time::Instant;
 use crate::transport::timer::EngineTimer;
 use crate::wire::{Packet, NO_FLOW, PROTO_TCP};
 
+// `Ctx::packet_around` puts the IPv4 header in the room the engine leaves.
+const _: () = assert!(tcp::wire::IPV4_HEADROOM == crate::wire::IPV4_HEADER_LEN);
+
 /// A TCP connection driven by the simulator.
 #[derive(Debug)]
 pub struct TcpSocket {
@@ -72,7 +75,8 @@ impl TcpSocket {
         let (local, remote) = (self.conn.local(), self.conn.remote());
         while let Some(seg) = self.conn.poll_transmit(now) {
             let payload = TcpView::new(&seg).map_or(0, |v| v.payload().len());
-            let pkt = ctx.packet(*local.ip(), *remote.ip(), PROTO_TCP, &seg, self.flow);
+            // The engine leaves room for the IPv4 header in front of the segment.
+            let pkt = ctx.packet_around(*local.ip(), *remote.ip(), PROTO_TCP, seg, self.flow);
             if self.flow != NO_FLOW {
                 if let Some(f) = ctx.flow_mut(self.flow) {
                     f.tx_packets += 1;
