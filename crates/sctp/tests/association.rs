@@ -1382,3 +1382,45 @@ fn a_shutdown_ack_in_cookie_echoed_is_out_of_the_blue() {
     h.run_for(ms(100));
     assert_eq!(h.event_times(CLIENT, |e| *e == Event::Connected), vec![Instant::ZERO + ms(40)]);
 }
+
+#[test]
+fn a_restart_during_shutdown_pending_reestablishes_and_drops_the_shutdown() {
+    // The client reads nothing through a small window, so the server's data stays queued
+    // and its shutdown waits in SHUTDOWN-PENDING when the client host restarts.
+    let client = Config { recv_buffer: 4000, ..Config::default() };
+    let mut h = Harness::new(client, Config::default(), 1, ms(10), 7);
+    h.connect();
+    h.run_for(ms(100));
+    h.apps[SERVER] = harness::App { to_send: 20_000, msg_size: 1000, ..Default::default() };
+    h.run_for(Duration::from_secs(1));
+    let now = h.now;
+    h.assoc(SERVER).shutdown(now);
+    assert_eq!(h.assoc_ref(SERVER).state(), State::ShutdownPending);
+
+    let fresh = Endpoint::new(Config::default(), vec![addr(CLIENT, 0)], PORTS[CLIENT], false, 99);
+    h.replace_endpoint(CLIENT, fresh);
+    h.apps[CLIENT] = harness::App { reading: true, ..Default::default() };
+    h.connect();
+    h.run_for(ms(100));
+    // §5.2.4 A: the association starts over, ESTABLISHED; the data the old peer never got
+    // is discarded and so is the shutdown request (Event::Restarted says so).
+    let restarted: Vec<u32> = h.events[SERVER]
+        .iter()
+        .filter_map(|(_, e)| match e {
+            Event::Restarted { discarded_bytes } => Some(*discarded_bytes),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(restarted.len(), 1);
+    assert!(restarted[0] > 0 && restarted[0] < 20_000, "{restarted:?}");
+    assert_eq!(h.assoc_ref(SERVER).state(), State::Established);
+    // The shutdown guard timer (T5, 5 x RTO.Max) is gone with the shutdown: the association
+    // is still up long after it would have fired, and carries new data.
+    h.run_for(Duration::from_secs(400));
+    assert!(h.event_times(SERVER, |e| matches!(e, Event::Closed { .. })).is_empty());
+    assert_eq!(h.assoc_ref(SERVER).state(), State::Established);
+    h.apps[SERVER].to_send = 5_000;
+    h.apps[SERVER].sent_msgs = 0;
+    h.run_for(Duration::from_secs(5));
+    assert_eq!(h.apps[CLIENT].received_bytes, 5_000);
+}
