@@ -263,3 +263,43 @@ fn pmtu_sets_the_packet_size() {
     assert!(small >= 300.0, "{small} packets at the default 1500-byte PMTU");
     assert!((200.0..230.0).contains(&large), "{large} packets at PMTU 3500");
 }
+
+#[test]
+fn two_applications_opening_an_association_to_each_other_at_once_share_one() {
+    // Both INITs cross on the wire (RFC 9260 §5.2.1): each endpoint answers the other's from
+    // COOKIE-WAIT, the cookies resolve the collision (§5.2.4 B/D), and each side ends with one
+    // association carrying both transfers.
+    let link = "rate = \"10Mbps\"\ndelay = \"5ms\"";
+    let apps = r#"
+[[apps]]
+kind = "sctp-bulk"
+name = "there"
+node = "H0"
+peer = "H1"
+port = 5000
+peer_port = 5000
+bytes = "1MB"
+start = "0.5s"
+[[apps]]
+kind = "sctp-bulk"
+name = "back"
+node = "H1"
+peer = "H0"
+port = 5000
+peer_port = 5000
+bytes = "1MB"
+start = "0.5s"
+[record]
+events = ["sctp"]
+"#;
+    let r = run(&common::chain(link, link, apps));
+    for app in ["there", "back"] {
+        assert_eq!(get(&r, "sctp", app, "delivered_bytes"), 1e6, "{app}");
+        assert_eq!(get(&r, "sctp", app, "closed"), 0.0, "{app}");
+        assert!(get(&r, "sctp", app, "completion_time") > 0.0, "{app}");
+        let connected: Vec<usize> = (0..r.events.kind.len())
+            .filter(|&i| r.events.entity[i] == app && r.events.detail[i] == "Connected")
+            .collect();
+        assert_eq!(connected.len(), 1, "{app}: one association");
+    }
+}
