@@ -196,20 +196,8 @@ tcp = { cc = "CC", send_buffer = "1MiB" }
 fn transfer(bytes: Option<u64>, pmtu: Option<u32>) -> String {
     let bytes = bytes.map_or(String::new(), |b| format!("bytes = {b}"));
     let pmtu = pmtu.map_or(String::new(), |p| format!("pmtu = {p}"));
-    format!(
+    let apps = format!(
         r#"
-duration = "20s"
-[[nodes]]
-name = "A"
-interfaces = [{{ address = "10.0.0.1" }}]
-[[nodes]]
-name = "B"
-interfaces = [{{ address = "10.0.0.2" }}]
-[[links]]
-ends = ["A/eth0", "B/eth0"]
-rate = "10Mbps"
-delay = "30ms"
-mtu = 3500
 [[apps]]
 kind = "sctp-sink"
 name = "sink"
@@ -224,7 +212,8 @@ start = "1s"
 message_size = 4000
 sctp = {{ {pmtu} }}
 "#
-    )
+    );
+    common::pair("20s", "rate = \"10Mbps\"\ndelay = \"30ms\"\nmtu = 3500", &apps)
 }
 
 #[test]

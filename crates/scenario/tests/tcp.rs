@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{get, run, uploads};
+use common::{get, pair, run, uploads};
 
 /// `n` TCP uploads behind R to D over a 10 Mbit/s, 10 ms bottleneck with a 100-packet queue.
 fn dumbbell(n: usize, duration: &str, cc: &str) -> String {
@@ -63,16 +63,7 @@ fn tcp_example_runs_its_groups_and_mix() {
 
 #[test]
 fn vbr_and_onoff_sources_keep_their_mean_rates() {
-    let text = r#"
-duration = "1000s"
-[[nodes]]
-name = "A"
-interfaces = [{ address = "10.0.0.1" }]
-[[nodes]]
-name = "B"
-interfaces = [{ address = "10.0.0.2" }]
-[[links]]
-ends = ["A/eth0", "B/eth0"]
+    let apps = r#"
 [[apps]]
 kind = "udp-sink"
 node = "B"
@@ -91,7 +82,7 @@ rate = "2Mbps"
 on_mean = "300ms"
 off_mean = "700ms"
 "#;
-    let r = run(text);
+    let r = run(&pair("1000s", "", apps));
     let rate = |flow: &str| get(&r, "flow", flow, "tx_bytes") * 8.0 / 1000.0;
     // Paper 003, Table 1: 448 kbit/s on average, payloads uniform in 100..200 bytes.
     let vbr = rate("vbr");
@@ -106,18 +97,7 @@ off_mean = "700ms"
 
 #[test]
 fn a_slow_reader_limits_goodput_through_the_window() {
-    let text = r#"
-duration = "30s"
-[[nodes]]
-name = "A"
-interfaces = [{ address = "10.0.0.1" }]
-[[nodes]]
-name = "B"
-interfaces = [{ address = "10.0.0.2" }]
-[[links]]
-ends = ["A/eth0", "B/eth0"]
-rate = "10Mbps"
-delay = "10ms"
+    let apps = r#"
 [[apps]]
 kind = "tcp-sink"
 node = "B"
@@ -130,7 +110,7 @@ node = "A"
 dst = "B"
 tcp = { initial_window = 4 }
 "#;
-    let r = run(text);
+    let r = run(&pair("30s", "rate = \"10Mbps\"\ndelay = \"10ms\"", apps));
     let goodput = get(&r, "flow", "up", "goodput");
     assert!((goodput / 2e6 - 1.0).abs() < 0.03, "{goodput}");
     // The sender was held back by the window, not by loss.

@@ -1,6 +1,6 @@
 //! Helpers shared by the whole-scenario tests: run a scenario text, read its scalars, series
 //! and events, load a bundled example, and build the H0 – R – H1 chain most tests start from
-//! and the uploads to D behind R that the TCP tests use.
+//! the two directly linked hosts A – B, and the uploads to D behind R that the TCP tests use.
 #![allow(dead_code, unreachable_pub, clippy::unwrap_used)]
 
 use netsim::world::RunResult;
@@ -93,6 +93,26 @@ ends = ["R/core", "D/eth0"]
 router = "R"
 dst = "D"
 {group}
+"#
+    )
+}
+
+/// Hosts A (10.0.0.1) and B (10.0.0.2) on one direct link: `link` holds that link's keys
+/// (rate, delay, mtu), `rest` is appended (apps, record).
+pub fn pair(duration: &str, link: &str, rest: &str) -> String {
+    format!(
+        r#"
+duration = "{duration}"
+[[nodes]]
+name = "A"
+interfaces = [{{ address = "10.0.0.1" }}]
+[[nodes]]
+name = "B"
+interfaces = [{{ address = "10.0.0.2" }}]
+[[links]]
+ends = ["A/eth0", "B/eth0"]
+{link}
+{rest}
 "#
     )
 }
