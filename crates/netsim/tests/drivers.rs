@@ -6,14 +6,14 @@
 
 use std::net::Ipv4Addr;
 
+use netsim::apps::sctp::{SctpApp, SctpAppConfig, SctpRole};
 use netsim::apps::tcp::{BulkConfig, SinkConfig, TcpBulk, TcpSink};
 use netsim::fault::FaultAction;
 use netsim::loss::LossConfig;
 use netsim::network::{ChannelConfig, LinkId, NodeId, NodeKind};
 use netsim::queue::{QueueConfig, QueueLimit};
 use netsim::recorder::{EventLog, EventTable};
-use netsim::transport::sctp::{SctpApp, SctpAppConfig, SctpRole};
-use netsim::wire::{PROTO_SCTP, PROTO_TCP};
+use netsim::wire::{NO_FLOW, PROTO_SCTP, PROTO_TCP};
 use netsim::world::{RunResult, WorldBuilder};
 use netsim::{Duration, Instant};
 
@@ -159,6 +159,7 @@ fn sctp_pair(bytes: Option<u64>, down_until: Option<f64>, stop: f64) -> RunResul
         config: config.clone(),
         role: SctpRole::Sink { drain_rate: None },
         seed: 1,
+        flow: NO_FLOW,
     };
     let up = SctpAppConfig {
         name: "up".into(),
@@ -175,6 +176,7 @@ fn sctp_pair(bytes: Option<u64>, down_until: Option<f64>, stop: f64) -> RunResul
             unordered: false,
         },
         seed: 2,
+        flow: NO_FLOW,
     };
     let s = p.b.agent(p.z, Box::new(SctpApp::new(sink)));
     p.b.bind_port(s, PROTO_SCTP, 5000);

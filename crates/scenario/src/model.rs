@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 use std::net::Ipv4Addr;
 
 use netsim::apps::onoff::OnOffConfig;
+use netsim::apps::sctp::{SctpAppConfig, SctpRole, MESSAGE_HEADER_LEN};
 use netsim::apps::tcp::{BulkConfig, SinkConfig};
 use netsim::apps::udp::{CbrConfig, CBR_HEADER_LEN};
 use netsim::apps::vbr::VbrConfig;
@@ -16,9 +17,8 @@ use netsim::fault::FaultAction;
 use netsim::loss::LossConfig;
 use netsim::network::{ChannelConfig, IfaceId, LinkId, NodeKind};
 use netsim::queue::QueueConfig;
-use netsim::transport::sctp::{SctpAppConfig, SctpRole, MESSAGE_HEADER_LEN};
 use netsim::wire::PROTO_SCTP;
-use netsim::wire::{PROTO_TCP, PROTO_UDP};
+use netsim::wire::{NO_FLOW, PROTO_TCP, PROTO_UDP};
 use netsim::{Duration, Instant};
 use toml::{Table, Value};
 
@@ -630,7 +630,7 @@ impl Parser {
             }
         };
         let addrs = self.nodes[node].ifaces.iter().map(|(_, a)| *a).collect();
-        Ok(AppSpec::Sctp { node, config: SctpAppConfig { name, addrs, port, config, role, seed: 0 } })
+        Ok(AppSpec::Sctp { node, config: SctpAppConfig { name, addrs, port, config, role, seed: 0, flow: NO_FLOW } })
     }
 
     /// `apps[].sctp`: a preset, then every key given.
