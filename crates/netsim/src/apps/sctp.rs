@@ -268,7 +268,10 @@ impl SctpApp {
         }
     }
 
-    /// Reads what the application may read now (all of it, or as the read rate allows).
+    /// Reads what the application may read now: everything, or under a read rate one
+    /// message, after which the next read waits for that message's share of the rate. The
+    /// rate is the application's, whatever the number of associations: reads under it go
+    /// round the associations, one message at a time.
     fn read(&mut self, ctx: &mut Ctx<'_>) {
         let now = ctx.now();
         let rate = match self.cfg.role {
@@ -280,7 +283,7 @@ impl SctpApp {
         }
         let mut replies = Vec::new();
         let n = self.socket.associations().len();
-        for j in 0..n {
+        'all: for j in 0..n {
             let k = (self.next_read + j) % n;
             let id = self.socket.associations()[k];
             while let Some(m) = self.socket.read(id) {
@@ -305,7 +308,8 @@ impl SctpApp {
                     let wait = Duration::from_nanos((len as u128 * 1_000_000_000 / u128::from(r.max(1))) as u64);
                     self.read_pending = true;
                     ctx.timer_in(wait, TOKEN_READ);
-                    break;
+                    self.next_read = k + 1;
+                    break 'all;
                 }
             }
         }
