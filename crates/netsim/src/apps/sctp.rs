@@ -176,6 +176,8 @@ pub struct SctpApp {
     streams: u16,
     /// The negotiated stream count, when it was lower than the configured one.
     clamped: Option<u16>,
+    /// The association reached ESTABLISHED (its stream count is negotiated).
+    established: bool,
     read_pending: bool,
     /// Under a read rate, the association (by position) the next read starts with.
     next_read: usize,
@@ -209,6 +211,7 @@ impl SctpApp {
             assoc: None,
             streams,
             clamped: None,
+            established: false,
             read_pending: false,
             next_read: 0,
             next_seq: 0,
@@ -260,7 +263,11 @@ impl SctpApp {
             if a.send_buffer_space() < size.max(MESSAGE_HEADER_LEN) {
                 return;
             }
-            let stream = (self.next_seq % u64::from(self.streams)) as u16;
+            // Until the peer's INIT ACK is processed the number of streams is unknown, and a
+            // DATA chunk on a stream the peer does not have is discarded (RFC 9260 §5.1.1,
+            // §6.5): messages handed over before the association is up go on stream 0.
+            let streams = if self.established { self.streams } else { 1 };
+            let stream = (self.next_seq % u64::from(streams)) as u16;
             if self.send_message(now, stream, PPID_DATA, unordered, size).is_err() {
                 return;
             }
@@ -334,13 +341,15 @@ impl SctpApp {
         self.socket.flush(ctx, &mut self.events);
         for (id, e) in std::mem::take(&mut self.events) {
             if e == Event::Connected && Some(id) == self.assoc {
+                self.established = true;
                 self.clamp_streams(ctx, id);
             }
         }
     }
 
     /// A bulk sender uses no more streams than its association negotiated (RFC 9260 §5.1.1:
-    /// the outbound streams are at most the peer's MIS).
+    /// the outbound streams are at most the peer's MIS); fewer than configured is reported
+    /// (a `StreamsClamped` event and the `streams_negotiated` scalar).
     fn clamp_streams(&mut self, ctx: &mut Ctx<'_>, id: AssocId) {
         let SctpRole::Bulk { streams, .. } = self.cfg.role else { return };
         let Some(negotiated) = self.socket.association(id).map(|a| a.outbound_streams()) else { return };
