@@ -106,6 +106,8 @@ const PPID_RESPONSE: u32 = 2;
 /// What the application read (in total, or from one association).
 #[derive(Debug, Default)]
 struct Received {
+    /// Name in results of one association's (`<app>/assoc<k>`), made when it first delivers.
+    name: String,
     messages: u64,
     bytes: u64,
     first_sent_seen: Option<Instant>,
@@ -309,7 +311,12 @@ impl SctpApp {
                 // The association builds later chunks in the buffer.
                 self.socket.recycle(id, m.data);
                 self.received.record(now, stream, len, sent_at);
-                self.per_assoc.entry(id).or_default().record(now, stream, len, sent_at);
+                let app = &self.cfg.name;
+                let rx = self
+                    .per_assoc
+                    .entry(id)
+                    .or_insert_with(|| Received { name: format!("{app}/assoc{k}"), ..Received::default() });
+                rx.record(now, stream, len, sent_at);
                 self.socket.delivered(ctx, id, len, sent_at.map(|t| now - t));
                 if let Some(r) = rate {
                     let wait = Duration::from_nanos((len as u128 * 1_000_000_000 / u128::from(r.max(1))) as u64);
@@ -431,11 +438,11 @@ impl Agent for SctpApp {
                 self.socket.report_transport(id, sender, out);
             }
             let Some(rx) = self.per_assoc.get(&id) else { continue };
-            let entity = if ids.len() > 1 { format!("{name}/assoc{k}") } else { name.to_string() };
+            let entity = if ids.len() > 1 { rx.name.as_str() } else { name };
             if ids.len() > 1 {
-                rx.report(&entity, out);
+                rx.report(entity, out);
             }
-            rx.report_streams(&entity, out);
+            rx.report_streams(entity, out);
         }
         if let Some(n) = self.clamped {
             out.push("sctp", name, "streams_negotiated", f64::from(n), "streams");
@@ -454,9 +461,11 @@ impl Agent for SctpApp {
         for &id in &ids[1..] {
             self.socket.sample(now, id, out);
         }
-        for (k, id) in ids.iter().enumerate() {
-            let bytes = self.per_assoc.get(id).map_or(0, |r| r.bytes);
-            out.push(now, "sctp", &format!("{name}/assoc{k}"), "delivered_bytes", "bytes", bytes as f64);
+        // Associations that delivered something (the others have no series yet).
+        for id in ids {
+            if let Some(rx) = self.per_assoc.get(id) {
+                out.push(now, "sctp", &rx.name, "delivered_bytes", "bytes", rx.bytes as f64);
+            }
         }
     }
 }

@@ -63,6 +63,9 @@ struct AssocRecord {
     id: AssocId,
     /// Name in results and events.
     entity: String,
+    /// Names of its paths in results (`<entity>/path<i>`), kept as the paths come so that
+    /// sampling formats none.
+    paths: Vec<String>,
     /// Flow this side's packets are accounted to.
     flow: u32,
     /// Flow of the peer's packets (from their metadata).
@@ -143,6 +146,7 @@ impl SctpSocket {
                 self.records.push(AssocRecord {
                     id: assoc,
                     entity,
+                    paths: Vec::new(),
                     flow: NO_FLOW,
                     peer_flow: NO_FLOW,
                     tx_bytes: 0,
@@ -183,7 +187,19 @@ impl SctpSocket {
         if let Some(a) = self.ep.association_mut(id) {
             a.recycle(pkt.bytes);
         }
+        self.name_paths(id);
         Some(id)
+    }
+
+    /// Names the paths of `assoc` (the peer's addresses are learnt from its INIT or INIT ACK).
+    fn name_paths(&mut self, assoc: AssocId) {
+        let n = self.ep.associations().get(assoc).map_or(0, |a| a.paths().len());
+        let rec = self.record_mut(assoc);
+        rec.paths.truncate(n);
+        for i in rec.paths.len()..n {
+            let name = format!("{}/path{i}", rec.entity);
+            rec.paths.push(name);
+        }
     }
 
     /// A timer with this socket's token fired.
@@ -363,15 +379,22 @@ impl SctpSocket {
         let (Some(rec), Some(a)) = (self.record(assoc), self.ep.associations().get(assoc)) else { return };
         let name = &rec.entity;
         for (i, p) in a.paths().iter().enumerate() {
-            let entity = format!("{name}/path{i}");
-            out.push(now, "sctp_path", &entity, "cwnd", "bytes", f64::from(p.cc.cwnd));
-            out.push(now, "sctp_path", &entity, "ssthresh", "bytes", f64::from(p.cc.ssthresh));
-            out.push(now, "sctp_path", &entity, "flight_size", "bytes", f64::from(p.flight_size));
-            out.push(now, "sctp_path", &entity, "rto", "s", p.rto.rto.as_secs_f64());
+            let formatted;
+            let entity = match rec.paths.get(i) {
+                Some(e) => e,
+                None => {
+                    formatted = format!("{name}/path{i}");
+                    &formatted
+                }
+            };
+            out.push(now, "sctp_path", entity, "cwnd", "bytes", f64::from(p.cc.cwnd));
+            out.push(now, "sctp_path", entity, "ssthresh", "bytes", f64::from(p.cc.ssthresh));
+            out.push(now, "sctp_path", entity, "flight_size", "bytes", f64::from(p.flight_size));
+            out.push(now, "sctp_path", entity, "rto", "s", p.rto.rto.as_secs_f64());
             if let Some(srtt) = p.rto.srtt {
-                out.push(now, "sctp_path", &entity, "srtt", "s", srtt.as_secs_f64());
+                out.push(now, "sctp_path", entity, "srtt", "s", srtt.as_secs_f64());
             }
-            out.push(now, "sctp_path", &entity, "state", "0=active,1=pf,2=inactive", f64::from(p.state.code()));
+            out.push(now, "sctp_path", entity, "state", "0=active,1=pf,2=inactive", f64::from(p.state.code()));
         }
         out.push(now, "sctp", name, "a_rwnd", "bytes", f64::from(a.a_rwnd()));
         out.push(now, "sctp", name, "peer_rwnd", "bytes", f64::from(a.peer_rwnd()));
@@ -387,6 +410,7 @@ impl SctpSocketApi for SctpSocket {
             Some(IpAddr::V4(a)) => Some(*a),
             _ => None,
         };
+        self.name_paths(id);
         id
     }
 
