@@ -237,6 +237,7 @@ impl WorldBuilder {
             last_tx_bytes: vec![0; n_ifaces],
             last_flow_bytes: vec![(0, 0); n_flows],
             groups: self.groups,
+            started: false,
         }
     }
 }
@@ -254,6 +255,8 @@ pub struct World {
     last_tx_bytes: Vec<u64>,
     last_flow_bytes: Vec<(u64, u64)>,
     groups: Vec<(String, Vec<u32>)>,
+    /// Whether the agents have been started (by the first `run_until`).
+    started: bool,
 }
 
 impl World {
@@ -275,7 +278,9 @@ impl World {
 
     /// Process every event up to and including `until` (may be called repeatedly).
     pub fn run_until(&mut self, until: Instant) -> Result<(), SimError> {
-        if self.sched.processed() == 0 && self.sched.now() == Instant::ZERO {
+        // Agents start once, at the first call, whatever it processed.
+        if !self.started {
+            self.started = true;
             self.start_agents();
         }
         let until = until.min(self.stop);

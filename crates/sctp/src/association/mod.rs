@@ -50,7 +50,9 @@ use crate::wire::{unknown_chunk_action, Chunk, ChunkView, DataRef, ErrorCause, H
 
 use buffers::BufferPool;
 pub(crate) use cookie::CookieState;
-pub(crate) use handshake::{address_params, peer_addresses, AckTags, CookieEchoOutcome, InitAnswer, Offer};
+pub(crate) use handshake::{
+    address_params, peer_addresses, screen_unknown_params, AckTags, CookieEchoOutcome, InitAnswer, Offer,
+};
 pub use inbound::Message;
 use inbound::{DataOutcome, Inbound};
 use outbound::{Outbound, SackTallies};
