@@ -134,3 +134,50 @@ fn an_unknown_init_ack_parameter_to_report_goes_in_an_error_bundled_with_the_coo
     let cause = sctp::wire::ErrorCause::UnrecognizedParameters { params: tlv(0x4777, &[5; 3]) };
     assert_eq!(echo.chunks[1], Chunk::Error { causes: vec![cause] });
 }
+
+/// The links the client's packets whose first chunk satisfies `f` went out on, in order.
+fn client_links(h: &Harness, f: impl Fn(&Chunk) -> bool) -> Vec<usize> {
+    h.sent
+        .iter()
+        .filter(|(_, side, _, bytes)| *side == CLIENT && Packet::parse(bytes).unwrap().chunks.first().is_some_and(&f))
+        .map(|(_, _, link, _)| *link)
+        .collect()
+}
+
+#[test]
+fn init_retransmissions_rotate_over_the_peer_addresses_so_a_dead_primary_does_not_fail_the_handshake() {
+    // §6.4 allows retransmitting to another destination; Linux and FreeBSD send the T1-init
+    // retransmissions to the peer's other addresses in turn. The primary's link is down from
+    // the start: the second INIT takes the other address and the association comes up.
+    let mut h = Harness::new(Config::default(), Config::default(), 2, ms(10), 5);
+    h.set_link(0, false);
+    h.connect();
+    h.run_for(Duration::from_secs(10));
+    assert_eq!(h.assoc_ref(CLIENT).state(), State::Established);
+    assert_eq!(h.assoc_ref(SERVER).state(), State::Established);
+    assert_eq!(client_links(&h, |c| matches!(c, Chunk::Init(_))), vec![0, 1]);
+    // The COOKIE ECHO goes where the INIT ACK came from.
+    assert_eq!(client_links(&h, |c| matches!(c, Chunk::CookieEcho { .. })), vec![1]);
+    // The address that never answered is not confirmed by the INIT ACK.
+    let confirmed: Vec<bool> = h.assoc_ref(CLIENT).paths().iter().map(|p| p.confirmed).collect();
+    assert_eq!(confirmed, vec![false, true]);
+    // Data flows (over the alternate, once the primary fails).
+    h.apps[CLIENT] = harness::App { to_send: 10_000, msg_size: 1000, ..Default::default() };
+    h.apps[SERVER].reading = true;
+    h.run_for(Duration::from_secs(60));
+    assert_eq!(h.apps[SERVER].received_bytes, 10_000);
+}
+
+#[test]
+fn cookie_echo_retransmissions_rotate_over_the_peer_addresses() {
+    // The primary answers the INIT, then its link breaks with the COOKIE ECHO on it: the
+    // T1-cookie retransmission takes the other address.
+    let mut h = Harness::new(Config::default(), Config::default(), 2, ms(10), 5);
+    h.connect();
+    h.run_for(ms(25));
+    h.set_link(0, false);
+    h.run_for(Duration::from_secs(10));
+    assert_eq!(h.assoc_ref(CLIENT).state(), State::Established);
+    assert_eq!(client_links(&h, |c| matches!(c, Chunk::Init(_))), vec![0]);
+    assert_eq!(client_links(&h, |c| matches!(c, Chunk::CookieEcho { .. })), vec![0, 1]);
+}

@@ -212,7 +212,7 @@ impl Association {
         self.init_retransmits = 0;
         self.t1_rto = self.config.rto_initial.min(self.config.rto_max);
         self.timers.t1 = Some(now + self.t1_rto);
-        self.handshake_chunk = Some(init.clone());
+        self.handshake_chunk = Some((self.primary, init.clone()));
         if !self.paths.is_empty() {
             self.control.push_back((self.primary, init));
         }
@@ -287,7 +287,8 @@ impl Association {
             );
             return;
         };
-        let init_dest = self.paths.get(self.primary).map_or(from, |p| p.remote);
+        // The address the last INIT went to (T1 rotates over the peer's addresses).
+        let init_dest = self.handshake_chunk.as_ref().and_then(|(p, _)| self.paths.get(*p)).map_or(from, |p| p.remote);
         let peer = PeerInit {
             tag: init.initiate_tag,
             rwnd: init.a_rwnd,
@@ -300,13 +301,15 @@ impl Association {
         self.learn_peer(peer, &[init_dest, from]);
         self.state = State::CookieEchoed;
         let echo = Chunk::CookieEcho { cookie };
-        self.handshake_chunk = Some(echo.clone());
-        self.control.push_back((self.primary, echo));
+        // The COOKIE ECHO goes where the INIT ACK came from, an address known to work.
+        let echo_to = self.path_of(from).unwrap_or(self.primary);
+        self.handshake_chunk = Some((echo_to, echo.clone()));
+        self.control.push_back((echo_to, echo));
         // §3.2.2: unrecognized parameters to report go in an ERROR bundled after the COOKIE
         // ECHO (which must come first in its packet, §5.1).
         if !unrecognized.is_empty() {
             let cause = ErrorCause::UnrecognizedParameters { params: unrecognized.concat() };
-            self.control.push_back((self.primary, Chunk::Error { causes: vec![cause] }));
+            self.control.push_back((echo_to, Chunk::Error { causes: vec![cause] }));
         }
         self.init_retransmits = 0;
         self.t1_rto = self.paths[self.primary].rto.rto;
@@ -377,7 +380,10 @@ impl Association {
     }
 
     /// T1-init / T1-cookie expired (§5.1, §6.3.3): retransmit with a doubled RTO, or give up
-    /// after Max.Init.Retransmits.
+    /// after Max.Init.Retransmits. The retransmission goes to the peer's next address after the
+    /// one the chunk last went to (§6.4 lets a retransmission take another active destination;
+    /// Linux and FreeBSD send T1 retransmissions to the peer's addresses in turn), so a primary
+    /// that is unreachable from the start does not fail the handshake.
     pub(super) fn on_t1_expiry(&mut self, now: Instant) {
         self.timers.t1 = None;
         self.init_retransmits += 1;
@@ -387,8 +393,10 @@ impl Association {
         }
         self.t1_rto = self.t1_rto.saturating_mul(2).min(self.config.rto_max);
         self.timers.t1 = Some(now + self.t1_rto);
-        if let Some(chunk) = self.handshake_chunk.clone() {
-            self.control.push_back((self.primary, chunk));
+        if let Some((last, chunk)) = self.handshake_chunk.take() {
+            let to = if self.paths.is_empty() { last } else { (last + 1) % self.paths.len() };
+            self.control.push_back((to, chunk.clone()));
+            self.handshake_chunk = Some((to, chunk));
         }
     }
 
