@@ -83,6 +83,9 @@ struct AssocRecord {
     switched_back_at: Option<Instant>,
     path_changes: u64,
     closed: Option<String>,
+    /// The association once it has finished and left the endpoint (its final counters and
+    /// state, for results).
+    finished: Option<Box<Association>>,
 }
 
 /// An SCTP endpoint driven by the simulator.
@@ -96,6 +99,8 @@ pub struct SctpSocket {
     /// Associations in the order met, with their ids alongside for [`SctpSocketApi`].
     records: Vec<AssocRecord>,
     ids: Vec<AssocId>,
+    /// The endpoint's association ids, reused between flushes.
+    scratch: Vec<AssocId>,
 }
 
 impl SctpSocket {
@@ -119,6 +124,7 @@ impl SctpSocket {
             timer: EngineTimer::new(token),
             records: Vec::new(),
             ids: Vec::new(),
+            scratch: Vec::new(),
         }
     }
 
@@ -159,6 +165,7 @@ impl SctpSocket {
                     switched_back_at: None,
                     path_changes: 0,
                     closed: None,
+                    finished: None,
                 });
                 self.ids.push(assoc);
                 k
@@ -191,11 +198,11 @@ impl SctpSocket {
         Some(id)
     }
 
-    /// Names the paths of `assoc` (the peer's addresses are learnt from its INIT or INIT ACK).
+    /// Names the paths of `assoc` (the peer's addresses are learnt from its INIT or INIT ACK),
+    /// by [`sctp::PathId`], which is never reused.
     fn name_paths(&mut self, assoc: AssocId) {
-        let n = self.ep.associations().get(assoc).map_or(0, |a| a.paths().len());
+        let n = self.ep.association(assoc).map_or(0, |a| a.paths().id_bound());
         let rec = self.record_mut(assoc);
-        rec.paths.truncate(n);
         for i in rec.paths.len()..n {
             let name = format!("{}/path{i}", rec.entity);
             rec.paths.push(name);
@@ -243,10 +250,20 @@ impl SctpSocket {
             let pkt = ctx.packet_around(route.src, dst, PROTO_SCTP, d.payload, flow);
             ctx.send_on(route, pkt);
         }
-        for id in 0..self.ep.associations().len() {
+        let mut ids = std::mem::take(&mut self.scratch);
+        ids.clear();
+        ids.extend(self.ep.ids());
+        for &id in &ids {
             while let Some(e) = self.ep.association_mut(id).and_then(Association::poll_event) {
                 self.on_event(ctx, id, &e);
                 events.push((id, e));
+            }
+        }
+        self.scratch = ids;
+        // A finished association leaves the endpoint; its final state stays for results.
+        while let Some((id, a)) = self.ep.poll_closed() {
+            if let Some(rec) = self.records.iter_mut().find(|r| r.id == id) {
+                rec.finished = Some(Box::new(a));
             }
         }
         self.timer.update(ctx, self.ep.poll_timeout());
@@ -259,9 +276,8 @@ impl SctpSocket {
         let Some(id) = assoc else { return };
         let sent = self
             .ep
-            .associations()
-            .get(id)
-            .map_or(0, |a| a.paths().iter().map(|p| p.stats.bytes_sent + p.stats.bytes_retransmitted).sum::<u64>());
+            .association(id)
+            .map_or(0, |a| a.paths().values().map(|p| p.stats.bytes_sent + p.stats.bytes_retransmitted).sum::<u64>());
         let rec = self.record_mut(id);
         let bytes = sent.saturating_sub(rec.tx_bytes);
         rec.tx_bytes = sent;
@@ -275,7 +291,7 @@ impl SctpSocket {
     /// Failover bookkeeping and tracing of one event.
     fn on_event(&mut self, ctx: &mut Ctx<'_>, id: AssocId, e: &Event) {
         let now = ctx.now();
-        let primary = self.ep.associations().get(id).map(|a| a.primary());
+        let primary = self.ep.association(id).map(|a| a.primary());
         let local = self.local;
         let rec = self.record_mut(id);
         let after_break = rec.primary_break.is_some_and(|b| now >= b);
@@ -349,9 +365,9 @@ impl SctpSocket {
     /// The transport scalars of `assoc`: retransmission counters (a `sender`'s), heartbeats,
     /// path state changes, whether it closed, and one row set per path (`<name>/path<i>`).
     pub fn report_transport(&self, assoc: AssocId, sender: bool, out: &mut Scalars) {
-        let (Some(rec), Some(a)) = (self.record(assoc), self.ep.associations().get(assoc)) else { return };
+        let (Some(rec), Some(a)) = (self.record(assoc), self.association(assoc)) else { return };
         let name = &rec.entity;
-        let sum = |f: fn(&sctp::PathStats) -> u64| a.paths().iter().map(|p| f(&p.stats)).sum::<u64>() as f64;
+        let sum = |f: fn(&sctp::PathStats) -> u64| a.paths().values().map(|p| f(&p.stats)).sum::<u64>() as f64;
         if sender {
             out.push("sctp", name, "sent_bytes", sum(|s| s.bytes_sent), "bytes");
             out.push("sctp", name, "fast_retransmissions", sum(|s| s.fast_retransmissions), "chunks");
@@ -362,7 +378,7 @@ impl SctpSocket {
         out.push("sctp", name, "heartbeats_sent", sum(|s| s.heartbeats_sent), "chunks");
         out.push("sctp", name, "path_state_changes", rec.path_changes as f64, "events");
         out.push("sctp", name, "closed", f64::from(u8::from(rec.closed.is_some())), "bool");
-        for (i, p) in a.paths().iter().enumerate() {
+        for (i, p) in a.paths() {
             let entity = format!("{name}/path{i}");
             out.push("sctp_path", &entity, "bytes_sent", p.stats.bytes_sent as f64, "bytes");
             out.push("sctp_path", &entity, "bytes_retransmitted", p.stats.bytes_retransmitted as f64, "bytes");
@@ -376,11 +392,11 @@ impl SctpSocket {
     /// Samples of `assoc`: per path window, flight size, RTO, SRTT and state, then the
     /// association's advertised and peer windows.
     pub fn sample(&self, now: Instant, assoc: AssocId, out: &mut TimeSeries) {
-        let (Some(rec), Some(a)) = (self.record(assoc), self.ep.associations().get(assoc)) else { return };
+        let (Some(rec), Some(a)) = (self.record(assoc), self.association(assoc)) else { return };
         let name = &rec.entity;
-        for (i, p) in a.paths().iter().enumerate() {
+        for (i, p) in a.paths() {
             let formatted;
-            let entity = match rec.paths.get(i) {
+            let entity = match rec.paths.get(i.index()) {
                 Some(e) => e,
                 None => {
                     formatted = format!("{name}/path{i}");
@@ -441,7 +457,8 @@ impl SctpSocketApi for SctpSocket {
         &self.ids
     }
 
+    /// In the endpoint, or finished (its final state).
     fn association(&self, assoc: AssocId) -> Option<&Association> {
-        self.ep.associations().get(assoc)
+        self.ep.association(assoc).or_else(|| self.record(assoc)?.finished.as_deref())
     }
 }

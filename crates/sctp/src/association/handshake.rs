@@ -257,10 +257,10 @@ impl Association {
             let nonce = a.next_nonce();
             a.paths.push(Path::new(r, &a.config, cookie.peer_rwnd, nonce));
         }
-        if let Some(p) = a.paths.first_mut() {
-            p.confirmed = true;
+        if let Some(p) = a.paths.first() {
+            a.paths[p].confirmed = true;
         }
-        let ack_to = a.path_of(from).unwrap_or(0);
+        let ack_to = a.path_of(from).unwrap_or_default();
         a.control.push_back((ack_to, Chunk::CookieAck));
         a.on_established(now);
         a
@@ -318,33 +318,44 @@ impl Association {
 
     /// Takes the peer's tag, window, streams, initial TSN and addresses, with a fresh receiver.
     /// Every path starts afresh (active, initial RTO and congestion state); the addresses in
-    /// `confirmed` start confirmed (§5.4). Addresses the association had keep their order, so
-    /// a PathId goes on naming the same address, and the peer's new ones follow; addresses the
-    /// peer no longer lists go. The primary, the data path and the SACK path stay on their
-    /// addresses while listed; otherwise the primary is the address the peer's chunk came from
-    /// and the others follow it. Returns the old paths.
-    fn learn_peer(&mut self, peer: PeerInit, confirmed: &[IpAddr]) -> Vec<Path> {
+    /// `confirmed` start confirmed (§5.4). An address the association had keeps its
+    /// [`PathId`]; an address the peer no longer lists is removed, its id left unused, so no
+    /// other path moves; the peer's new addresses get new ids, in the order it lists them.
+    /// The primary, the data path and the SACK path stay on their paths while listed;
+    /// otherwise they go to the path of the address the peer's chunk came from. Returns the
+    /// old paths, by the ids they had.
+    fn learn_peer(&mut self, peer: PeerInit, confirmed: &[IpAddr]) -> Vec<(PathId, Path)> {
         self.peer_tag = peer.tag;
         self.out.peer_rwnd = peer.rwnd;
         self.out.set_stream_count(peer.outbound_streams);
         self.inb = Inbound::new(peer.initial_tsn, peer.inbound_streams, self.config.recv_buffer);
-        let old = std::mem::take(&mut self.paths);
-        let remote_of = |id: PathId| old.get(id).map(|p| p.remote);
-        let (primary, data_path, sack_path) =
-            (remote_of(self.primary), remote_of(self.data_path), remote_of(self.sack_path));
-        let kept = old.iter().map(|p| p.remote).filter(|r| peer.addrs.contains(r));
-        let added = peer.addrs.iter().copied().filter(|&r| !old.iter().any(|p| p.remote == r));
-        let order: Vec<IpAddr> = kept.chain(added).collect();
-        for r in order {
-            let nonce = self.next_nonce();
-            let mut path = Path::new(r, &self.config, peer.rwnd, nonce);
-            path.confirmed = confirmed.contains(&r);
-            self.paths.push(path);
+        let mut old = Vec::with_capacity(self.paths.len());
+        let ids: Vec<PathId> = self.paths.ids().collect();
+        for id in ids {
+            let remote = self.paths[id].remote;
+            let removed = if peer.addrs.contains(&remote) {
+                let nonce = self.next_nonce();
+                let mut path = Path::new(remote, &self.config, peer.rwnd, nonce);
+                path.confirmed = confirmed.contains(&remote);
+                self.paths.replace(id, path)
+            } else {
+                self.paths.remove(id)
+            };
+            old.extend(removed.map(|p| (id, p)));
+        }
+        for &r in &peer.addrs {
+            if self.path_of(r).is_none() {
+                let nonce = self.next_nonce();
+                let mut path = Path::new(r, &self.config, peer.rwnd, nonce);
+                path.confirmed = confirmed.contains(&r);
+                self.paths.push(path);
+            }
         }
         let source = peer.addrs.first().and_then(|&r| self.path_of(r));
-        self.primary = primary.and_then(|r| self.path_of(r)).or(source).unwrap_or(0);
-        self.data_path = data_path.and_then(|r| self.path_of(r)).unwrap_or(self.primary);
-        self.sack_path = sack_path.and_then(|r| self.path_of(r)).unwrap_or(self.primary);
+        let keep = |id: PathId, paths: &super::Paths| Some(id).filter(|&id| paths.contains(id));
+        self.primary = keep(self.primary, &self.paths).or(source).unwrap_or_default();
+        self.data_path = keep(self.data_path, &self.paths).unwrap_or(self.primary);
+        self.sack_path = keep(self.sack_path, &self.paths).unwrap_or(self.primary);
         old
     }
 
@@ -365,7 +376,8 @@ impl Association {
     }
 
     fn start_heartbeats(&mut self, now: Instant) {
-        for p in 0..self.paths.len() {
+        let ids: Vec<PathId> = self.paths.ids().collect();
+        for p in ids {
             // §5.4: probe unconfirmed addresses at once; §8.3: heartbeat confirmed ones.
             let due = if self.paths[p].confirmed {
                 self.config.hb_interval.map(|i| {
@@ -394,7 +406,7 @@ impl Association {
         self.t1_rto = self.t1_rto.saturating_mul(2).min(self.config.rto_max);
         self.timers.t1 = Some(now + self.t1_rto);
         if let Some((last, chunk)) = self.handshake_chunk.take() {
-            let to = if self.paths.is_empty() { last } else { (last + 1) % self.paths.len() };
+            let to = self.paths.after(last).next().unwrap_or(last);
             self.control.push_back((to, chunk.clone()));
             self.handshake_chunk = Some((to, chunk));
         }
@@ -545,9 +557,9 @@ impl Association {
         let init_source: Vec<IpAddr> = cookie.peer_addrs.first().copied().into_iter().collect();
         let old_paths = self.learn_peer(PeerInit::from_cookie(cookie), &init_source);
         self.inb.inherit_unread(old_inb);
-        for p in &mut self.paths {
-            if let Some(old) = old_paths.iter().find(|o| o.remote == p.remote) {
-                p.stats = old.stats.clone();
+        for (id, old) in old_paths {
+            if let Some(p) = self.paths.get_mut(id) {
+                p.stats = old.stats;
             }
         }
         self.timers = AssocTimers::default();
@@ -573,7 +585,7 @@ impl Association {
     fn on_cookie_collision(&mut self, now: Instant, from: IpAddr, cookie: &CookieState) {
         if matches!(self.state, State::CookieWait | State::CookieEchoed) {
             // Addresses confirmed so far stay so (§5.4); our INIT ACK reached the INIT's source.
-            let mut confirmed: Vec<IpAddr> = self.paths.iter().filter(|p| p.confirmed).map(|p| p.remote).collect();
+            let mut confirmed: Vec<IpAddr> = self.paths.values().filter(|p| p.confirmed).map(|p| p.remote).collect();
             confirmed.extend(cookie.peer_addrs.first());
             self.learn_peer(PeerInit::from_cookie(cookie), &confirmed);
             self.timers.t1 = None;

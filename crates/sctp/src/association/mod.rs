@@ -35,6 +35,7 @@ mod handshake;
 mod inbound;
 mod outbound;
 mod path;
+mod paths;
 mod reachability;
 mod tsn;
 
@@ -56,7 +57,8 @@ pub(crate) use handshake::{
 pub use inbound::Message;
 use inbound::{DataOutcome, Inbound};
 use outbound::{Outbound, SackTallies};
-pub use path::{Path, PathId, PathState, PathStats, RtoEstimator};
+pub use path::{Path, PathState, PathStats, RtoEstimator};
+pub use paths::{Iter as PathsIter, PathId, Paths};
 
 /// Association states (RFC 9260 §4).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -131,8 +133,10 @@ pub enum Event {
     /// SHUTDOWN-ACK-SENT the association does not restart (§5.2.4 A).
     ///
     /// Paths: an address the association had keeps its [`PathId`], and the primary and the
-    /// data path stay on their addresses (an address the new INIT no longer lists is dropped,
-    /// and the paths after it move down one). Every path starts afresh, as in a new
+    /// data path stay on their paths. An address the new INIT no longer lists is removed: its
+    /// id is left unused (never given to another address) and no other path moves; a primary
+    /// or data path that was on it goes to the path of the INIT's source. New addresses get
+    /// new ids. Every path starts afresh, as in a new
     /// association: state active (no [`Event::PathStateChanged`] for it), error counter 0,
     /// initial RTO, cwnd and ssthresh at their initial values, nothing in flight, T3-rtx
     /// stopped. Only the address the INIT came from starts confirmed (§5.4); the others are
@@ -216,12 +220,17 @@ pub enum Event {
     },
 }
 
-/// A datagram to send: an SCTP packet for one of the peer's addresses. The driver picks
-/// the source address (routing decides the interface).
+/// A datagram to send: an SCTP packet for one of the peer's addresses.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Transmit {
     /// Destination address.
     pub remote: IpAddr,
+    /// Source address the association chose, or `None`: the driver picks it (routing decides
+    /// the interface). Today's associations always leave it to the driver.
+    pub local: Option<IpAddr>,
+    /// ECN codepoint for the IP header (RFC 3168 §5): 0 Not-ECT (the only one used today),
+    /// 1 ECT(1), 2 ECT(0), 3 CE.
+    pub ecn: u8,
     /// Path it belongs to.
     pub path: PathId,
     /// The SCTP packet (common header, chunks, CRC32c).
@@ -303,7 +312,7 @@ pub struct Association {
     /// association without revealing its tags; drawn when first needed, zero until then.
     tie_tags: (u32, u32),
     local_addrs: Vec<IpAddr>,
-    paths: Vec<Path>,
+    paths: Paths,
     /// The primary destination (§6.4).
     primary: PathId,
     /// Destination of the last new DATA chunk.
@@ -356,9 +365,9 @@ impl Association {
             peer_tag: 0,
             tie_tags: (0, 0),
             local_addrs,
-            paths: Vec::new(),
-            primary: 0,
-            data_path: 0,
+            paths: Paths::new(),
+            primary: PathId::default(),
+            data_path: PathId::default(),
             timers: AssocTimers::default(),
             init_retransmits: 0,
             stale_restarts: 0,
@@ -369,7 +378,7 @@ impl Association {
             sack_tallies: SackTallies::default(),
             inb,
             buffers: BufferPool::new(config.pmtu as usize),
-            sack_path: 0,
+            sack_path: PathId::default(),
             control: VecDeque::new(),
             force_packet: None,
             error_count: 0,
@@ -393,7 +402,7 @@ impl Association {
         &self.config
     }
     /// Every destination, indexed by [`PathId`].
-    pub fn paths(&self) -> &[Path] {
+    pub fn paths(&self) -> &Paths {
         &self.paths
     }
     /// The primary destination.
@@ -406,7 +415,7 @@ impl Association {
     }
     /// Path to `remote`, if it is one of the peer's addresses.
     pub fn path_of(&self, remote: IpAddr) -> Option<PathId> {
-        self.paths.iter().position(|p| p.remote == remote)
+        self.paths.find(remote)
     }
     /// Association-wide counters.
     pub fn stats(&self) -> &AssocStats {
@@ -443,6 +452,16 @@ impl Association {
     /// User-data bytes accepted and not yet acknowledged (queued, in flight or marked).
     pub fn buffered_bytes(&self) -> u32 {
         self.out.buffered
+    }
+    /// True once the association has closed and the driver has taken everything it had: its
+    /// packets, its events and its received messages. The [`Endpoint`](crate::Endpoint)
+    /// removes such an association.
+    pub fn is_finished(&self) -> bool {
+        self.state == State::Closed
+            && !self.dirty
+            && self.transmits.is_empty()
+            && self.events.is_empty()
+            && !self.inb.readable()
     }
     /// True when every message sent has been acknowledged.
     pub fn all_acked(&self) -> bool {
@@ -498,7 +517,7 @@ impl Association {
             (a, b) => a.or(b),
         };
         let assoc = [t.t2, t.t5, self.inb.sack_timer].into_iter().fold(t.t1, earliest);
-        self.paths.iter().fold(assoc, |m, p| earliest(earliest(m, p.t3_rtx), p.hb_due))
+        self.paths.values().fold(assoc, |m, p| earliest(earliest(m, p.t3_rtx), p.hb_due))
     }
 
     // ----- inputs -----
@@ -516,9 +535,13 @@ impl Association {
             self.timers.t5 = None;
             self.abort_with(now, CloseReason::ShutdownGuardExpired, Vec::new());
         }
-        for p in 0..self.paths.len() {
+        for i in 0..self.paths.id_bound() {
+            let p = PathId::new(i as u32);
             if self.state == State::Closed {
                 return;
+            }
+            if !self.paths.contains(p) {
+                continue;
             }
             if self.paths[p].t3_rtx.is_some_and(|t| t <= now) {
                 self.on_t3_expiry(now, p);
@@ -778,7 +801,7 @@ impl Association {
 
     /// Makes `path` the primary (§6.4: the application may change it at any time).
     pub fn set_primary(&mut self, path: PathId) {
-        if path < self.paths.len() && path != self.primary {
+        if self.paths.contains(path) && path != self.primary {
             self.events.push_back(Event::PrimaryChanged { from: self.primary, to: path });
             self.primary = path;
             self.dirty = true;
@@ -789,7 +812,7 @@ impl Association {
 
     fn abort_with(&mut self, _now: Instant, reason: CloseReason, causes: Vec<ErrorCause>) {
         if self.state != State::Closed && self.peer_tag != 0 {
-            let p = self.primary.min(self.paths.len().saturating_sub(1));
+            let p = self.primary;
             self.control.clear();
             self.control.push_back((p, Chunk::Abort { t_bit: false, causes }));
         }
@@ -803,7 +826,7 @@ impl Association {
         self.state = State::Closed;
         self.timers = AssocTimers::default();
         self.inb.sack_timer = None;
-        for p in &mut self.paths {
+        for (_, p) in self.paths.iter_mut() {
             p.t3_rtx = None;
             p.hb_due = None;
         }

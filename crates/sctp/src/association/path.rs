@@ -9,9 +9,6 @@ use simtime::{Duration, Instant};
 use crate::config::Config;
 use crate::congestion::{CongestionState, Controller};
 
-/// Index of a path in its association (the order of the peer's addresses as learned).
-pub type PathId = usize;
-
 /// Reachability of a destination (§8.2; RFC 7829 adds potentially failed).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum PathState {
