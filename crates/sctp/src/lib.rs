@@ -13,7 +13,7 @@ pub mod wire;
 
 pub use association::{
     AssocStats, Association, CloseReason, Event, Message, Path, PathId, PathState, PathStats, Paths, PathsIter,
-    SendError, State, Transmit,
+    SendError, State, Timer, Transmit,
 };
 pub use config::{Config, Preset};
 pub use congestion::{CongestionConfig, Controller};

@@ -7,7 +7,7 @@ mod harness;
 
 use harness::{addr, Harness, CLIENT, PORTS, SERVER};
 use sctp::wire::{Chunk, CommonHeader, ErrorCause, InitChunk, Packet, Parameter};
-use sctp::{AssocId, CloseReason, Config, Endpoint, Event, PathId, PathState, State};
+use sctp::{AssocId, CloseReason, Config, Endpoint, Event, PathId, PathState, State, Timer};
 use simtime::{Duration, Instant};
 use std::net::IpAddr;
 
@@ -1258,7 +1258,8 @@ fn a_restart_with_data_in_flight_starts_every_path_afresh() {
     h.connect();
     h.run_until(t + ms(29));
     let p = &h.assoc_ref(SERVER).paths()[P0];
-    assert!(p.flight_size > 0 && p.t3_rtx.is_some(), "{} {:?}", p.flight_size, p.t3_rtx);
+    let t3 = h.assoc_ref(SERVER).timer(Timer::T3Rtx(P0));
+    assert!(p.flight_size > 0 && t3.is_some(), "{} {:?}", p.flight_size, t3);
     // The COOKIE ECHO at t + 30 ms restarts the association: nothing outstanding or queued,
     // T3-rtx stopped, the path as new: RTO, cwnd and ssthresh at their initial values.
     h.run_until(t + ms(30));
@@ -1268,7 +1269,7 @@ fn a_restart_with_data_in_flight_starts_every_path_afresh() {
     assert_eq!((s.outstanding_chunks(), s.buffered_bytes(), s.error_count()), (0, 0, 0));
     let p = &s.paths()[P0];
     let fresh = initial(&h);
-    assert_eq!((p.flight_size, p.t3_rtx, p.state, p.error_count), (0, None, PathState::Active, 0));
+    assert_eq!((p.flight_size, s.timer(Timer::T3Rtx(P0)), p.state, p.error_count), (0, None, PathState::Active, 0));
     assert_eq!((p.cc, &p.rto), (fresh.cc, &fresh.rto));
     assert!(p.stats.fast_retransmissions > 0, "counters go on");
 }

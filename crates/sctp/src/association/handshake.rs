@@ -12,7 +12,7 @@ use crate::wire::{unknown_parameter_action, Chunk, ErrorCause, InitChunk, Parame
 
 use super::inbound::Inbound;
 use super::outbound::Outbound;
-use super::{random_tag, AssocTimers, Association, CloseReason, CookieState, Event, Path, PathId, State};
+use super::{random_tag, Association, CloseReason, CookieState, Event, Path, PathId, State, Timer};
 
 /// The address parameters (§3.3.2.1) listing `addrs`.
 pub(crate) fn address_params(addrs: &[IpAddr]) -> Vec<Parameter> {
@@ -193,7 +193,7 @@ impl Association {
                 a.paths.push(Path::new(r, &a.config, a.config.recv_buffer, nonce));
             }
         }
-        a.state = State::CookieWait;
+        a.set_state(State::CookieWait);
         a.send_init(now);
         a
     }
@@ -211,7 +211,7 @@ impl Association {
         });
         self.init_retransmits = 0;
         self.t1_rto = self.config.rto_initial.min(self.config.rto_max);
-        self.timers.t1 = Some(now + self.t1_rto);
+        self.timers.set(Timer::T1, now + self.t1_rto);
         self.handshake_chunk = Some((self.primary, init.clone()));
         if !self.paths.is_empty() {
             self.control.push_back((self.primary, init));
@@ -232,7 +232,7 @@ impl Association {
             self.close(CloseReason::InitFailed);
             return;
         }
-        self.state = State::CookieWait;
+        self.set_state(State::CookieWait);
         self.peer_tag = 0;
         self.send_init(now);
     }
@@ -299,7 +299,7 @@ impl Association {
         };
         // §5.4: the address the INIT went to is confirmed by the INIT ACK.
         self.learn_peer(peer, &[init_dest, from]);
-        self.state = State::CookieEchoed;
+        self.set_state(State::CookieEchoed);
         let echo = Chunk::CookieEcho { cookie };
         // The COOKIE ECHO goes where the INIT ACK came from, an address known to work.
         let echo_to = self.path_of(from).unwrap_or(self.primary);
@@ -313,7 +313,7 @@ impl Association {
         }
         self.init_retransmits = 0;
         self.t1_rto = self.paths[self.primary].rto.rto;
-        self.timers.t1 = Some(now + self.t1_rto);
+        self.timers.set(Timer::T1, now + self.t1_rto);
     }
 
     /// Takes the peer's tag, window, streams, initial TSN and addresses, with a fresh receiver.
@@ -329,9 +329,12 @@ impl Association {
         self.out.peer_rwnd = peer.rwnd;
         self.out.set_stream_count(peer.outbound_streams);
         self.inb = Inbound::new(peer.initial_tsn, peer.inbound_streams, self.config.recv_buffer);
+        // The receiver and every path start afresh, and so do their timers.
+        self.timers.stop(Timer::DelayedSack);
         let mut old = Vec::with_capacity(self.paths.len());
         let ids: Vec<PathId> = self.paths.ids().collect();
         for id in ids {
+            self.timers.stop_path(id);
             let remote = self.paths[id].remote;
             let removed = if peer.addrs.contains(&remote) {
                 let nonce = self.next_nonce();
@@ -364,13 +367,13 @@ impl Association {
         if self.state != State::CookieEchoed {
             return;
         }
-        self.timers.t1 = None;
+        self.timers.stop(Timer::T1);
         self.handshake_chunk = None;
         self.on_established(now);
     }
 
     fn on_established(&mut self, now: Instant) {
-        self.state = State::Established;
+        self.set_state(State::Established);
         self.events.push_back(Event::Connected);
         self.start_heartbeats(now);
     }
@@ -387,7 +390,7 @@ impl Association {
             } else {
                 Some(now)
             };
-            self.paths[p].hb_due = due;
+            self.timers.put(Timer::Heartbeat(p), due);
         }
     }
 
@@ -397,14 +400,14 @@ impl Association {
     /// Linux and FreeBSD send T1 retransmissions to the peer's addresses in turn), so a primary
     /// that is unreachable from the start does not fail the handshake.
     pub(super) fn on_t1_expiry(&mut self, now: Instant) {
-        self.timers.t1 = None;
+        self.timers.stop(Timer::T1);
         self.init_retransmits += 1;
         if self.init_retransmits > self.config.max_init_retransmits {
             self.close(CloseReason::InitFailed);
             return;
         }
         self.t1_rto = self.t1_rto.saturating_mul(2).min(self.config.rto_max);
-        self.timers.t1 = Some(now + self.t1_rto);
+        self.timers.set(Timer::T1, now + self.t1_rto);
         if let Some((last, chunk)) = self.handshake_chunk.take() {
             let to = self.paths.after(last).next().unwrap_or(last);
             self.control.push_back((to, chunk.clone()));
@@ -562,7 +565,7 @@ impl Association {
                 p.stats = old.stats;
             }
         }
-        self.timers = AssocTimers::default();
+        self.timers.clear();
         self.init_retransmits = 0;
         self.t2_retransmits = 0;
         self.handshake_chunk = None;
@@ -572,7 +575,7 @@ impl Association {
         self.control.clear();
         self.transmits.clear();
         self.queue_cookie_ack(from);
-        self.state = State::Established;
+        self.set_state(State::Established);
         self.events.push_back(Event::Restarted { discarded_bytes });
         self.start_heartbeats(now);
         true
@@ -588,7 +591,7 @@ impl Association {
             let mut confirmed: Vec<IpAddr> = self.paths.values().filter(|p| p.confirmed).map(|p| p.remote).collect();
             confirmed.extend(cookie.peer_addrs.first());
             self.learn_peer(PeerInit::from_cookie(cookie), &confirmed);
-            self.timers.t1 = None;
+            self.timers.stop(Timer::T1);
             self.handshake_chunk = None;
             self.on_established(now);
         } else {
@@ -601,7 +604,7 @@ impl Association {
     /// collision): ESTABLISHED if not yet, T1 stopped, COOKIE ACK again.
     fn on_duplicate_cookie_echo(&mut self, now: Instant, from: IpAddr) {
         if self.state == State::CookieEchoed {
-            self.timers.t1 = None;
+            self.timers.stop(Timer::T1);
             self.handshake_chunk = None;
             self.on_established(now);
         }
@@ -631,7 +634,7 @@ impl Association {
 
     fn start_t2(&mut self, now: Instant) {
         let rto = self.paths.get(self.shutdown_path()).map_or(self.config.rto_initial, |p| p.rto.rto);
-        self.timers.t2 = Some(now + rto);
+        self.timers.set(Timer::T2, now + rto);
     }
 
     /// Moves SHUTDOWN-PENDING / SHUTDOWN-RECEIVED on once everything is acknowledged.
@@ -641,14 +644,14 @@ impl Association {
         }
         match self.state {
             State::ShutdownPending => {
-                self.state = State::ShutdownSent;
+                self.set_state(State::ShutdownSent);
                 self.queue_shutdown();
                 self.t2_retransmits = 0;
                 self.start_t2(now);
-                self.timers.t5 = Some(now + self.config.rto_max.saturating_mul(5));
+                self.timers.set(Timer::T5, now + self.config.rto_max.saturating_mul(5));
             }
             State::ShutdownReceived => {
-                self.state = State::ShutdownAckSent;
+                self.set_state(State::ShutdownAckSent);
                 self.control.push_back((self.shutdown_path(), Chunk::ShutdownAck));
                 self.t2_retransmits = 0;
                 self.start_t2(now);
@@ -667,12 +670,12 @@ impl Association {
                     duplicate_tsns: Vec::new(),
                 };
                 self.process_sack(now, &sack, false);
-                self.state = State::ShutdownReceived;
+                self.set_state(State::ShutdownReceived);
                 self.maybe_progress_shutdown(now);
             }
             State::ShutdownSent => {
                 // Both sides shut down at once: answer with SHUTDOWN ACK.
-                self.state = State::ShutdownAckSent;
+                self.set_state(State::ShutdownAckSent);
                 self.control.push_back((self.shutdown_path(), Chunk::ShutdownAck));
                 self.start_t2(now);
             }
@@ -690,7 +693,7 @@ impl Association {
 
     /// T2-shutdown expired: count the error and retransmit SHUTDOWN or SHUTDOWN ACK.
     pub(super) fn on_t2_expiry(&mut self, now: Instant) {
-        self.timers.t2 = None;
+        self.timers.stop(Timer::T2);
         self.t2_retransmits += 1;
         self.error_count += 1;
         if self.error_count > self.config.assoc_max_retrans {

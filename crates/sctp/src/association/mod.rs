@@ -37,6 +37,7 @@ mod outbound;
 mod path;
 mod paths;
 mod reachability;
+mod timers;
 mod tsn;
 
 use std::collections::VecDeque;
@@ -59,6 +60,8 @@ use inbound::{DataOutcome, Inbound};
 use outbound::{Outbound, SackTallies};
 pub use path::{Path, PathState, PathStats, RtoEstimator};
 pub use paths::{Iter as PathsIter, PathId, Paths};
+pub use timers::Timer;
+use timers::TimerTable;
 
 /// Association states (RFC 9260 §4).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -275,18 +278,6 @@ pub struct AssocStats {
     pub bytes_submitted: u64,
 }
 
-/// Timers that are not per destination (§4, §6.2, §9.2). T3-rtx and heartbeat timers live
-/// in [`Path`].
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-struct AssocTimers {
-    /// T1-init or T1-cookie (§5.1).
-    t1: Option<Instant>,
-    /// T2-shutdown (§9.2).
-    t2: Option<Instant>,
-    /// T5-shutdown-guard (§9.2).
-    t5: Option<Instant>,
-}
-
 /// A random verification tag or Tie-Tag: never zero (§5.3.1).
 pub(crate) fn random_tag(rng: &mut impl RngCore) -> u32 {
     loop {
@@ -317,7 +308,8 @@ pub struct Association {
     primary: PathId,
     /// Destination of the last new DATA chunk.
     data_path: PathId,
-    timers: AssocTimers,
+    /// Every timer, association-wide and per destination.
+    timers: TimerTable,
     /// T1 retransmissions so far and the RTO they back off from.
     init_retransmits: u32,
     /// Stale Cookie errors answered with a new INIT (§5.2.6).
@@ -368,7 +360,7 @@ impl Association {
             paths: Paths::new(),
             primary: PathId::default(),
             data_path: PathId::default(),
-            timers: AssocTimers::default(),
+            timers: TimerTable::default(),
             init_retransmits: 0,
             stale_restarts: 0,
             t1_rto,
@@ -508,32 +500,53 @@ impl Association {
         self.events.pop_front()
     }
 
-    /// The earliest timer, if any runs.
+    /// The earliest timer, if any runs. After [`handle_timeout`](Association::handle_timeout)
+    /// at `now` it is `None` or later than `now`.
     pub fn poll_timeout(&self) -> Option<Instant> {
-        let t = &self.timers;
-        // Polled after every packet: a plain fold compiles to less than a flattened chain.
-        let earliest = |a: Option<Instant>, b: Option<Instant>| match (a, b) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        };
-        let assoc = [t.t2, t.t5, self.inb.sack_timer].into_iter().fold(t.t1, earliest);
-        self.paths.values().fold(assoc, |m, p| earliest(earliest(m, p.t3_rtx), p.hb_due))
+        self.timers.earliest()
+    }
+
+    /// When `timer` expires, if it runs.
+    pub fn timer(&self, timer: Timer) -> Option<Instant> {
+        self.timers.get(timer)
     }
 
     // ----- inputs -----
 
-    /// Fires every timer due at `now`.
+    /// Fires every timer due at `now`. Afterwards no timer is due at `now`: one that its
+    /// handler left due (armed for `now` again) fires in the same call, up to a few rounds;
+    /// past those it is put off by a nanosecond, so a driver never spins on one instant.
     pub fn handle_timeout(&mut self, now: Instant) {
         self.dirty = true;
-        if self.timers.t1.is_some_and(|t| t <= now) {
+        for _ in 0..4 {
+            self.fire_due_timers(now);
+            if self.timers.earliest().is_none_or(|t| t > now) {
+                return;
+            }
+        }
+        self.timers.postpone_due(now);
+    }
+
+    /// One round over the table: association timers, then each destination's.
+    fn fire_due_timers(&mut self, now: Instant) {
+        if self.timers.is_due(Timer::T1, now) {
             self.on_t1_expiry(now);
         }
-        if self.timers.t2.is_some_and(|t| t <= now) {
+        if self.timers.is_due(Timer::T2, now) {
             self.on_t2_expiry(now);
         }
-        if self.timers.t5.is_some_and(|t| t <= now) {
-            self.timers.t5 = None;
+        if self.timers.is_due(Timer::T5, now) {
+            self.timers.stop(Timer::T5);
             self.abort_with(now, CloseReason::ShutdownGuardExpired, Vec::new());
+        }
+        if self.timers.is_due(Timer::T4, now) {
+            // Reserved for ASCONF (RFC 5061 §5): nothing arms it yet.
+            self.timers.stop(Timer::T4);
+        }
+        if self.timers.is_due(Timer::DelayedSack, now) {
+            // §6.2: the SACK is due; the next poll_transmit sends it.
+            self.timers.stop(Timer::DelayedSack);
+            self.inb.request_sack();
         }
         for i in 0..self.paths.id_bound() {
             let p = PathId::new(i as u32);
@@ -543,15 +556,13 @@ impl Association {
             if !self.paths.contains(p) {
                 continue;
             }
-            if self.paths[p].t3_rtx.is_some_and(|t| t <= now) {
+            if self.timers.is_due(Timer::T3Rtx(p), now) {
                 self.on_t3_expiry(now, p);
             }
-            if self.paths[p].hb_due.is_some_and(|t| t <= now) {
+            if self.timers.is_due(Timer::Heartbeat(p), now) {
                 self.on_heartbeat_timer(now, p);
             }
         }
-        // The delayed-SACK timer (§6.2) needs no action here: the SACK is due, and the
-        // next poll_transmit sends it.
     }
 
     /// Processes a packet from the peer's address `from`. `packet` has passed the CRC32c
@@ -614,7 +625,10 @@ impl Association {
             }
         }
         if data_seen && matches!(self.state, State::Established | State::ShutdownPending | State::ShutdownSent) {
-            self.inb.on_data_packet(now, self.config.sack_freq, self.config.sack_delay);
+            let sack_now = self.inb.on_data_packet(self.config.sack_freq);
+            if !sack_now && !self.timers.is_armed(Timer::DelayedSack) {
+                self.timers.set(Timer::DelayedSack, now + self.config.sack_delay);
+            }
             if self.state == State::ShutdownSent {
                 // §9.2: in SHUTDOWN-SENT, answer DATA with a SACK and a fresh SHUTDOWN.
                 self.inb.request_sack();
@@ -783,7 +797,7 @@ impl Association {
     pub fn shutdown(&mut self, now: Instant) {
         match self.state {
             State::Established => {
-                self.state = State::ShutdownPending;
+                self.set_state(State::ShutdownPending);
                 self.dirty = true;
                 self.maybe_progress_shutdown(now);
             }
@@ -823,15 +837,15 @@ impl Association {
         if self.state == State::Closed {
             return;
         }
-        self.state = State::Closed;
-        self.timers = AssocTimers::default();
-        self.inb.sack_timer = None;
-        for (_, p) in self.paths.iter_mut() {
-            p.t3_rtx = None;
-            p.hb_due = None;
-        }
+        self.set_state(State::Closed);
         self.dirty = true;
         self.events.push_back(Event::Closed { reason });
+    }
+
+    /// Enters `to`, stopping the timers it has no use for ([`Timer::serves`]).
+    fn set_state(&mut self, to: State) {
+        self.state = to;
+        self.timers.keep_serving(to);
     }
 
     /// A random value in [-span/2, +span/2] added to `base` (§8.3 heartbeat jitter).

@@ -12,7 +12,7 @@ use crate::wire::{Chunk, CommonHeader, DataRef, PacketBuilder, SackChunk};
 
 use super::buffers::BufferPool;
 use super::tsn::{tsn_gt, tsn_le, tsn_lt};
-use super::{Association, Event, PathId, State, Transmit};
+use super::{Association, Event, PathId, State, Timer, Transmit};
 
 /// Why a chunk is marked for retransmission.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -348,9 +348,9 @@ impl Association {
         for (p, path) in self.paths.iter_mut() {
             let restart = cum_acked_on[p.index()];
             if path.flight_size == 0 {
-                path.t3_rtx = None;
+                self.timers.stop(Timer::T3Rtx(p));
             } else if restart {
-                path.t3_rtx = Some(now + path.rto.rto);
+                self.timers.set(Timer::T3Rtx(p), now + path.rto.rto);
             }
         }
         self.sack_tallies = t;
@@ -430,7 +430,7 @@ impl Association {
     // ----- T3-rtx (§6.3.3) -----
 
     pub(super) fn on_t3_expiry(&mut self, now: Instant, p: PathId) {
-        self.paths[p].t3_rtx = None;
+        self.timers.stop(Timer::T3Rtx(p));
         let mut marked = 0u32;
         for s in self.out.sent.iter_mut() {
             if s.path == p && s.state == SentState::InFlight {
@@ -563,7 +563,9 @@ impl Association {
             self.state,
             State::Established | State::ShutdownPending | State::ShutdownSent | State::ShutdownReceived
         );
-        if data_states && (self.inb.sack_due(now) || self.inb.window_update_due(self.config.pmtu)) {
+        let sack_due = self.inb.sack_due() || self.timers.is_due(Timer::DelayedSack, now);
+        if data_states && (sack_due || self.inb.window_update_due(self.config.pmtu)) {
+            self.timers.stop(Timer::DelayedSack);
             // Room for gap blocks after the common and SACK headers, keeping 256 bytes for
             // other chunks; Config::validate's PMTU floor keeps it positive.
             let max_blocks = self.config.max_packet().saturating_sub(12 + 16 + 64 * 4) / 4;
@@ -645,8 +647,8 @@ impl Association {
             }
             path.data_since_hb = true;
             path.last_data_sent = Some(now);
-            if path.t3_rtx.is_none() {
-                path.t3_rtx = Some(now + path.rto.rto);
+            if !self.timers.is_armed(Timer::T3Rtx(dst)) {
+                self.timers.set(Timer::T3Rtx(dst), now + path.rto.rto);
             }
             self.out.peer_rwnd = self.out.peer_rwnd.saturating_sub(len);
             if kind == RtxKind::Timeout && dst != from {
@@ -705,8 +707,8 @@ impl Association {
             if path.rtt_probe.is_none() {
                 path.rtt_probe = Some((tsn, now));
             }
-            if path.t3_rtx.is_none() {
-                path.t3_rtx = Some(now + path.rto.rto);
+            if !self.timers.is_armed(Timer::T3Rtx(p)) {
+                self.timers.set(Timer::T3Rtx(p), now + path.rto.rto);
             }
             self.out.peer_rwnd = self.out.peer_rwnd.saturating_sub(len);
             self.out.sent.push_back(Sent {

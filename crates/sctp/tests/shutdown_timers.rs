@@ -1,0 +1,71 @@
+//! Timers around the shutdown (RFC 9260 §9.2): a delayed SACK pending when the association
+//! enters SHUTDOWN-ACK-SENT, a SHUTDOWN received in SHUTDOWN-PENDING, T2-shutdown expiries
+//! counted against the destination.
+
+mod harness;
+
+use harness::{addr, Harness, CLIENT, PORTS, SERVER};
+use sctp::wire::{Chunk, CommonHeader, Packet};
+use sctp::{Config, State, Timer};
+use simtime::{Duration, Instant};
+
+fn ms(v: u64) -> Duration {
+    Duration::from_millis(v)
+}
+
+fn connected(paths: usize) -> Harness {
+    let mut h = Harness::new(Config::default(), Config::default(), paths, ms(10), 7);
+    h.connect();
+    h.run_for(ms(100));
+    h
+}
+
+/// A packet from `from`'s port to the other side's, under `tag`, with one chunk.
+fn packet(from: usize, tag: u32, chunk: Chunk) -> Vec<u8> {
+    let header = CommonHeader { src_port: PORTS[from], dst_port: PORTS[1 - from], verification_tag: tag };
+    Packet { header, chunks: vec![chunk] }.emit()
+}
+
+/// Hands `packet` from `from`'s first address to the other side at `now`; returns the chunks
+/// of what that side sends then.
+fn deliver(h: &mut Harness, from: usize, packet: &[u8], now: Instant) -> Vec<Chunk> {
+    let to = 1 - from;
+    h.eps[to].handle(now, addr(from, 0), addr(to, 0), packet);
+    sent_now(h, to, now)
+}
+
+/// The chunks of every packet `side` has to send at `now`.
+fn sent_now(h: &mut Harness, side: usize, now: Instant) -> Vec<Chunk> {
+    std::iter::from_fn(|| h.eps[side].poll_transmit(now))
+        .flat_map(|d| Packet::parse(&d.payload).expect("a valid packet").chunks)
+        .collect()
+}
+
+#[test]
+fn a_delayed_sack_pending_in_shutdown_ack_sent_does_not_leave_a_deadline_in_the_past() {
+    let mut h = connected(1);
+    // One DATA packet: the server delays its SACK (200 ms, §6.2).
+    let now = h.now;
+    h.assoc(CLIENT).send(0, 0, false, &[1; 100]).unwrap();
+    h.run_for(ms(15));
+    assert_eq!(h.assoc_ref(SERVER).delivered_messages() + h.assoc_ref(SERVER).receive_buffer_used() as u64 / 100, 1);
+    assert!(h.assoc_ref(SERVER).timer(Timer::DelayedSack).is_some_and(|t| t > h.now));
+    // The client's SHUTDOWN arrives before the SACK went out: nothing of the server's is
+    // outstanding, so it answers with SHUTDOWN ACK at once (§9.2).
+    let t = now + ms(20);
+    let tag = h.assoc_ref(SERVER).local_tag();
+    let cum = h.assoc_ref(SERVER).highest_tsn_sent();
+    let sent = deliver(&mut h, CLIENT, &packet(CLIENT, tag, Chunk::Shutdown { cumulative_tsn_ack: cum }), t);
+    assert!(sent.contains(&Chunk::ShutdownAck), "{sent:?}");
+    assert_eq!(h.assoc_ref(SERVER).state(), State::ShutdownAckSent);
+    // Every timer left is in the future after each timeout handled, so a driver never spins.
+    let mut at = t;
+    for _ in 0..20 {
+        let Some(next) = h.eps[SERVER].poll_timeout() else { break };
+        assert!(next > at, "deadline {next:?} not after {at:?}");
+        at = next;
+        h.eps[SERVER].handle_timeout(at);
+        sent_now(&mut h, SERVER, at);
+        while h.assoc(SERVER).poll_event().is_some() {}
+    }
+}
