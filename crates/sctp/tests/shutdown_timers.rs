@@ -69,3 +69,27 @@ fn a_delayed_sack_pending_in_shutdown_ack_sent_does_not_leave_a_deadline_in_the_
         while h.assoc(SERVER).poll_event().is_some() {}
     }
 }
+
+#[test]
+fn a_shutdown_in_shutdown_pending_is_answered_with_shutdown_ack_alone() {
+    let mut h = connected(1);
+    let now = h.now;
+    h.assoc(CLIENT).send(0, 0, false, &[1; 100]).unwrap();
+    let data = sent_now(&mut h, CLIENT, now);
+    assert!(matches!(data.as_slice(), [Chunk::Data(_)]), "{data:?}");
+    h.assoc(CLIENT).shutdown(now);
+    assert_eq!(h.assoc_ref(CLIENT).state(), State::ShutdownPending);
+    // The server shuts down too, and its SHUTDOWN acknowledges the client's data: the client
+    // enters SHUTDOWN-RECEIVED (§9.2), finds everything acknowledged and sends SHUTDOWN ACK;
+    // never a SHUTDOWN of its own, and no T5-shutdown-guard (only the SHUTDOWN sender runs
+    // it).
+    let tag = h.assoc_ref(CLIENT).local_tag();
+    let cum = h.assoc_ref(CLIENT).highest_tsn_sent();
+    let t = now + ms(20);
+    let sent = deliver(&mut h, SERVER, &packet(SERVER, tag, Chunk::Shutdown { cumulative_tsn_ack: cum }), t);
+    assert_eq!(sent, vec![Chunk::ShutdownAck]);
+    let c = h.assoc_ref(CLIENT);
+    assert_eq!(c.state(), State::ShutdownAckSent);
+    assert_eq!(c.timer(Timer::T5), None);
+    assert!(c.timer(Timer::T2).is_some());
+}

@@ -662,6 +662,12 @@ impl Association {
 
     pub(super) fn on_shutdown(&mut self, now: Instant, cum: u32) {
         match self.state {
+            // §9.2: the receiver of a SHUTDOWN enters SHUTDOWN-RECEIVED, then checks with the
+            // Cumulative TSN Ack that the sender has all its DATA. In SHUTDOWN-PENDING too: the
+            // peer's shutdown now carries ours, so no SHUTDOWN of our own follows (and no
+            // T5-shutdown-guard, which guards a SHUTDOWN we sent); once everything is
+            // acknowledged the answer is SHUTDOWN ACK. In SHUTDOWN-RECEIVED a later SHUTDOWN's
+            // Cumulative TSN Ack is processed likewise.
             State::Established | State::ShutdownPending | State::ShutdownReceived => {
                 let sack = SackChunk {
                     cumulative_tsn_ack: cum,
@@ -669,8 +675,8 @@ impl Association {
                     gap_ack_blocks: Vec::new(),
                     duplicate_tsns: Vec::new(),
                 };
-                self.process_sack(now, &sack, false);
                 self.set_state(State::ShutdownReceived);
+                self.process_sack(now, &sack, false);
                 self.maybe_progress_shutdown(now);
             }
             State::ShutdownSent => {
