@@ -137,6 +137,20 @@ struct IndexKeys {
     tag: u32,
 }
 
+impl IndexKeys {
+    fn of(a: &Association) -> Self {
+        IndexKeys { peers: a.paths().values().map(|p| p.remote).collect(), port: a.peer_port(), tag: a.local_tag() }
+    }
+
+    /// True if these are `a`'s keys.
+    fn describe(&self, a: &Association) -> bool {
+        self.port == a.peer_port()
+            && self.tag == a.local_tag()
+            && self.peers.len() == a.paths().len()
+            && a.paths().values().zip(&self.peers).all(|(p, r)| p.remote == *r)
+    }
+}
+
 impl Endpoint {
     /// An endpoint on `local_addrs`:`port`. `listening` accepts incoming associations.
     /// `seed` feeds the cookie secret and each association's RNG.
@@ -248,19 +262,18 @@ impl Endpoint {
     /// changed its peer addresses or tag (handshake, restart) or closed.
     fn reindex(&mut self, id: AssocId) {
         let keys = match self.associations.get(&id) {
-            Some(a) if a.state() != State::Closed => IndexKeys {
-                peers: a.paths().values().map(|p| p.remote).collect(),
-                port: a.peer_port(),
-                tag: a.local_tag(),
-            },
+            Some(a) if a.state() != State::Closed => {
+                // Called for every packet: compare in place, allocate only on a change.
+                if self.keys.get(&id).is_some_and(|k| k.describe(a)) {
+                    return;
+                }
+                IndexKeys::of(a)
+            }
             _ => {
                 self.unindex(id);
                 return;
             }
         };
-        if self.keys.get(&id) == Some(&keys) {
-            return;
-        }
         self.unindex(id);
         for &r in &keys.peers {
             self.index_peer((r, keys.port), id);

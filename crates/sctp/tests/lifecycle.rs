@@ -69,9 +69,12 @@ fn a_restart_that_drops_an_address_moves_no_other_path() {
 fn a_closed_association_leaves_the_endpoint_and_ids_are_never_reused() {
     let mut h = connected(1);
     assert_eq!(h.assoc[CLIENT], Some(AssocId::new(0)));
+    let tag = h.assoc_ref(SERVER).local_tag();
+    assert_eq!(h.eps[SERVER].association_by_tag(tag), Some(AssocId::new(0)));
     let now = h.now;
     h.assoc(CLIENT).shutdown(now);
     h.run_for(ms(100));
+    assert_eq!(h.eps[SERVER].association_by_tag(tag), None);
     for side in [CLIENT, SERVER] {
         assert!(h.eps[side].is_empty(), "side {side}: the closed association was removed");
         assert!(h.eps[side].association(AssocId::new(0)).is_none());

@@ -6,8 +6,10 @@ mod harness;
 
 use harness::{addr, Harness, CLIENT, PORTS, SERVER};
 use sctp::wire::{Chunk, CommonHeader, Packet};
-use sctp::{Config, State, Timer};
+use sctp::{Config, Event, PathId, PathState, State, Timer};
 use simtime::{Duration, Instant};
+
+const P0: PathId = PathId::new(0);
 
 fn ms(v: u64) -> Duration {
     Duration::from_millis(v)
@@ -68,4 +70,61 @@ fn a_delayed_sack_pending_in_shutdown_ack_sent_does_not_leave_a_deadline_in_the_
         sent_now(&mut h, SERVER, at);
         while h.assoc(SERVER).poll_event().is_some() {}
     }
+}
+
+#[test]
+fn a_shutdown_in_shutdown_pending_is_answered_with_shutdown_ack_alone() {
+    let mut h = connected(1);
+    let now = h.now;
+    h.assoc(CLIENT).send(0, 0, false, &[1; 100]).unwrap();
+    let data = sent_now(&mut h, CLIENT, now);
+    assert!(matches!(data.as_slice(), [Chunk::Data(_)]), "{data:?}");
+    h.assoc(CLIENT).shutdown(now);
+    assert_eq!(h.assoc_ref(CLIENT).state(), State::ShutdownPending);
+    // The server shuts down too, and its SHUTDOWN acknowledges the client's data: the client
+    // enters SHUTDOWN-RECEIVED (§9.2), finds everything acknowledged and sends SHUTDOWN ACK;
+    // never a SHUTDOWN of its own, and no T5-shutdown-guard (only the SHUTDOWN sender runs
+    // it).
+    let tag = h.assoc_ref(CLIENT).local_tag();
+    let cum = h.assoc_ref(CLIENT).highest_tsn_sent();
+    let t = now + ms(20);
+    let sent = deliver(&mut h, SERVER, &packet(SERVER, tag, Chunk::Shutdown { cumulative_tsn_ack: cum }), t);
+    assert_eq!(sent, vec![Chunk::ShutdownAck]);
+    let c = h.assoc_ref(CLIENT);
+    assert_eq!(c.state(), State::ShutdownAckSent);
+    assert_eq!(c.timer(Timer::T5), None);
+    assert!(c.timer(Timer::T2).is_some());
+}
+
+#[test]
+fn t2_shutdown_expiries_count_against_the_destination() {
+    // Two paths; the server's SHUTDOWN ACKs are lost on path 0 (the primary): each T2 expiry
+    // counts one error on that destination as well as on the association (§9.2, §8.2), so
+    // after Path.Max.Retrans + 1 of them it is inactive and the SHUTDOWN ACK goes to the
+    // other one, which completes the shutdown.
+    let config = Config { path_max_retrans: 2, ..Config::default() };
+    let mut h = Harness::new(config.clone(), config, 2, ms(10), 7);
+    h.connect();
+    h.run_for(ms(200));
+    assert_eq!(h.assoc_ref(SERVER).primary(), P0);
+    h.set_link(0, false);
+    let now = h.now;
+    let tag = h.assoc_ref(SERVER).local_tag();
+    let cum = h.assoc_ref(SERVER).highest_tsn_sent();
+    let sent = deliver(&mut h, CLIENT, &packet(CLIENT, tag, Chunk::Shutdown { cumulative_tsn_ack: cum }), now);
+    assert_eq!(sent, vec![Chunk::ShutdownAck]);
+    assert_eq!(h.assoc_ref(SERVER).state(), State::ShutdownAckSent);
+    // The client is not told (its association stays ESTABLISHED and answers nothing); only
+    // the server's counters matter here. Let time run.
+    h.run_for(Duration::from_secs(30));
+    let s = h.assoc_ref(SERVER);
+    let inactive =
+        h.event_times(SERVER, |e| matches!(e, Event::PathStateChanged { path: P0, to: PathState::Inactive, .. }));
+    assert_eq!(inactive.len(), 1, "{:?}", h.events[SERVER]);
+    assert_eq!(s.paths()[P0].state, PathState::Inactive);
+    assert!(s.paths()[P0].error_count >= 3, "{}", s.paths()[P0].error_count);
+    let p1_acks = h.sent.iter().filter(|(t, side, link, p)| {
+        *t > now && *side == SERVER && *link == 1 && Packet::parse(p).unwrap().chunks.contains(&Chunk::ShutdownAck)
+    });
+    assert!(p1_acks.count() > 0, "the SHUTDOWN ACK went to the other destination");
 }

@@ -632,8 +632,12 @@ impl Association {
         }
     }
 
+    /// Starts T2-shutdown with the RTO of the destination the SHUTDOWN or SHUTDOWN ACK goes
+    /// to, and remembers that destination: an expiry counts against it.
     fn start_t2(&mut self, now: Instant) {
-        let rto = self.paths.get(self.shutdown_path()).map_or(self.config.rto_initial, |p| p.rto.rto);
+        let p = self.shutdown_path();
+        self.t2_path = p;
+        let rto = self.paths.get(p).map_or(self.config.rto_initial, |p| p.rto.rto);
         self.timers.set(Timer::T2, now + rto);
     }
 
@@ -662,6 +666,12 @@ impl Association {
 
     pub(super) fn on_shutdown(&mut self, now: Instant, cum: u32) {
         match self.state {
+            // §9.2: the receiver of a SHUTDOWN enters SHUTDOWN-RECEIVED, then checks with the
+            // Cumulative TSN Ack that the sender has all its DATA. In SHUTDOWN-PENDING too: the
+            // peer's shutdown now carries ours, so no SHUTDOWN of our own follows (and no
+            // T5-shutdown-guard, which guards a SHUTDOWN we sent); once everything is
+            // acknowledged the answer is SHUTDOWN ACK. In SHUTDOWN-RECEIVED a later SHUTDOWN's
+            // Cumulative TSN Ack is processed likewise.
             State::Established | State::ShutdownPending | State::ShutdownReceived => {
                 let sack = SackChunk {
                     cumulative_tsn_ack: cum,
@@ -669,8 +679,8 @@ impl Association {
                     gap_ack_blocks: Vec::new(),
                     duplicate_tsns: Vec::new(),
                 };
-                self.process_sack(now, &sack, false);
                 self.set_state(State::ShutdownReceived);
+                self.process_sack(now, &sack, false);
                 self.maybe_progress_shutdown(now);
             }
             State::ShutdownSent => {
@@ -691,14 +701,23 @@ impl Association {
         }
     }
 
-    /// T2-shutdown expired: count the error and retransmit SHUTDOWN or SHUTDOWN ACK.
+    /// T2-shutdown expired (§9.2): as for a T3-rtx expiry, the destination the SHUTDOWN or
+    /// SHUTDOWN ACK went to backs off its RTO and counts an error, and so does the
+    /// association (§8.1, §8.2): the destination may become PF or inactive, and the next
+    /// retransmission then goes to an active one; past Association.Max.Retrans the
+    /// association fails. Otherwise retransmit and restart T2.
     pub(super) fn on_t2_expiry(&mut self, now: Instant) {
         self.timers.stop(Timer::T2);
         self.t2_retransmits += 1;
-        self.error_count += 1;
-        if self.error_count > self.config.assoc_max_retrans {
-            self.close(CloseReason::AssociationFailure);
-            return;
+        let p = self.t2_path;
+        if let Some(path) = self.paths.get_mut(p) {
+            path.rto.back_off(&self.config);
+            self.path_error(now, p);
+        } else {
+            self.error_count += 1;
+            if self.error_count > self.config.assoc_max_retrans {
+                self.close(CloseReason::AssociationFailure);
+            }
         }
         match self.state {
             State::ShutdownSent => self.queue_shutdown(),
@@ -708,8 +727,6 @@ impl Association {
             }
             _ => return,
         }
-        let p = self.shutdown_path();
-        self.paths[p].rto.back_off(&self.config);
         self.start_t2(now);
     }
 }

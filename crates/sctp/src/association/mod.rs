@@ -319,6 +319,8 @@ pub struct Association {
     /// went to.
     handshake_chunk: Option<(PathId, Chunk)>,
     t2_retransmits: u32,
+    /// Destination of the SHUTDOWN or SHUTDOWN ACK that T2-shutdown times.
+    t2_path: PathId,
     out: Outbound,
     /// Scratch space for SACK processing, kept to avoid allocating per SACK.
     sack_tallies: SackTallies,
@@ -366,6 +368,7 @@ impl Association {
             t1_rto,
             handshake_chunk: None,
             t2_retransmits: 0,
+            t2_path: PathId::default(),
             out,
             sack_tallies: SackTallies::default(),
             inb,
