@@ -10,10 +10,10 @@
 use std::net::Ipv4Addr;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use netsim::apps::sctp::{SctpApp, SctpAppConfig, SctpRole};
 use netsim::loss::LossConfig;
 use netsim::network::{ChannelConfig, NodeKind};
 use netsim::queue::{QueueConfig, QueueLimit};
-use netsim::apps::sctp::{SctpApp, SctpAppConfig, SctpRole};
 use netsim::wire::PROTO_SCTP;
 use netsim::world::{RunResult, WorldBuilder};
 use netsim::{Duration, Instant};
