@@ -3,7 +3,7 @@
 use std::path::Path;
 
 use netsim::apps::onoff::UdpOnOff;
-use netsim::apps::sctp::SctpApp;
+use netsim::apps::sctp::{SctpApp, SctpRole};
 use netsim::apps::tcp::{TcpBulk, TcpSink};
 use netsim::apps::udp::{UdpCbr, UdpSink};
 use netsim::apps::vbr::UdpVbr;
@@ -68,6 +68,17 @@ impl Scenario {
                     // The endpoint's RNG (tags, initial TSNs, heartbeat jitter) comes from the
                     // run's seed and the application's name.
                     config.seed = rand::RngCore::next_u64(&mut b.rng().stream(&format!("app/{}/sctp", config.name)));
+                    // One flow per association the application opens, named as the
+                    // association is in results (`<name>`, then `<name>/assoc<k>`).
+                    if let SctpRole::Bulk { more_peers, .. } = &config.role {
+                        let n = 1 + more_peers.len();
+                        config.flows = (0..n)
+                            .map(|k| if k == 0 { config.name.clone() } else { format!("{}/assoc{k}", config.name) })
+                            .map(|name| b.flow(&name))
+                            .collect();
+                    } else if let SctpRole::Requests { .. } = &config.role {
+                        config.flows = vec![b.flow(&config.name)];
+                    }
                     let port = config.port;
                     let agent = b.agent(node_ids[*node], Box::new(SctpApp::new(config)));
                     let bound = b.bind_port(agent, PROTO_SCTP, port);
