@@ -517,7 +517,6 @@ impl Association {
         self.t2_retransmits = 0;
         self.handshake_chunk = None;
         self.error_count = 0;
-        self.force_packet = None;
         // Nothing built for the old association goes out any more.
         self.control.clear();
         self.transmits.clear();
@@ -610,12 +609,7 @@ impl Association {
     pub(super) fn on_shutdown(&mut self, now: Instant, cum: u32) {
         match self.state {
             State::Established | State::ShutdownPending | State::ShutdownReceived => {
-                let sack = SackChunk {
-                    cumulative_tsn_ack: cum,
-                    a_rwnd: 0,
-                    gap_ack_blocks: Vec::new(),
-                    duplicate_tsns: Vec::new(),
-                };
+                let sack = SackChunk { cumulative_tsn_ack: cum, ..SackChunk::default() };
                 self.process_sack(now, &sack, false);
                 self.state = State::ShutdownReceived;
                 self.maybe_progress_shutdown(now);

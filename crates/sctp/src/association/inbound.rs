@@ -334,6 +334,7 @@ impl Inbound {
         self.sack_timer = None;
         self.last_advertised = self.a_rwnd();
         SackChunk {
+            flags: 0,
             cumulative_tsn_ack: cum,
             a_rwnd: self.last_advertised,
             gap_ack_blocks,

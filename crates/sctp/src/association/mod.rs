@@ -45,7 +45,9 @@ use rand::{Rng, RngCore, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use simtime::{Duration, Instant};
 
+use crate::cmt::{PathScheduler, PathsView, RetransmitPolicy};
 use crate::config::Config;
+use crate::congestion::GroupView;
 use crate::wire::{unknown_chunk_action, Chunk, ChunkView, DataRef, ErrorCause, HeaderView, UnknownAction};
 
 use buffers::BufferPool;
@@ -325,8 +327,14 @@ pub struct Association {
     sack_path: PathId,
     /// Control chunks waiting for the next packet to their destination.
     control: VecDeque<(PathId, Chunk)>,
-    /// Send one packet to this destination even if cwnd is full (§6.3.3 E3, §7.2.4).
-    force_packet: Option<PathId>,
+    /// Chooses the destinations of new data.
+    scheduler: Box<dyn PathScheduler>,
+    /// The destinations the scheduler chose (scratch space kept between flushes).
+    schedule: Vec<PathId>,
+    /// Chooses where retransmissions go.
+    retransmit_policy: Box<dyn RetransmitPolicy>,
+    /// Every path as the congestion controllers see it on a SACK (refilled per SACK).
+    group_view: GroupView,
     /// Association error counter (§8.1).
     error_count: u32,
     transmits: VecDeque<Transmit>,
@@ -368,7 +376,10 @@ impl Association {
             buffers: BufferPool::new(config.pmtu as usize),
             sack_path: 0,
             control: VecDeque::new(),
-            force_packet: None,
+            scheduler: config.scheduler.build(),
+            schedule: Vec::new(),
+            retransmit_policy: config.retransmit.build(),
+            group_view: GroupView::default(),
             error_count: 0,
             transmits: VecDeque::new(),
             events: VecDeque::new(),
@@ -816,6 +827,11 @@ impl Association {
         }
         let offset = self.rng.random_range(0..=2 * half);
         Duration::from_nanos((base.as_nanos() + offset).saturating_sub(half))
+    }
+
+    /// The destinations as the multipath algorithms see them.
+    fn paths_view(&self) -> PathsView<'_> {
+        PathsView::new(&self.paths, self.primary, self.data_path)
     }
 
     /// The heartbeat nonce of a new path.

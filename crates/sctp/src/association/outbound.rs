@@ -7,21 +7,13 @@ use std::collections::VecDeque;
 
 use simtime::Instant;
 
+use crate::cmt::{PathsView, RtxKind};
 use crate::congestion::AckInfo;
 use crate::wire::{Chunk, CommonHeader, DataRef, PacketBuilder, SackChunk};
 
 use super::buffers::BufferPool;
 use super::tsn::{tsn_gt, tsn_le, tsn_lt};
 use super::{Association, Event, PathId, State, Transmit};
-
-/// Why a chunk is marked for retransmission.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum RtxKind {
-    /// Three miss indications (§7.2.4).
-    Fast,
-    /// T3-rtx expired (§6.3.3).
-    Timeout,
-}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum SentState {
@@ -176,7 +168,7 @@ impl Outbound {
     }
 }
 
-/// Per-path tallies of one SACK (scratch space kept between SACKs).
+/// What one SACK did, per destination and overall (scratch space kept between SACKs).
 #[derive(Debug, Default)]
 pub(crate) struct SackTallies {
     /// Flight size before the SACK (§7.2.1 and §7.2.2 compare cwnd with it).
@@ -187,10 +179,19 @@ pub(crate) struct SackTallies {
     cum_acked_on: Vec<bool>,
     /// Chunks newly marked for fast retransmission (§7.2.4).
     fast: Vec<u32>,
+    /// Highest TSN newly acknowledged among the chunks last sent to each destination (the
+    /// per-destination miss-indication bookkeeping split fast retransmit counts against).
+    highest_newly_acked_on: Vec<Option<u32>>,
+    /// Highest TSN newly acknowledged, whatever its destination (§7.2.4 HTNA).
+    highest_newly_acked: Option<u32>,
+    /// Highest TSN the SACK reports received (the cumulative ack or a gap block's end).
+    highest_reported: u32,
+    /// The SACK advanced the cumulative TSN ack point.
+    cum_advanced: bool,
 }
 
 impl SackTallies {
-    fn reset(&mut self, paths: &[super::Path]) {
+    fn reset(&mut self, paths: &[super::Path], cum_advanced: bool, cum: u32) {
         self.flight_before.clear();
         self.flight_before.extend(paths.iter().map(|p| p.flight_size));
         for v in [&mut self.acked, &mut self.fast] {
@@ -199,6 +200,22 @@ impl SackTallies {
         }
         self.cum_acked_on.clear();
         self.cum_acked_on.resize(paths.len(), false);
+        self.highest_newly_acked_on.clear();
+        self.highest_newly_acked_on.resize(paths.len(), None);
+        self.highest_newly_acked = None;
+        self.highest_reported = cum;
+        self.cum_advanced = cum_advanced;
+    }
+
+    /// `tsn`, last sent to `path`, is newly acknowledged.
+    fn note_newly_acked(&mut self, path: PathId, tsn: u32) {
+        if self.highest_newly_acked.is_none_or(|h| tsn_gt(tsn, h)) {
+            self.highest_newly_acked = Some(tsn);
+        }
+        let on = &mut self.highest_newly_acked_on[path];
+        if on.is_none_or(|h| tsn_gt(tsn, h)) {
+            *on = Some(tsn);
+        }
     }
 }
 
@@ -217,47 +234,62 @@ impl Association {
         self.process_sack(now, sack, true);
     }
 
-    /// Processes a SACK (or the cumulative TSN ack of a SHUTDOWN, with `update_rwnd` false).
+    /// Processes a SACK (or the cumulative TSN ack of a SHUTDOWN, with `update_rwnd` false),
+    /// in phases: validity, the cumulative ack, the gap ack blocks, miss indications,
+    /// congestion control, the peer's rwnd, the T3-rtx timers.
     pub(super) fn process_sack(&mut self, now: Instant, sack: &SackChunk, update_rwnd: bool) {
         let cum = sack.cumulative_tsn_ack;
-        // §6.2.1 D i: a SACK older than the cumulative TSN ack point is ignored; one
-        // acknowledging TSNs never sent is a protocol violation, also ignored here.
-        if tsn_lt(cum, self.out.cum_ack) || !tsn_lt(cum, self.out.next_tsn) {
+        if !self.sack_is_current(cum) {
             return;
         }
-        let n = self.paths.len();
         // Per-path tallies live in buffers kept in the association: a SACK arrives for every
         // second packet, and allocating them each time was a measurable share of the cost.
         let mut t = std::mem::take(&mut self.sack_tallies);
-        t.reset(&self.paths);
-        let SackTallies { flight_before, acked, cum_acked_on, fast } = &mut t;
-        let cum_advanced = tsn_gt(cum, self.out.cum_ack);
-        let mut highest_newly_acked: Option<u32> = None;
+        t.reset(&self.paths, tsn_gt(cum, self.out.cum_ack), cum);
+        self.ack_cumulative(now, cum, &mut t);
+        self.ack_gap_blocks(now, sack, &mut t);
+        self.count_miss_indications(sack, &mut t);
+        self.update_congestion(cum, &t);
+        if update_rwnd {
+            self.update_peer_rwnd(sack.a_rwnd);
+        }
+        self.update_t3_timers(now, &t);
+        self.sack_tallies = t;
+        self.maybe_progress_shutdown(now);
+    }
 
-        // Cumulative part.
+    /// §6.2.1 D i: a SACK older than the cumulative TSN ack point is ignored; one
+    /// acknowledging TSNs never sent is a protocol violation, also ignored here.
+    fn sack_is_current(&self, cum: u32) -> bool {
+        !tsn_lt(cum, self.out.cum_ack) && tsn_lt(cum, self.out.next_tsn)
+    }
+
+    /// The chunks up to the cumulative TSN ack leave the queue.
+    fn ack_cumulative(&mut self, now: Instant, cum: u32, t: &mut SackTallies) {
         while self.out.sent.front().is_some_and(|s| tsn_le(s.tsn, cum)) {
             let Some(s) = self.out.sent.pop_front() else { break };
             self.out.buffered = self.out.buffered.saturating_sub(s.frag.len());
             if s.state != SentState::Acked {
                 // §6.3.2 R3 concerns data outstanding on the path, not chunks marked for
                 // retransmission.
-                cum_acked_on[s.path] |= s.state == SentState::InFlight;
-                self.newly_acked(now, &s, acked);
-                highest_newly_acked = Some(s.tsn);
+                t.cum_acked_on[s.path] |= s.state == SentState::InFlight;
+                self.newly_acked(now, &s, &mut t.acked);
+                t.note_newly_acked(s.path, s.tsn);
             }
             self.buffers.give(s.frag.data);
         }
         self.out.cum_ack = cum;
+    }
 
-        // Gap ack blocks: TSN cum + k is sent[k - 1].
-        let mut highest_reported = cum;
+    /// Gap ack blocks: TSN cum + k is sent[k - 1].
+    fn ack_gap_blocks(&mut self, now: Instant, sack: &SackChunk, t: &mut SackTallies) {
         for block in &sack.gap_ack_blocks {
             if block.start == 0 || block.end < block.start {
                 continue;
             }
             for k in block.start..=block.end {
                 let Some(s) = self.out.sent.get(usize::from(k) - 1) else { break };
-                highest_reported = s.tsn;
+                t.highest_reported = s.tsn;
                 if s.state == SentState::Acked {
                     continue;
                 }
@@ -265,60 +297,70 @@ impl Association {
                 let s = &self.out.sent[usize::from(k) - 1];
                 let path = s.path;
                 let (len, state, tx, sent_at) = (s.frag.len(), s.state, s.transmissions, s.sent_at);
-                self.account_ack(now, path, tsn, len, state, tx, sent_at, acked);
+                self.account_ack(now, path, tsn, len, state, tx, sent_at, &mut t.acked);
                 self.out.sent[usize::from(k) - 1].state = SentState::Acked;
-                if highest_newly_acked.is_none_or(|h| tsn_gt(tsn, h)) {
-                    highest_newly_acked = Some(tsn);
-                }
+                t.note_newly_acked(path, tsn);
             }
         }
+    }
 
-        // §7.2.4 miss indications (HTNA): TSNs missing below the highest TSN newly
-        // acknowledged. In Fast Recovery, a SACK advancing the cumulative ack counts every
-        // TSN reported missing.
+    /// §7.2.4 miss indications (HTNA): TSNs missing below the highest TSN newly
+    /// acknowledged. In Fast Recovery, a SACK advancing the cumulative ack counts every
+    /// TSN reported missing.
+    fn count_miss_indications(&mut self, sack: &SackChunk, t: &mut SackTallies) {
+        let cum = self.out.cum_ack;
         let any_fr = self.paths.iter().any(|p| p.fast_recovery_exit.is_some());
-        let limit = match highest_newly_acked {
-            Some(h) if any_fr && cum_advanced => Some(if tsn_gt(highest_reported, h) { highest_reported } else { h }),
+        let limit = match t.highest_newly_acked {
+            Some(h) if any_fr && t.cum_advanced => {
+                Some(if tsn_gt(t.highest_reported, h) { t.highest_reported } else { h })
+            }
             other => other,
         };
-        if let Some(limit) = limit {
-            // Chunks the SACK covers are marked acknowledged by now, so the missing ones lie
-            // in its holes: walk those (TSN cum + k is sent[k - 1]), not the whole queue.
-            // Offsets 1..end lie below `limit`, which may be at or below `cum` (the highest
-            // chunk newly acked can sit under chunks gap-acked before).
-            let end = if tsn_gt(limit, cum) { limit.wrapping_sub(cum) as usize } else { 0 };
-            let mut next = 1usize;
-            for block in &sack.gap_ack_blocks {
-                if block.start == 0 || block.end < block.start {
-                    continue;
-                }
-                let start = usize::from(block.start).min(end);
-                self.count_misses(next, start, fast);
-                next = next.max(usize::from(block.end) + 1);
+        let Some(limit) = limit else { return };
+        // Chunks the SACK covers are marked acknowledged by now, so the missing ones lie
+        // in its holes: walk those (TSN cum + k is sent[k - 1]), not the whole queue.
+        // Offsets 1..end lie below `limit`, which may be at or below `cum` (the highest
+        // chunk newly acked can sit under chunks gap-acked before).
+        let end = if tsn_gt(limit, cum) { limit.wrapping_sub(cum) as usize } else { 0 };
+        let mut next = 1usize;
+        for block in &sack.gap_ack_blocks {
+            if block.start == 0 || block.end < block.start {
+                continue;
             }
-            self.count_misses(next, end, fast);
+            let start = usize::from(block.start).min(end);
+            self.count_misses(next, start, &mut t.fast);
+            next = next.max(usize::from(block.end) + 1);
         }
+        self.count_misses(next, end, &mut t.fast);
+    }
 
-        // §7.2.1 / §7.2.2 window growth first, then §7.2.4 reductions.
-        for p in 0..n {
-            let path = &mut self.paths[p];
-            if acked[p] > 0 {
-                path.stats.bytes_acked += u64::from(acked[p]);
+    /// §7.2.1 / §7.2.2 window growth first, then §7.2.4 reductions. The controllers see
+    /// their path's SRTT and every path of the association, taken once for this SACK.
+    fn update_congestion(&mut self, cum: u32, t: &SackTallies) {
+        let mut group = std::mem::take(&mut self.group_view);
+        if t.acked.iter().any(|&a| a > 0) {
+            group.refill(self.paths.iter().enumerate());
+        }
+        for (p, path) in self.paths.iter_mut().enumerate() {
+            if t.acked[p] > 0 {
+                path.stats.bytes_acked += u64::from(t.acked[p]);
                 let info = AckInfo {
-                    bytes_acked: acked[p],
-                    flight_before: flight_before[p],
-                    cum_advanced,
+                    bytes_acked: t.acked[p],
+                    flight_before: t.flight_before[p],
+                    cum_advanced: t.cum_advanced,
                     in_fast_recovery: path.fast_recovery_exit.is_some(),
                     all_acked: path.flight_size == 0,
+                    srtt: path.rto.srtt,
                 };
-                path.controller.on_ack(&mut path.cc, &info);
+                path.controller.on_ack(&mut path.cc, &info, &group);
             }
             if path.fast_recovery_exit.is_some_and(|exit| tsn_le(exit, cum)) {
                 path.fast_recovery_exit = None;
             }
         }
+        self.group_view = group;
         let highest_outstanding = self.out.next_tsn.wrapping_sub(1);
-        for (p, &count) in fast.iter().enumerate() {
+        for (p, &count) in t.fast.iter().enumerate() {
             if count == 0 {
                 continue;
             }
@@ -328,28 +370,28 @@ impl Association {
                 path.fast_recovery_exit = Some(highest_outstanding);
             }
             path.rtt_probe = None;
-            self.force_packet = Some(p);
+            path.force_packet = Some(RtxKind::Fast);
             self.events.push_back(Event::FastRetransmit { path: p, chunks: count });
         }
+    }
 
-        // §6.2.1 D iv: rwnd = a_rwnd less the bytes still in flight.
-        if update_rwnd {
-            // The per-path flight sizes add up to the bytes in flight (no scan of the queue).
-            let in_flight: u32 = self.paths.iter().map(|p| p.flight_size).sum();
-            self.out.peer_rwnd = sack.a_rwnd.saturating_sub(in_flight);
-        }
+    /// §6.2.1 D iv: rwnd = a_rwnd less the bytes still in flight.
+    fn update_peer_rwnd(&mut self, a_rwnd: u32) {
+        // The per-path flight sizes add up to the bytes in flight (no scan of the queue).
+        let in_flight: u32 = self.paths.iter().map(|p| p.flight_size).sum();
+        self.out.peer_rwnd = a_rwnd.saturating_sub(in_flight);
+    }
 
-        // §6.3.2 R2/R3: stop T3 where nothing is outstanding; restart it where the earliest
-        // outstanding TSN was acknowledged.
-        for (path, &restart) in self.paths.iter_mut().zip(cum_acked_on.iter()) {
+    /// §6.3.2 R2/R3: stop T3 where nothing is outstanding; restart it where the earliest
+    /// outstanding TSN was acknowledged.
+    fn update_t3_timers(&mut self, now: Instant, t: &SackTallies) {
+        for (path, &restart) in self.paths.iter_mut().zip(t.cum_acked_on.iter()) {
             if path.flight_size == 0 {
                 path.t3_rtx = None;
             } else if restart {
                 path.t3_rtx = Some(now + path.rto.rto);
             }
         }
-        self.sack_tallies = t;
-        self.maybe_progress_shutdown(now);
     }
 
     /// §7.2.4: one miss indication for each chunk in flight at offsets `from..to` past the
@@ -447,44 +489,21 @@ impl Association {
         path.rtt_probe = None;
         let rto = path.rto.rto;
         self.events.push_back(Event::T3Timeout { path: p, rto });
-        // E3: one packet of the earliest marked chunks goes out at once, to an alternate.
-        self.force_packet = Some(self.alternate(p));
+        // E3: one packet of the earliest marked chunks goes out at once, to where the
+        // retransmission policy sends them (§6.4: an alternate); the rest wait for cwnd.
+        let view = PathsView::new(&self.paths, self.primary, self.data_path);
+        let dst = self.retransmit_policy.destination(&view, p, RtxKind::Timeout);
+        if let Some(path) = self.paths.get_mut(dst) {
+            path.force_packet = Some(RtxKind::Timeout);
+        }
         self.path_error(now, p);
     }
 
     // ----- destination choice (§6.4) -----
 
-    /// Where new data goes: the primary if usable; else the first usable destination after
-    /// it; else (every destination PF or inactive, RFC 7829 dormant state) the PF
-    /// destination with the fewest errors, or the primary.
-    pub(super) fn select_data_path(&self) -> PathId {
-        let n = self.paths.len();
-        if self.paths[self.primary].is_usable() {
-            return self.primary;
-        }
-        if let Some(p) = (1..n).map(|k| (self.primary + k) % n).find(|&p| self.paths[p].is_usable()) {
-            return p;
-        }
-        self.paths
-            .iter()
-            .enumerate()
-            .filter(|(_, p)| p.confirmed && p.state == super::PathState::PotentiallyFailed)
-            .min_by_key(|(i, p)| (p.error_count, *i != self.primary))
-            .map_or(self.primary, |(i, _)| i)
-    }
-
     /// An active destination other than `p` for retransmissions (§6.4), or `p` itself.
     pub(super) fn alternate(&self, p: PathId) -> PathId {
-        let n = self.paths.len();
-        (1..n).map(|k| (p + k) % n).find(|&q| self.paths[q].is_usable()).unwrap_or(p)
-    }
-
-    fn retransmit_path(&self, s: &Sent) -> PathId {
-        match s.state {
-            SentState::Marked(RtxKind::Timeout) => self.alternate(s.path),
-            _ if self.paths[s.path].state == super::PathState::Active => s.path,
-            _ => self.alternate(s.path),
-        }
+        self.paths_view().alternate(p)
     }
 
     // ----- packet building (§6.1, §6.10) -----
@@ -567,30 +586,40 @@ impl Association {
         if let Some(o) = open {
             self.close_packet(o);
         }
-        self.force_packet = None;
+        for path in &mut self.paths {
+            path.force_packet = None;
+        }
     }
 
     /// Chunks marked for retransmission, lowest TSN first (§6.1 C), within each
-    /// destination's cwnd except for one forced packet (§6.3.3 E3, §7.2.4 step 3).
+    /// destination's cwnd except for one forced packet per destination (§6.3.3 E3, §7.2.4
+    /// step 3).
     fn fill_retransmissions(&mut self, now: Instant, open: &mut Option<Open>) {
         if self.out.marked == 0 {
             return;
         }
-        let mut forced_path = self.force_packet;
-        let mut forced_bytes = 0usize;
+        let n = self.paths.len();
+        let room = self.config.max_packet() - 12;
+        // DATA bytes in each destination's forced packet so far.
+        let mut forced_bytes = vec![0usize; n];
         // A destination whose cwnd refused its lowest marked chunk takes no later ones in
         // this flush (lowest TSN first); once every possible destination is full the scan
         // stops, instead of visiting every marked chunk on every packet received.
-        let mut blocked = vec![false; self.paths.len()];
+        let mut blocked = vec![false; n];
         for i in 0..self.out.sent.len() {
             if self.out.marked == 0 {
                 break;
             }
             let SentState::Marked(kind) = self.out.sent[i].state else { continue };
-            let dst = self.retransmit_path(&self.out.sent[i]);
+            let view = PathsView::new(&self.paths, self.primary, self.data_path);
+            let dst = self.retransmit_policy.destination(&view, self.out.sent[i].path, kind);
+            if dst >= n {
+                continue;
+            }
             let len = self.out.sent[i].frag.len();
             let chunk_len = (16 + len as usize).next_multiple_of(4);
-            let forced = forced_path == Some(dst) && forced_bytes + chunk_len <= self.config.max_packet() - 12;
+            let force = self.paths[dst].force_packet;
+            let forced = force.is_some() && forced_bytes[dst] + chunk_len <= room;
             if !forced && (blocked[dst] || !self.paths[dst].cwnd_allows(len)) {
                 blocked[dst] = true;
                 if self.all_destinations_blocked(&blocked) {
@@ -599,9 +628,9 @@ impl Association {
                 continue;
             }
             if forced {
-                forced_bytes += chunk_len;
-            } else if forced_path == Some(dst) {
-                forced_path = None;
+                forced_bytes[dst] += chunk_len;
+            } else if force.is_some() {
+                self.paths[dst].force_packet = None;
             }
             let builder = self.packet_for(open, dst, chunk_len);
             let from = self.out.sent[i].path;
@@ -632,8 +661,8 @@ impl Association {
     }
 
     /// True if no retransmission can go anywhere: every usable destination is `blocked`.
-    /// While one destination is usable, [`Association::retransmit_path`] picks only usable
-    /// ones (an active path is usable once confirmed, and data only goes to confirmed ones).
+    /// While one destination is usable, the retransmission policy picks only usable ones
+    /// (an active path is usable once confirmed, and data only goes to confirmed ones).
     fn all_destinations_blocked(&self, blocked: &[bool]) -> bool {
         let mut any_usable = false;
         for (path, &b) in self.paths.iter().zip(blocked) {
@@ -649,12 +678,29 @@ impl Association {
         any_usable
     }
 
-    /// New data to the selected destination, within cwnd, the peer's rwnd and Max.Burst.
+    /// New data to the destinations the path scheduler chooses, each filled in turn within
+    /// its cwnd and Max.Burst and the peer's rwnd.
     fn fill_new_data(&mut self, now: Instant, open: &mut Option<Open>) {
         if self.out.queue.is_empty() {
             return;
         }
-        let p = self.select_data_path();
+        let mut order = std::mem::take(&mut self.schedule);
+        order.clear();
+        let view = PathsView::new(&self.paths, self.primary, self.data_path);
+        self.scheduler.schedule(&view, &mut order);
+        for (k, &p) in order.iter().enumerate() {
+            if self.out.queue.is_empty() {
+                break;
+            }
+            if p < self.paths.len() && !order[..k].contains(&p) {
+                self.fill_new_data_on(now, open, p);
+            }
+        }
+        self.schedule = order;
+    }
+
+    /// New data to destination `p`, within its cwnd, the peer's rwnd and Max.Burst.
+    fn fill_new_data_on(&mut self, now: Instant, open: &mut Option<Open>, p: PathId) {
         self.apply_idle_rule(now, p);
         // §6.1 D, first method: within one transmission opportunity the window is at most
         // flightsize + Max.Burst * MTU (cwnd itself is not changed).

@@ -244,8 +244,14 @@ pub struct GapAckBlock {
 /// ```
 ///
 /// The counts must match the chunk length exactly, otherwise parsing fails.
+///
+/// The chunk flags are kept on parse and written back on emit: RFC 9260 reserves them (sent
+/// as zero, ignored on receipt), but Concurrent Multipath Transfer's delayed ack for CMT
+/// (DAC, Iyengar et al.) carries in them how many packets the SACK acknowledges.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct SackChunk {
+    /// Chunk flags (reserved by RFC 9260; zero unless an extension sets them).
+    pub flags: u8,
     /// Cumulative TSN ack.
     pub cumulative_tsn_ack: u32,
     /// Advertised receiver window credit, bytes.
@@ -257,7 +263,7 @@ pub struct SackChunk {
 }
 
 /// A typed chunk (RFC 9260 §3.3). Chunk flags that the RFC says to ignore on receipt are
-/// dropped on parse and written as zero on emit.
+/// dropped on parse and written as zero on emit, except a SACK's (see [`SackChunk`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Chunk {
     /// DATA, type 0 (§3.3.1).
@@ -423,7 +429,7 @@ impl Chunk {
             }
             1 => Chunk::Init(parse_init(value, "INIT chunk")?),
             2 => Chunk::InitAck(parse_init(value, "INIT ACK chunk")?),
-            3 => Chunk::Sack(parse_sack(value)?),
+            3 => Chunk::Sack(parse_sack(flags, value)?),
             4 => Chunk::Heartbeat { info: parse_heartbeat(value)? },
             5 => Chunk::HeartbeatAck { info: parse_heartbeat(value)? },
             6 => Chunk::Abort { t_bit: flags & FLAG_T != 0, causes: ErrorCause::parse_list(value)? },
@@ -468,6 +474,7 @@ impl Chunk {
         let flags = match self {
             Chunk::Data(d) => data_flags(d.immediate, d.unordered, d.beginning, d.ending),
             Chunk::Abort { t_bit: true, .. } | Chunk::ShutdownComplete { t_bit: true } => FLAG_T,
+            Chunk::Sack(s) => s.flags,
             Chunk::Unknown { flags, .. } => *flags,
             _ => 0,
         };
@@ -526,7 +533,7 @@ fn parse_init(value: &[u8], what: &'static str) -> Result<InitChunk, WireError> 
     })
 }
 
-fn parse_sack(value: &[u8]) -> Result<SackChunk, WireError> {
+fn parse_sack(flags: u8, value: &[u8]) -> Result<SackChunk, WireError> {
     let what = "SACK chunk";
     let mut r = Reader::new(value, what);
     let cumulative_tsn_ack = r.u32()?;
@@ -539,7 +546,7 @@ fn parse_sack(value: &[u8]) -> Result<SackChunk, WireError> {
     let gap_ack_blocks =
         (0..gaps).map(|_| Ok(GapAckBlock { start: r.u16()?, end: r.u16()? })).collect::<Result<_, WireError>>()?;
     let duplicate_tsns = (0..dups).map(|_| r.u32()).collect::<Result<_, _>>()?;
-    Ok(SackChunk { cumulative_tsn_ack, a_rwnd, gap_ack_blocks, duplicate_tsns })
+    Ok(SackChunk { flags, cumulative_tsn_ack, a_rwnd, gap_ack_blocks, duplicate_tsns })
 }
 
 fn parse_heartbeat(value: &[u8]) -> Result<Vec<u8>, WireError> {
