@@ -593,7 +593,10 @@ impl Association {
 
     /// Chunks marked for retransmission, lowest TSN first (§6.1 C), within each
     /// destination's cwnd except for one forced packet per destination (§6.3.3 E3, §7.2.4
-    /// step 3).
+    /// step 3). After a T3-rtx expiry that packet is all its destination gets in this
+    /// opportunity (E3; the rest are "sent as soon as cwnd allows (normally, when a SACK
+    /// arrives)"), as in Linux (net/sctp/outqueue.c sends one packet on a retransmission
+    /// timeout) and FreeBSD (one transmission out of a T3 timeout).
     fn fill_retransmissions(&mut self, now: Instant, open: &mut Option<Open>) {
         if self.out.marked == 0 {
             return;
@@ -620,7 +623,8 @@ impl Association {
             let chunk_len = (16 + len as usize).next_multiple_of(4);
             let force = self.paths[dst].force_packet;
             let forced = force.is_some() && forced_bytes[dst] + chunk_len <= room;
-            if !forced && (blocked[dst] || !self.paths[dst].cwnd_allows(len)) {
+            let waits = force == Some(RtxKind::Timeout) || !self.paths[dst].cwnd_allows(len);
+            if !forced && (blocked[dst] || waits) {
                 blocked[dst] = true;
                 if self.all_destinations_blocked(&blocked) {
                     break;
