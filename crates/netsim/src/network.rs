@@ -18,41 +18,17 @@ use std::net::Ipv4Addr;
 
 use rustc_hash::FxHashMap;
 
-use crate::agent::AgentId;
+use crate::event::{DropCounts, DropReason, Event, Location, NetEvent, NetObserver};
+use crate::ids::AgentId;
+pub use crate::ids::{IfaceId, LinkId, NodeId};
 use crate::kernel::{Scheduler, Ticket};
 use crate::loss::{LossConfig, LossModel};
 use crate::queue::{QueueConfig, QueueDisc, QueueDrop};
-use crate::recorder::{DropCounts, DropReason, FlowStats, Location, Names, TraceEvent, Tracer};
 use crate::rng::SimRng;
 use crate::routing::RoutingTable;
 use crate::stats::TimeAverage;
 use crate::time::{Duration, Instant};
 use crate::wire::{Packet, UdpView, PROTO_SCTP, PROTO_TCP, PROTO_UDP};
-use crate::world::Event;
-
-macro_rules! id_type {
-    ($(#[$doc:meta] $name:ident),*) => {$(
-        #[$doc]
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-        pub struct $name(pub u32);
-        impl $name {
-            /// Position in the owning table.
-            #[inline]
-            pub fn index(self) -> usize {
-                self.0 as usize
-            }
-        }
-    )*};
-}
-
-id_type!(
-    /// Index of a node in the network.
-    NodeId,
-    /// Index of an interface in the network.
-    IfaceId,
-    /// Index of a link in the network.
-    LinkId
-);
 
 /// Hosts originate and consume traffic; routers forward it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -213,34 +189,17 @@ pub struct Network {
     pub ifaces: Vec<Iface>,
     /// Links by id.
     pub links: Vec<Link>,
-    /// Flow counters by flow id.
-    pub flows: Vec<FlowStats>,
-    /// Entity names.
-    pub names: Names,
-    /// Trace sinks.
-    pub tracer: Tracer,
-    /// Every scheduled fault, so agents can tell when their route breaks.
-    pub fault_plan: Vec<(Instant, crate::fault::FaultAction)>,
     next_uid: u64,
 }
 
 impl Network {
     /// An empty network.
     pub fn new() -> Self {
-        Network {
-            nodes: Vec::new(),
-            ifaces: Vec::new(),
-            links: Vec::new(),
-            flows: Vec::new(),
-            names: Names::default(),
-            tracer: Tracer::default(),
-            fault_plan: Vec::new(),
-            next_uid: 0,
-        }
+        Network { nodes: Vec::new(), ifaces: Vec::new(), links: Vec::new(), next_uid: 0 }
     }
 
     /// Add a node.
-    pub fn add_node(&mut self, name: &str, kind: NodeKind) -> NodeId {
+    pub fn add_node(&mut self, kind: NodeKind) -> NodeId {
         self.nodes.push(Node {
             kind,
             ifaces: Vec::new(),
@@ -250,34 +209,24 @@ impl Network {
             protocols: FxHashMap::default(),
             ip_ident: 0,
         });
-        self.names.nodes.push(name.to_string());
         NodeId(self.nodes.len() as u32 - 1)
     }
 
-    /// Add an interface called `name` (shown as `node/name`) with address `addr` to `node`.
-    pub fn add_iface(&mut self, node: NodeId, name: &str, addr: Ipv4Addr) -> IfaceId {
+    /// Add an interface with address `addr` to `node`.
+    pub fn add_iface(&mut self, node: NodeId, addr: Ipv4Addr) -> IfaceId {
         let id = IfaceId(self.ifaces.len() as u32);
         self.ifaces.push(Iface { node, addr, up: true, link: None, rx_packets: 0, rx_bytes: 0 });
         self.nodes[node.index()].ifaces.push(id);
-        self.names.ifaces.push(format!("{}/{}", self.names.nodes[node.index()], name));
         id
     }
 
     /// Connect two interfaces with a link; `dirs[0]` carries `a -> b`.
-    pub fn add_link(&mut self, name: &str, a: IfaceId, b: IfaceId, dirs: [Channel; 2], cost: u64) -> LinkId {
+    pub fn add_link(&mut self, a: IfaceId, b: IfaceId, dirs: [Channel; 2], cost: u64) -> LinkId {
         let id = LinkId(self.links.len() as u32);
         self.ifaces[a.index()].link = Some((id, 0));
         self.ifaces[b.index()].link = Some((id, 1));
         self.links.push(Link { ends: [a, b], dirs, up: true, cost });
-        self.names.links.push(name.to_string());
         id
-    }
-
-    /// Register a flow for per-flow accounting; its id goes into the packets' metadata.
-    pub fn add_flow(&mut self, name: &str) -> u32 {
-        self.flows.push(FlowStats::default());
-        self.names.flows.push(name.to_string());
-        self.flows.len() as u32 - 1
     }
 
     /// Bind `agent` to (protocol, port) on `node`. Returns false if already taken.
@@ -306,10 +255,9 @@ impl Network {
         self.nodes[node.index()].ifaces.iter().copied().find(|i| self.ifaces[i.index()].addr == addr)
     }
 
-    /// The first scheduled link-down or interface-down on the static route from `node`
-    /// (leaving through the interface that owns `src`, when it reaches `dst`) to `dst`.
-    pub fn first_break_on_route(&self, node: NodeId, src: Ipv4Addr, dst: Ipv4Addr) -> Option<Instant> {
-        use crate::fault::FaultAction;
+    /// The links and interfaces (both ends of each hop) a packet from `node` with source
+    /// `src` to `dst` crosses on its static route; `None` if a hop has no route or no link.
+    pub fn route_elements(&self, node: NodeId, src: Ipv4Addr, dst: Ipv4Addr) -> Option<(Vec<LinkId>, Vec<IfaceId>)> {
         let (mut links, mut ifaces) = (Vec::new(), Vec::new());
         let mut at = node;
         let mut preferred = self.iface_with_addr(node, src);
@@ -326,15 +274,7 @@ impl Network {
             at = far_iface.node;
             preferred = None;
         }
-        self.fault_plan
-            .iter()
-            .filter(|(_, f)| match f {
-                FaultAction::LinkDown(l) => links.contains(l),
-                FaultAction::IfaceDown(i) => ifaces.contains(i),
-                _ => false,
-            })
-            .map(|(t, _)| *t)
-            .min()
+        Some((links, ifaces))
     }
 
     /// Next IPv4 identification value of `node`.
@@ -359,46 +299,60 @@ impl Network {
 
     /// A host originates `pkt`: route it by its addresses ([`Network::route_from`]) and
     /// transmit.
-    pub fn send_from(&mut self, node: NodeId, pkt: Packet, now: Instant, sched: &mut Scheduler<Event>) {
+    pub fn send_from<O: NetObserver + ?Sized>(
+        &mut self,
+        node: NodeId,
+        pkt: Packet,
+        now: Instant,
+        sched: &mut Scheduler<Event>,
+        obs: &mut O,
+    ) {
         let Some(ip) = pkt.ip() else {
-            return self.drop(pkt, DropReason::Malformed, Location::Node(node), now);
+            return self.drop(pkt, DropReason::Malformed, Location::Node(node), now, obs);
         };
         match self.route_from(node, Some(ip.src()), ip.dst()) {
-            Some(out) => self.transmit(out, pkt, now, sched),
-            None => self.drop(pkt, DropReason::NoRoute, Location::Node(node), now),
+            Some(out) => self.transmit(out, pkt, now, sched, obs),
+            None => self.drop(pkt, DropReason::NoRoute, Location::Node(node), now, obs),
         }
     }
 
     /// Hand `pkt` to interface `out` for transmission: into its queue, or straight onto the
     /// wire if the transmitter is idle.
-    pub fn transmit(&mut self, out: IfaceId, pkt: Packet, now: Instant, sched: &mut Scheduler<Event>) {
+    pub fn transmit<O: NetObserver + ?Sized>(
+        &mut self,
+        out: IfaceId,
+        pkt: Packet,
+        now: Instant,
+        sched: &mut Scheduler<Event>,
+        obs: &mut O,
+    ) {
         let iface = &self.ifaces[out.index()];
         if !iface.up {
-            return self.drop(pkt, DropReason::IfaceDown, Location::Iface(out), now);
+            return self.drop(pkt, DropReason::IfaceDown, Location::Iface(out), now, obs);
         }
         let Some((link_id, side)) = iface.link else {
-            return self.drop(pkt, DropReason::LinkDown, Location::Iface(out), now);
+            return self.drop(pkt, DropReason::LinkDown, Location::Iface(out), now, obs);
         };
         let link = &mut self.links[link_id.index()];
         if !link.up {
-            return self.drop(pkt, DropReason::LinkDown, Location::Link(link_id, out), now);
+            return self.drop(pkt, DropReason::LinkDown, Location::Link(link_id, out), now, obs);
         }
         let ch = &mut link.dirs[side];
         if pkt.len() > ch.config.mtu {
-            return self.drop(pkt, DropReason::MtuExceeded, Location::Iface(out), now);
+            return self.drop(pkt, DropReason::MtuExceeded, Location::Iface(out), now, obs);
         }
         if ch.sending.is_none() && ch.queue.len_packets() == 0 {
-            return self.start_tx(link_id, side, pkt, now, sched);
+            return self.start_tx(link_id, side, pkt, now, sched, obs);
         }
         // Only a traced run pays for the copy the Enqueue event shows after the queue took it.
-        let traced = self.tracer.enabled().then(|| pkt.clone());
+        let traced = obs.tracing().then(|| pkt.clone());
         match ch.queue.enqueue(pkt, now, &mut ch.queue_rng) {
             Ok(()) => {
                 ch.stats.enqueued += 1;
                 ch.note_backlog(now);
                 if let Some(pkt) = traced {
                     let backlog = ch.queue.len_packets();
-                    self.tracer.emit(now, &TraceEvent::Enqueue { iface: out, pkt: &pkt, backlog }, &self.names);
+                    obs.report(now, &NetEvent::Enqueue { iface: out, pkt: &pkt, backlog });
                 }
             }
             Err((pkt, why)) => {
@@ -406,12 +360,20 @@ impl Network {
                     QueueDrop::Full => DropReason::QueueFull,
                     QueueDrop::Early => DropReason::QueueEarly,
                 };
-                self.drop(pkt, reason, Location::Iface(out), now)
+                self.drop(pkt, reason, Location::Iface(out), now, obs)
             }
         }
     }
 
-    fn start_tx(&mut self, link_id: LinkId, side: usize, pkt: Packet, now: Instant, sched: &mut Scheduler<Event>) {
+    fn start_tx<O: NetObserver + ?Sized>(
+        &mut self,
+        link_id: LinkId,
+        side: usize,
+        pkt: Packet,
+        now: Instant,
+        sched: &mut Scheduler<Event>,
+        obs: &mut O,
+    ) {
         let link = &mut self.links[link_id.index()];
         let from = link.ends[side];
         let ch = &mut link.dirs[side];
@@ -420,15 +382,23 @@ impl Network {
         ch.stats.tx_bytes += pkt.len() as u64;
         ch.stats.busy = ch.stats.busy + tx_time;
         sched.schedule_in(tx_time, Event::TxDone { link: link_id, side: side as u8, gen: ch.tx_gen });
-        if self.tracer.enabled() {
-            self.tracer.emit(now, &TraceEvent::Tx { iface: from, pkt: &pkt }, &self.names);
+        if obs.tracing() {
+            obs.report(now, &NetEvent::Tx { iface: from, pkt: &pkt });
         }
         ch.sending = Some(pkt);
     }
 
     /// The transmitter of (`link`, `side`) finished serialising its packet: put it on the wire
     /// and start the next one.
-    pub fn on_tx_done(&mut self, link_id: LinkId, side: usize, gen: u32, now: Instant, sched: &mut Scheduler<Event>) {
+    pub fn on_tx_done<O: NetObserver + ?Sized>(
+        &mut self,
+        link_id: LinkId,
+        side: usize,
+        gen: u32,
+        now: Instant,
+        sched: &mut Scheduler<Event>,
+        obs: &mut O,
+    ) {
         let link = &mut self.links[link_id.index()];
         let from = link.ends[side];
         let ch = &mut link.dirs[side];
@@ -448,21 +418,22 @@ impl Network {
         ch.in_flight.push_back(wire);
         let Some(next) = ch.queue.dequeue(now) else { return };
         ch.note_backlog(now);
-        if self.tracer.enabled() {
-            self.tracer.emit(now, &TraceEvent::Dequeue { iface: from, pkt: &next }, &self.names);
+        if obs.tracing() {
+            obs.report(now, &NetEvent::Dequeue { iface: from, pkt: &next });
         }
-        self.start_tx(link_id, side, next, now, sched);
+        self.start_tx(link_id, side, next, now, sched, obs);
     }
 
     /// The oldest packet on the wire of (`link`, `side`) arrives at the far interface.
     /// Returns the agent to deliver it to, if it reached its destination host.
-    pub fn on_arrive(
+    pub fn on_arrive<O: NetObserver + ?Sized>(
         &mut self,
         link_id: LinkId,
         side: usize,
         gen: u32,
         now: Instant,
         sched: &mut Scheduler<Event>,
+        obs: &mut O,
     ) -> Option<(AgentId, Packet)> {
         let link = &mut self.links[link_id.index()];
         let (from, to) = (link.ends[side], link.ends[1 - side]);
@@ -478,33 +449,34 @@ impl Network {
             debug_assert!(scheduled.is_ok(), "wire order is arrival order");
         }
         if !ch.loss.is_none() && ch.loss.lose(&mut ch.loss_rng) {
-            self.drop(pkt, DropReason::LinkLoss, Location::Link(link_id, from), now);
+            self.drop(pkt, DropReason::LinkLoss, Location::Link(link_id, from), now, obs);
             return None;
         }
         let iface = &mut self.ifaces[to.index()];
         if !iface.up {
-            self.drop(pkt, DropReason::IfaceDown, Location::Iface(to), now);
+            self.drop(pkt, DropReason::IfaceDown, Location::Iface(to), now, obs);
             return None;
         }
         iface.rx_packets += 1;
         iface.rx_bytes += pkt.len() as u64;
         let node = iface.node;
-        if self.tracer.enabled() {
-            self.tracer.emit(now, &TraceEvent::Rx { iface: to, pkt: &pkt }, &self.names);
+        if obs.tracing() {
+            obs.report(now, &NetEvent::Rx { iface: to, pkt: &pkt });
         }
-        self.receive(node, pkt, now, sched)
+        self.receive(node, pkt, now, sched, obs)
     }
 
     /// A packet arrived at `node`: forward it (router) or find its agent (host).
-    fn receive(
+    fn receive<O: NetObserver + ?Sized>(
         &mut self,
         node_id: NodeId,
         mut pkt: Packet,
         now: Instant,
         sched: &mut Scheduler<Event>,
+        obs: &mut O,
     ) -> Option<(AgentId, Packet)> {
         let Some(ip) = pkt.ip() else {
-            self.drop(pkt, DropReason::Malformed, Location::Node(node_id), now);
+            self.drop(pkt, DropReason::Malformed, Location::Node(node_id), now, obs);
             return None;
         };
         let dst = ip.dst();
@@ -523,32 +495,40 @@ impl Network {
             match agent {
                 Some(a) => return Some((a, pkt)),
                 None => {
-                    self.drop(pkt, DropReason::PortUnreachable, Location::Node(node_id), now);
+                    self.drop(pkt, DropReason::PortUnreachable, Location::Node(node_id), now, obs);
                     return None;
                 }
             }
         }
         if node.kind == NodeKind::Host {
-            self.drop(pkt, DropReason::NotForThisHost, Location::Node(node_id), now);
+            self.drop(pkt, DropReason::NotForThisHost, Location::Node(node_id), now, obs);
             return None;
         }
         // RFC 1812 §5.3.1: a router discards a datagram whose TTL would reach zero.
         if ip.ttl() <= 1 {
-            self.drop(pkt, DropReason::TtlExpired, Location::Node(node_id), now);
+            self.drop(pkt, DropReason::TtlExpired, Location::Node(node_id), now, obs);
             return None;
         }
         match node.routes.lookup(dst, None) {
             Some(out) => {
                 pkt.decrement_ttl();
-                self.transmit(out, pkt, now, sched);
+                self.transmit(out, pkt, now, sched, obs);
             }
-            None => self.drop(pkt, DropReason::NoRoute, Location::Node(node_id), now),
+            None => self.drop(pkt, DropReason::NoRoute, Location::Node(node_id), now, obs),
         }
         None
     }
 
-    /// Account for a dropped packet: per location, per flow, and to the trace.
-    pub fn drop(&mut self, pkt: Packet, reason: DropReason, at: Location, now: Instant) {
+    /// Account for a dropped packet at its location, and report it (the observer charges its
+    /// flow and traces it).
+    pub fn drop<O: NetObserver + ?Sized>(
+        &mut self,
+        pkt: Packet,
+        reason: DropReason,
+        at: Location,
+        now: Instant,
+        obs: &mut O,
+    ) {
         match at {
             Location::Node(n) => self.nodes[n.index()].drops.add(reason),
             Location::Iface(i) | Location::Link(_, i) => match self.ifaces[i.index()].link {
@@ -556,16 +536,11 @@ impl Network {
                 None => self.nodes[self.ifaces[i.index()].node.index()].drops.add(reason),
             },
         }
-        if let Some(flow) = self.flows.get_mut(pkt.meta.flow as usize) {
-            flow.drops.add(reason);
-        }
-        if self.tracer.enabled() {
-            self.tracer.emit(now, &TraceEvent::Drop { reason, at, pkt: &pkt }, &self.names);
-        }
+        obs.report(now, &NetEvent::Drop { reason, at, pkt: &pkt });
     }
 
     /// Take a link down: everything queued, being sent or on the wire is lost.
-    pub fn link_down(&mut self, link_id: LinkId, now: Instant) {
+    pub fn link_down<O: NetObserver + ?Sized>(&mut self, link_id: LinkId, now: Instant, obs: &mut O) {
         let link = &mut self.links[link_id.index()];
         link.up = false;
         let mut lost = Vec::new();
@@ -585,7 +560,7 @@ impl Network {
             ch.note_backlog(now);
         }
         for (from, pkt) in lost {
-            self.drop(pkt, DropReason::LinkDown, Location::Link(link_id, from), now);
+            self.drop(pkt, DropReason::LinkDown, Location::Link(link_id, from), now, obs);
         }
     }
 
@@ -595,7 +570,7 @@ impl Network {
     }
 
     /// Take an interface down: its queue and the packet it is sending are lost.
-    pub fn iface_down(&mut self, iface_id: IfaceId, now: Instant) {
+    pub fn iface_down<O: NetObserver + ?Sized>(&mut self, iface_id: IfaceId, now: Instant, obs: &mut O) {
         let iface = &mut self.ifaces[iface_id.index()];
         iface.up = false;
         let Some((link_id, side)) = iface.link else { return };
@@ -604,7 +579,7 @@ impl Network {
         let lost: Vec<Packet> = ch.sending.take().into_iter().chain(ch.queue.flush()).collect();
         ch.note_backlog(now);
         for pkt in lost {
-            self.drop(pkt, DropReason::IfaceDown, Location::Iface(iface_id), now);
+            self.drop(pkt, DropReason::IfaceDown, Location::Iface(iface_id), now, obs);
         }
     }
 

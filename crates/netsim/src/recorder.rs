@@ -9,106 +9,12 @@ use std::net::Ipv4Addr;
 
 use rustc_hash::FxHashMap;
 
-use crate::network::{IfaceId, LinkId, NodeId};
+pub use crate::event::{DropCounts, DropReason, Location};
+use crate::event::{NetEvent, NetObserver};
+use crate::ids::{FlowId, IfaceId};
 use crate::stats::DelayStats;
 use crate::time::Instant;
 use crate::wire::Packet;
-
-/// Why a packet was dropped. Every drop in the simulator carries one.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum DropReason {
-    /// The output queue was full.
-    QueueFull,
-    /// An active queue management algorithm dropped it early.
-    QueueEarly,
-    /// The link was down (queued, being transmitted, in flight, or offered while down).
-    LinkDown,
-    /// The sending or receiving interface was administratively down.
-    IfaceDown,
-    /// The node had no route to the destination.
-    NoRoute,
-    /// The TTL reached zero at a router.
-    TtlExpired,
-    /// Larger than the link MTU (the simulator never fragments).
-    MtuExceeded,
-    /// Lost by the link's random loss model (bit errors, channel loss).
-    LinkLoss,
-    /// Reached a host that does not own the destination address (hosts do not forward).
-    NotForThisHost,
-    /// No application or transport endpoint bound to the destination port / protocol.
-    PortUnreachable,
-    /// The IP header could not be parsed.
-    Malformed,
-}
-
-impl DropReason {
-    /// Every reason, in reporting order.
-    pub const ALL: [DropReason; 11] = [
-        DropReason::QueueFull,
-        DropReason::QueueEarly,
-        DropReason::LinkDown,
-        DropReason::IfaceDown,
-        DropReason::NoRoute,
-        DropReason::TtlExpired,
-        DropReason::MtuExceeded,
-        DropReason::LinkLoss,
-        DropReason::NotForThisHost,
-        DropReason::PortUnreachable,
-        DropReason::Malformed,
-    ];
-
-    /// The name used in results (`drops_<name>` scalars, event details).
-    pub fn name(self) -> &'static str {
-        match self {
-            DropReason::QueueFull => "queue_full",
-            DropReason::QueueEarly => "queue_early",
-            DropReason::LinkDown => "link_down",
-            DropReason::IfaceDown => "iface_down",
-            DropReason::NoRoute => "no_route",
-            DropReason::TtlExpired => "ttl_expired",
-            DropReason::MtuExceeded => "mtu_exceeded",
-            DropReason::LinkLoss => "link_loss",
-            DropReason::NotForThisHost => "not_for_this_host",
-            DropReason::PortUnreachable => "port_unreachable",
-            DropReason::Malformed => "malformed",
-        }
-    }
-
-    fn index(self) -> usize {
-        self as usize
-    }
-}
-
-/// Drop counters by reason.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct DropCounts([u64; DropReason::ALL.len()]);
-
-impl DropCounts {
-    /// Count one drop.
-    #[inline]
-    pub fn add(&mut self, reason: DropReason) {
-        self.0[reason.index()] += 1;
-    }
-    /// Drops for one reason.
-    pub fn get(&self, reason: DropReason) -> u64 {
-        self.0[reason.index()]
-    }
-    /// All drops.
-    pub fn total(&self) -> u64 {
-        self.0.iter().sum()
-    }
-}
-
-/// Where in the network something happened.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Location {
-    /// In a node (routing, delivery).
-    Node(NodeId),
-    /// At an interface: its output queue, its transmitter, its receiver.
-    Iface(IfaceId),
-    /// On a link, in the direction whose transmitter is the given interface.
-    Link(LinkId, IfaceId),
-}
 
 /// A typed trace event. Borrowed, so building one costs nothing but the branch that decides to.
 #[derive(Debug)]
@@ -325,6 +231,62 @@ impl Tracer {
             }
         }
         (table.unwrap_or_default(), result)
+    }
+}
+
+/// What the world records while it runs: the entities' names, the flows' counters and the
+/// trace sinks. It hears the network's reports ([`NetObserver`]): a drop is charged to the
+/// packet's flow and traced; other packet events are traced when a sink is attached.
+#[derive(Default)]
+pub struct Recorder {
+    /// Entity names, for rendering events and results.
+    pub names: Names,
+    /// Flow counters by flow id.
+    pub flows: Vec<FlowStats>,
+    /// Trace sinks.
+    pub tracer: Tracer,
+}
+
+impl Recorder {
+    /// Register a flow for per-flow accounting; its id goes into the packets' metadata.
+    pub fn add_flow(&mut self, name: &str) -> FlowId {
+        self.flows.push(FlowStats::default());
+        self.names.flows.push(name.to_string());
+        self.flows.len() as FlowId - 1
+    }
+
+    /// Emit a trace event if a sink is attached.
+    #[inline]
+    pub fn trace(&mut self, now: Instant, event: &TraceEvent<'_>) {
+        if self.tracer.enabled() {
+            self.tracer.emit(now, event, &self.names);
+        }
+    }
+}
+
+impl NetObserver for Recorder {
+    #[inline]
+    fn tracing(&self) -> bool {
+        self.tracer.enabled()
+    }
+
+    fn report(&mut self, now: Instant, event: &NetEvent<'_>) {
+        if let NetEvent::Drop { reason, pkt, .. } = *event {
+            if let Some(flow) = self.flows.get_mut(pkt.meta.flow as usize) {
+                flow.drops.add(reason);
+            }
+        }
+        if !self.tracer.enabled() {
+            return;
+        }
+        let trace = match *event {
+            NetEvent::Enqueue { iface, pkt, backlog } => TraceEvent::Enqueue { iface, pkt, backlog },
+            NetEvent::Dequeue { iface, pkt } => TraceEvent::Dequeue { iface, pkt },
+            NetEvent::Tx { iface, pkt } => TraceEvent::Tx { iface, pkt },
+            NetEvent::Rx { iface, pkt } => TraceEvent::Rx { iface, pkt },
+            NetEvent::Drop { reason, at, pkt } => TraceEvent::Drop { reason, at, pkt },
+        };
+        self.tracer.emit(now, &trace, &self.names);
     }
 }
 
