@@ -5,43 +5,46 @@
 use std::fmt;
 use std::sync::Arc;
 
-/// A named factory of boxed `T` (a trait object such as `dyn Controller`). Two plugins are
-/// equal when they share the name and the factory (clones of one plugin).
-pub struct Plugin<T: ?Sized> {
+/// A named factory of boxed `T` (a trait object such as `dyn Controller`). Clones share the
+/// factory; two plugins are equal when they are clones of one another. One pointer wide, so
+/// a registry enum with a plugin variant stays small.
+pub struct Plugin<T: ?Sized>(Arc<Factory<T>>);
+
+struct Factory<T: ?Sized> {
     name: &'static str,
-    build: Arc<dyn Fn() -> Box<T> + Send + Sync>,
+    build: Box<dyn Fn() -> Box<T> + Send + Sync>,
 }
 
 impl<T: ?Sized> Plugin<T> {
     /// A plugin called `name` whose instances `build` makes (one per destination for a
     /// congestion controller, one per association for the path algorithms).
     pub fn new(name: &'static str, build: impl Fn() -> Box<T> + Send + Sync + 'static) -> Self {
-        Plugin { name, build: Arc::new(build) }
+        Plugin(Arc::new(Factory { name, build: Box::new(build) }))
     }
     /// The name it was given.
     pub fn name(&self) -> &'static str {
-        self.name
+        self.0.name
     }
     /// A new instance.
     pub fn build(&self) -> Box<T> {
-        (self.build)()
+        (self.0.build)()
     }
 }
 
 impl<T: ?Sized> Clone for Plugin<T> {
     fn clone(&self) -> Self {
-        Plugin { name: self.name, build: Arc::clone(&self.build) }
+        Plugin(Arc::clone(&self.0))
     }
 }
 
 impl<T: ?Sized> fmt::Debug for Plugin<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_tuple("Plugin").field(&self.name).finish()
+        f.debug_tuple("Plugin").field(&self.0.name).finish()
     }
 }
 
 impl<T: ?Sized> PartialEq for Plugin<T> {
     fn eq(&self, other: &Self) -> bool {
-        self.name == other.name && std::ptr::addr_eq(Arc::as_ptr(&self.build), Arc::as_ptr(&other.build))
+        Arc::ptr_eq(&self.0, &other.0)
     }
 }
