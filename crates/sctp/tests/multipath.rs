@@ -205,9 +205,18 @@ fn data_packets_at(h: &Harness, side: usize, l: usize, t: Instant) -> usize {
 #[test]
 fn a_t3_expiry_sends_one_packet_of_retransmissions_and_the_rest_when_cwnd_allows() {
     // §6.3.3 E3: the earliest chunks that fit in one packet go to the alternate at once;
-    // the others wait for cwnd, normally the SACK of that packet.
-    let mut h = upload(Config::default(), u64::MAX);
-    h.run_for(Duration::from_secs(2));
+    // the others wait for cwnd, normally the SACK of that packet. With PF the primary is
+    // left at that timeout, so new data goes to the alternate too, but not ahead of the
+    // retransmissions waiting there (§6.1 C).
+    // The receiver's window (1 MiB) leaves room for new data at the timeout.
+    for pf_max_retrans in [None, Some(0)] {
+        t3_expiry_case(Config { pf_max_retrans, recv_buffer: 1 << 20, ..Config::default() });
+    }
+}
+
+fn t3_expiry_case(config: Config) {
+    let mut h = upload(config, u64::MAX);
+    h.run_for(ms(300));
     h.set_link(0, false);
     let t3 = |e: &Event| matches!(e, Event::T3Timeout { path: 0, .. });
     let t = run_until_event(&mut h, CLIENT, Duration::from_secs(10), t3);

@@ -581,9 +581,9 @@ impl Association {
             }
         }
         if data_states {
-            self.fill_retransmissions(now, &mut open);
+            let held = self.fill_retransmissions(now, &mut open);
             if matches!(self.state, State::Established | State::ShutdownPending | State::ShutdownReceived) {
-                self.fill_new_data(now, &mut open);
+                self.fill_new_data(now, &mut open, &held);
             }
         }
         if let Some(o) = open {
@@ -599,10 +599,13 @@ impl Association {
     /// step 3). After a T3-rtx expiry that packet is all its destination gets in this
     /// opportunity (E3; the rest are "sent as soon as cwnd allows (normally, when a SACK
     /// arrives)"), as in Linux (net/sctp/outqueue.c sends one packet on a retransmission
-    /// timeout) and FreeBSD (one transmission out of a T3 timeout).
-    fn fill_retransmissions(&mut self, now: Instant, open: &mut Option<Open>) {
+    /// timeout) and FreeBSD (one transmission out of a T3 timeout). Returns, indexed by
+    /// [`PathId`] (empty if none), the destinations where E3 holds marked chunks back: new
+    /// data must not overtake them there (§6.1 C).
+    fn fill_retransmissions(&mut self, now: Instant, open: &mut Option<Open>) -> Vec<bool> {
+        let mut held = Vec::new();
         if self.out.marked == 0 {
-            return;
+            return held;
         }
         let n = self.paths.len();
         let room = self.config.max_packet().saturating_sub(12);
@@ -629,6 +632,10 @@ impl Association {
             let waits = force == Some(RtxKind::Timeout) || !self.paths[dst].cwnd_allows(len);
             if !forced && (blocked[dst] || waits) {
                 blocked[dst] = true;
+                if force == Some(RtxKind::Timeout) {
+                    held.resize(n, false);
+                    held[dst] = true;
+                }
                 if self.all_destinations_blocked(&blocked) {
                     break;
                 }
@@ -665,6 +672,7 @@ impl Association {
                 self.events.push_back(Event::RetransmitOnAlternate { from, to: dst });
             }
         }
+        held
     }
 
     /// True if no retransmission can go anywhere: every usable destination is `blocked`.
@@ -686,8 +694,9 @@ impl Association {
     }
 
     /// New data to the destinations the path scheduler chooses, each filled in turn within
-    /// its cwnd and Max.Burst and the peer's rwnd.
-    fn fill_new_data(&mut self, now: Instant, open: &mut Option<Open>) {
+    /// its cwnd and Max.Burst and the peer's rwnd; none to a destination in `held` (marked
+    /// chunks wait there, see [`Association::fill_retransmissions`]).
+    fn fill_new_data(&mut self, now: Instant, open: &mut Option<Open>, held: &[bool]) {
         if self.out.queue.is_empty() {
             return;
         }
@@ -699,7 +708,7 @@ impl Association {
             if self.out.queue.is_empty() {
                 break;
             }
-            if p < self.paths.len() && !order[..k].contains(&p) {
+            if p < self.paths.len() && !order[..k].contains(&p) && held.get(p) != Some(&true) {
                 self.fill_new_data_on(now, open, p);
             }
         }
