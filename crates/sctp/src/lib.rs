@@ -15,8 +15,8 @@ pub mod plugin;
 pub mod wire;
 
 pub use association::{
-    AssocStats, Association, CloseReason, Event, Message, Path, PathId, PathState, PathStats, SendError, State,
-    Transmit,
+    AssocStats, Association, CloseReason, Event, Message, Path, PathId, PathState, PathStats, Paths, PathsIter,
+    SendError, State, Timer, Transmit,
 };
 pub use config::{Config, Preset};
 pub use congestion::{CongestionConfig, Controller};

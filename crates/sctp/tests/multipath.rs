@@ -15,6 +15,9 @@ use sctp::wire::{Chunk, HeaderView};
 use sctp::{Config, CongestionConfig, Event, PathId, PathState, Plugin};
 use simtime::{Duration, Instant};
 
+const P0: PathId = PathId::new(0);
+const P1: PathId = PathId::new(1);
+
 fn ms(v: u64) -> Duration {
     Duration::from_millis(v)
 }
@@ -65,7 +68,7 @@ fn a_scheduler_that_alternates_sends_new_data_over_both_destinations() {
     h.run_for(Duration::from_secs(20));
     assert_eq!(h.apps[SERVER].received_bytes, 2_000_000);
     let paths = h.assoc_ref(CLIENT).paths();
-    let sent: Vec<u64> = paths.iter().map(|p| p.stats.data_chunks_sent).collect();
+    let sent: Vec<u64> = paths.values().map(|p| p.stats.data_chunks_sent).collect();
     assert!(sent.iter().all(|&n| n > 200), "new DATA chunks per path: {sent:?}");
     let changes = h.event_times(CLIENT, |e| matches!(e, Event::DataPathChanged { .. }));
     assert!(changes.len() > 10, "{changes:?}");
@@ -74,7 +77,7 @@ fn a_scheduler_that_alternates_sends_new_data_over_both_destinations() {
     let mut h = upload(Config::default(), 2_000_000);
     h.run_for(Duration::from_secs(20));
     assert_eq!(h.apps[SERVER].received_bytes, 2_000_000);
-    assert_eq!(h.assoc_ref(CLIENT).paths()[1].stats.data_chunks_sent, 0);
+    assert_eq!(h.assoc_ref(CLIENT).paths()[P1].stats.data_chunks_sent, 0);
 }
 
 /// What a controller saw on one SACK.
@@ -134,8 +137,8 @@ fn a_controller_sees_every_path_of_the_association_on_each_sack() {
     for s in seen.iter() {
         let view = &s.group;
         assert_eq!(view.paths().len(), 2);
-        assert_eq!(view.paths()[0].id, 0);
-        assert_eq!(view.paths()[1].id, 1);
+        assert_eq!(view.paths()[0].id, P0);
+        assert_eq!(view.paths()[1].id, P1);
         let cwnds: u64 = view.paths().iter().map(|p| u64::from(p.cwnd)).sum();
         assert_eq!(view.total_cwnd(), cwnds);
         let rate: f64 = view.paths().iter().filter_map(|p| p.rate()).sum();
@@ -172,15 +175,15 @@ fn cwnd_after_pf_exit(pf_return_cwnd: Option<u32>) -> u32 {
     let mut h = upload(config, u64::MAX);
     h.run_for(Duration::from_secs(2));
     h.set_link(0, false);
-    let to_pf = |e: &Event| matches!(e, Event::PathStateChanged { path: 0, to: PathState::PotentiallyFailed, .. });
+    let to_pf = |e: &Event| matches!(e, Event::PathStateChanged { path: P0, to: PathState::PotentiallyFailed, .. });
     run_until_event(&mut h, CLIENT, Duration::from_secs(10), to_pf);
     h.set_link(0, true);
     let back = |e: &Event| {
-        matches!(e, Event::PathStateChanged { path: 0, from: PathState::PotentiallyFailed, to: PathState::Active })
+        matches!(e, Event::PathStateChanged { path: P0, from: PathState::PotentiallyFailed, to: PathState::Active })
     };
     run_until_event(&mut h, CLIENT, Duration::from_secs(10), back);
     // Nothing sent since has been acknowledged yet (the round trip is 20 ms).
-    h.assoc_ref(CLIENT).paths()[0].cc.cwnd
+    h.assoc_ref(CLIENT).paths()[P0].cc.cwnd
 }
 
 #[test]
@@ -218,12 +221,12 @@ fn t3_expiry_case(config: Config) {
     let mut h = upload(config, u64::MAX);
     h.run_for(ms(300));
     h.set_link(0, false);
-    let t3 = |e: &Event| matches!(e, Event::T3Timeout { path: 0, .. });
+    let t3 = |e: &Event| matches!(e, Event::T3Timeout { path: P0, .. });
     let t = run_until_event(&mut h, CLIENT, Duration::from_secs(10), t3);
     h.run_for(ms(200));
     assert_eq!(data_packets_at(&h, CLIENT, 1, t), 1);
     let rtx: Vec<Instant> = h
-        .event_times(CLIENT, |e| matches!(e, Event::RetransmitOnAlternate { from: 0, to: 1 }))
+        .event_times(CLIENT, |e| matches!(e, Event::RetransmitOnAlternate { from: P0, to: P1 }))
         .into_iter()
         .filter(|&at| at > t)
         .collect();

@@ -13,7 +13,7 @@ use crate::wire::{Chunk, CommonHeader, DataRef, PacketBuilder, SackChunk};
 
 use super::buffers::BufferPool;
 use super::tsn::{tsn_gt, tsn_le, tsn_lt};
-use super::{Association, Event, PathId, State, Transmit};
+use super::{Association, Event, PathId, State, Timer, Transmit};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum SentState {
@@ -168,20 +168,27 @@ impl Outbound {
     }
 }
 
-/// What one SACK did, per destination and overall (scratch space kept between SACKs).
+/// What one SACK did for one destination.
+#[derive(Clone, Copy, Debug, Default)]
+struct PathTally {
+    /// Flight size before the SACK (§7.2.1 and §7.2.2 compare cwnd with it).
+    flight_before: u32,
+    /// Bytes newly acknowledged.
+    acked: u32,
+    /// Chunks newly marked for fast retransmission (§7.2.4).
+    fast: u32,
+    /// The cumulative ack covered a chunk in flight there (§6.3.2 R3).
+    cum_acked: bool,
+    /// Highest TSN newly acknowledged among the chunks last sent there (the
+    /// per-destination miss-indication bookkeeping split fast retransmit counts against).
+    highest_newly_acked: Option<u32>,
+}
+
+/// What one SACK did, per destination (indexed by [`PathId::index`]) and overall: scratch
+/// space kept between SACKs.
 #[derive(Debug, Default)]
 pub(crate) struct SackTallies {
-    /// Flight size before the SACK (§7.2.1 and §7.2.2 compare cwnd with it).
-    flight_before: Vec<u32>,
-    /// Bytes newly acknowledged.
-    acked: Vec<u32>,
-    /// The cumulative ack covered a chunk in flight there (§6.3.2 R3).
-    cum_acked_on: Vec<bool>,
-    /// Chunks newly marked for fast retransmission (§7.2.4).
-    fast: Vec<u32>,
-    /// Highest TSN newly acknowledged among the chunks last sent to each destination (the
-    /// per-destination miss-indication bookkeeping split fast retransmit counts against).
-    highest_newly_acked_on: Vec<Option<u32>>,
+    per_path: Vec<PathTally>,
     /// Highest TSN newly acknowledged, whatever its destination (§7.2.4 HTNA).
     highest_newly_acked: Option<u32>,
     /// Highest TSN the SACK reports received (the cumulative ack or a gap block's end).
@@ -191,17 +198,12 @@ pub(crate) struct SackTallies {
 }
 
 impl SackTallies {
-    fn reset(&mut self, paths: &[super::Path], cum_advanced: bool, cum: u32) {
-        self.flight_before.clear();
-        self.flight_before.extend(paths.iter().map(|p| p.flight_size));
-        for v in [&mut self.acked, &mut self.fast] {
-            v.clear();
-            v.resize(paths.len(), 0);
+    fn reset(&mut self, paths: &super::Paths, cum_advanced: bool, cum: u32) {
+        self.per_path.clear();
+        self.per_path.resize(paths.id_bound(), PathTally::default());
+        for (id, p) in paths {
+            self.per_path[id.index()].flight_before = p.flight_size;
         }
-        self.cum_acked_on.clear();
-        self.cum_acked_on.resize(paths.len(), false);
-        self.highest_newly_acked_on.clear();
-        self.highest_newly_acked_on.resize(paths.len(), None);
         self.highest_newly_acked = None;
         self.highest_reported = cum;
         self.cum_advanced = cum_advanced;
@@ -212,9 +214,10 @@ impl SackTallies {
         if self.highest_newly_acked.is_none_or(|h| tsn_gt(tsn, h)) {
             self.highest_newly_acked = Some(tsn);
         }
-        let on = &mut self.highest_newly_acked_on[path];
-        if on.is_none_or(|h| tsn_gt(tsn, h)) {
-            *on = Some(tsn);
+        if let Some(t) = self.per_path.get_mut(path.index()) {
+            if t.highest_newly_acked.is_none_or(|h| tsn_gt(tsn, h)) {
+                t.highest_newly_acked = Some(tsn);
+            }
         }
     }
 }
@@ -272,8 +275,10 @@ impl Association {
             if s.state != SentState::Acked {
                 // §6.3.2 R3 concerns data outstanding on the path, not chunks marked for
                 // retransmission.
-                t.cum_acked_on[s.path] |= s.state == SentState::InFlight;
-                self.newly_acked(now, &s, &mut t.acked);
+                if let Some(pt) = t.per_path.get_mut(s.path.index()) {
+                    pt.cum_acked |= s.state == SentState::InFlight;
+                }
+                self.newly_acked(now, &s, &mut t.per_path);
                 t.note_newly_acked(s.path, s.tsn);
             }
             self.buffers.give(s.frag.data);
@@ -297,7 +302,7 @@ impl Association {
                 let s = &self.out.sent[usize::from(k) - 1];
                 let path = s.path;
                 let (len, state, tx, sent_at) = (s.frag.len(), s.state, s.transmissions, s.sent_at);
-                self.account_ack(now, path, tsn, len, state, tx, sent_at, &mut t.acked);
+                self.account_ack(now, path, tsn, len, state, tx, sent_at, &mut t.per_path);
                 self.out.sent[usize::from(k) - 1].state = SentState::Acked;
                 t.note_newly_acked(path, tsn);
             }
@@ -309,7 +314,7 @@ impl Association {
     /// TSN reported missing.
     fn count_miss_indications(&mut self, sack: &SackChunk, t: &mut SackTallies) {
         let cum = self.out.cum_ack;
-        let any_fr = self.paths.iter().any(|p| p.fast_recovery_exit.is_some());
+        let any_fr = self.paths.values().any(|p| p.fast_recovery_exit.is_some());
         let limit = match t.highest_newly_acked {
             Some(h) if any_fr && t.cum_advanced => {
                 Some(if tsn_gt(t.highest_reported, h) { t.highest_reported } else { h })
@@ -328,75 +333,77 @@ impl Association {
                 continue;
             }
             let start = usize::from(block.start).min(end);
-            self.count_misses(next, start, &mut t.fast);
+            self.count_misses(next, start, &mut t.per_path);
             next = next.max(usize::from(block.end) + 1);
         }
-        self.count_misses(next, end, &mut t.fast);
+        self.count_misses(next, end, &mut t.per_path);
     }
 
     /// §7.2.1 / §7.2.2 window growth first, then §7.2.4 reductions. The controllers see
-    /// their path's SRTT and every path of the association, taken once for this SACK.
+    /// their path's SRTT and every path of the association, as this SACK left them.
     fn update_congestion(&mut self, cum: u32, t: &SackTallies) {
-        let mut group = std::mem::take(&mut self.group_view);
-        if t.acked.iter().any(|&a| a > 0) {
-            group.refill(self.paths.iter().enumerate());
+        if t.per_path.iter().any(|pt| pt.acked > 0) {
+            self.group_view.refill(self.paths.iter());
         }
-        for (p, path) in self.paths.iter_mut().enumerate() {
-            if t.acked[p] > 0 {
-                path.stats.bytes_acked += u64::from(t.acked[p]);
+        let group = &self.group_view;
+        for (p, path) in self.paths.iter_mut() {
+            let Some(pt) = t.per_path.get(p.index()) else { continue };
+            if pt.acked > 0 {
+                path.stats.bytes_acked += u64::from(pt.acked);
                 let info = AckInfo {
-                    bytes_acked: t.acked[p],
-                    flight_before: t.flight_before[p],
+                    bytes_acked: pt.acked,
+                    flight_before: pt.flight_before,
                     cum_advanced: t.cum_advanced,
                     in_fast_recovery: path.fast_recovery_exit.is_some(),
                     all_acked: path.flight_size == 0,
                     srtt: path.rto.srtt,
                 };
-                path.controller.on_ack(&mut path.cc, &info, &group);
+                path.controller.on_ack(&mut path.cc, &info, group);
             }
             if path.fast_recovery_exit.is_some_and(|exit| tsn_le(exit, cum)) {
                 path.fast_recovery_exit = None;
             }
         }
-        self.group_view = group;
         let highest_outstanding = self.out.next_tsn.wrapping_sub(1);
-        for (p, &count) in t.fast.iter().enumerate() {
-            if count == 0 {
+        for (i, pt) in t.per_path.iter().enumerate() {
+            if pt.fast == 0 {
                 continue;
             }
-            let path = &mut self.paths[p];
+            let p = PathId::new(i as u32);
+            let Some(path) = self.paths.get_mut(p) else { continue };
             if path.fast_recovery_exit.is_none() {
                 path.controller.on_fast_retransmit(&mut path.cc);
                 path.fast_recovery_exit = Some(highest_outstanding);
             }
             path.rtt_probe = None;
             path.force_packet = Some(RtxKind::Fast);
-            self.events.push_back(Event::FastRetransmit { path: p, chunks: count });
+            self.events.push_back(Event::FastRetransmit { path: p, chunks: pt.fast });
         }
     }
 
     /// §6.2.1 D iv: rwnd = a_rwnd less the bytes still in flight.
     fn update_peer_rwnd(&mut self, a_rwnd: u32) {
         // The per-path flight sizes add up to the bytes in flight (no scan of the queue).
-        let in_flight: u32 = self.paths.iter().map(|p| p.flight_size).sum();
+        let in_flight: u32 = self.paths.values().map(|p| p.flight_size).sum();
         self.out.peer_rwnd = a_rwnd.saturating_sub(in_flight);
     }
 
     /// §6.3.2 R2/R3: stop T3 where nothing is outstanding; restart it where the earliest
     /// outstanding TSN was acknowledged.
     fn update_t3_timers(&mut self, now: Instant, t: &SackTallies) {
-        for (path, &restart) in self.paths.iter_mut().zip(t.cum_acked_on.iter()) {
+        for (p, path) in self.paths.iter_mut() {
+            let restart = t.per_path.get(p.index()).is_some_and(|pt| pt.cum_acked);
             if path.flight_size == 0 {
-                path.t3_rtx = None;
+                self.timers.stop(Timer::T3Rtx(p));
             } else if restart {
-                path.t3_rtx = Some(now + path.rto.rto);
+                self.timers.set(Timer::T3Rtx(p), now + path.rto.rto);
             }
         }
     }
 
     /// §7.2.4: one miss indication for each chunk in flight at offsets `from..to` past the
     /// cumulative ack; the third marks it for fast retransmission (once per chunk).
-    fn count_misses(&mut self, from: usize, to: usize, fast: &mut [u32]) {
+    fn count_misses(&mut self, from: usize, to: usize, tallies: &mut [PathTally]) {
         for k in from..to {
             let Some(s) = self.out.sent.get_mut(k - 1) else { return };
             if s.state != SentState::InFlight {
@@ -412,14 +419,16 @@ impl Association {
                 path.flight_size = path.flight_size.saturating_sub(s.frag.len());
                 // §6.2.1 C: a chunk marked for retransmission gives its size back to rwnd.
                 self.out.peer_rwnd = self.out.peer_rwnd.saturating_add(s.frag.len());
-                fast[s.path] += 1;
+                if let Some(pt) = tallies.get_mut(s.path.index()) {
+                    pt.fast += 1;
+                }
             }
         }
     }
 
     /// Bookkeeping for a chunk newly acknowledged by the cumulative ack.
-    fn newly_acked(&mut self, now: Instant, s: &Sent, acked: &mut [u32]) {
-        self.account_ack(now, s.path, s.tsn, s.frag.len(), s.state, s.transmissions, s.sent_at, acked);
+    fn newly_acked(&mut self, now: Instant, s: &Sent, tallies: &mut [PathTally]) {
+        self.account_ack(now, s.path, s.tsn, s.frag.len(), s.state, s.transmissions, s.sent_at, tallies);
     }
 
     /// Flight, error counters and RTT for one newly acknowledged chunk (§6.3.1, §8.2, §8.3).
@@ -433,7 +442,7 @@ impl Association {
         state: SentState,
         transmissions: u32,
         sent_at: Instant,
-        acked: &mut [u32],
+        tallies: &mut [PathTally],
     ) {
         match state {
             SentState::InFlight => self.paths[p].flight_size = self.paths[p].flight_size.saturating_sub(len),
@@ -446,7 +455,9 @@ impl Association {
             }
             SentState::Acked => return,
         }
-        acked[p] += len;
+        if let Some(pt) = tallies.get_mut(p.index()) {
+            pt.acked += len;
+        }
         self.error_count = 0;
         let path = &mut self.paths[p];
         path.error_count = 0;
@@ -467,7 +478,7 @@ impl Association {
     // ----- T3-rtx (§6.3.3) -----
 
     pub(super) fn on_t3_expiry(&mut self, now: Instant, p: PathId) {
-        self.paths[p].t3_rtx = None;
+        self.timers.stop(Timer::T3Rtx(p));
         let mut marked = 0u32;
         for s in self.out.sent.iter_mut() {
             if s.path == p && s.state == SentState::InFlight {
@@ -524,7 +535,13 @@ impl Association {
         }
         let path = &mut self.paths[open.path];
         path.stats.packets_sent += 1;
-        self.transmits.push_back(Transmit { remote: path.remote, path: open.path, payload: open.builder.finish() });
+        self.transmits.push_back(Transmit {
+            remote: path.remote,
+            local: None,
+            ecn: 0,
+            path: open.path,
+            payload: open.builder.finish(),
+        });
     }
 
     /// The builder of the open packet for `path` with room for `need` more bytes, closing
@@ -540,6 +557,18 @@ impl Association {
         &mut open.get_or_insert_with(|| self.open_packet(path)).builder
     }
 
+    /// `p` if it names a path, else the primary (or any path): a chunk queued for a path
+    /// that has since been removed goes elsewhere.
+    fn existing_or_primary(&self, p: PathId) -> PathId {
+        if self.paths.contains(p) {
+            return p;
+        }
+        if self.paths.contains(self.primary) {
+            return self.primary;
+        }
+        self.paths.first().unwrap_or(p)
+    }
+
     /// Builds every packet that may go out now: the SACK, control chunks, retransmissions,
     /// then new data.
     pub(super) fn flush(&mut self, now: Instant) {
@@ -552,7 +581,7 @@ impl Association {
         // DATA bundled with a repeated COOKIE ECHO makes due (§5.2.4 A, D).
         if let Some(i) = self.control.iter().position(|(_, c)| matches!(c, Chunk::CookieAck)) {
             if let Some((p, chunk)) = self.control.remove(i) {
-                let p = p.min(self.paths.len() - 1);
+                let p = self.existing_or_primary(p);
                 self.packet_for(&mut open, p, chunk.buffer_len()).chunk(&chunk);
             }
         }
@@ -562,17 +591,19 @@ impl Association {
             self.state,
             State::Established | State::ShutdownPending | State::ShutdownSent | State::ShutdownReceived
         );
-        if data_states && (self.inb.sack_due(now) || self.inb.window_update_due(self.config.pmtu)) {
+        let sack_due = self.inb.sack_due() || self.timers.is_due(Timer::DelayedSack, now);
+        if data_states && (sack_due || self.inb.window_update_due(self.config.pmtu)) {
+            self.timers.stop(Timer::DelayedSack);
             // Room for gap blocks after the common and SACK headers, keeping 256 bytes for
             // other chunks; Config::validate's PMTU floor keeps it positive.
             let max_blocks = self.config.max_packet().saturating_sub(12 + 16 + 64 * 4) / 4;
             let sack = Chunk::Sack(self.inb.make_sack(max_blocks.max(1)));
             self.stats.sacks_sent += 1;
-            let p = self.sack_path.min(self.paths.len() - 1);
+            let p = self.existing_or_primary(self.sack_path);
             self.packet_for(&mut open, p, sack.buffer_len()).chunk(&sack);
         }
         while let Some((p, chunk)) = self.control.pop_front() {
-            let p = p.min(self.paths.len() - 1);
+            let p = self.existing_or_primary(p);
             let len = chunk.buffer_len();
             self.packet_for(&mut open, p, len).chunk(&chunk);
             if let Chunk::Heartbeat { .. } = chunk {
@@ -589,7 +620,7 @@ impl Association {
         if let Some(o) = open {
             self.close_packet(o);
         }
-        for path in &mut self.paths {
+        for (_, path) in self.paths.iter_mut() {
             path.force_packet = None;
         }
     }
@@ -600,14 +631,14 @@ impl Association {
     /// opportunity (E3; the rest are "sent as soon as cwnd allows (normally, when a SACK
     /// arrives)"), as in Linux (net/sctp/outqueue.c sends one packet on a retransmission
     /// timeout) and FreeBSD (one transmission out of a T3 timeout). Returns, indexed by
-    /// [`PathId`] (empty if none), the destinations where E3 holds marked chunks back: new
-    /// data must not overtake them there (§6.1 C).
+    /// [`PathId::index`] (empty if none), the destinations where E3 holds marked chunks
+    /// back: new data must not overtake them there (§6.1 C).
     fn fill_retransmissions(&mut self, now: Instant, open: &mut Option<Open>) -> Vec<bool> {
         let mut held = Vec::new();
         if self.out.marked == 0 {
             return held;
         }
-        let n = self.paths.len();
+        let n = self.paths.id_bound();
         let room = self.config.max_packet().saturating_sub(12);
         // DATA bytes in each destination's forced packet so far.
         let mut forced_bytes = vec![0usize; n];
@@ -622,19 +653,17 @@ impl Association {
             let SentState::Marked(kind) = self.out.sent[i].state else { continue };
             let view = PathsView::new(&self.paths, self.primary, self.data_path);
             let dst = self.retransmit_policy.destination(&view, self.out.sent[i].path, kind);
-            if dst >= n {
-                continue;
-            }
+            let Some(force) = self.paths.get(dst).map(|p| p.force_packet) else { continue };
+            let d = dst.index();
             let len = self.out.sent[i].frag.len();
             let chunk_len = (16 + len as usize).next_multiple_of(4);
-            let force = self.paths[dst].force_packet;
-            let forced = force.is_some() && forced_bytes[dst] + chunk_len <= room;
+            let forced = force.is_some() && forced_bytes[d] + chunk_len <= room;
             let waits = force == Some(RtxKind::Timeout) || !self.paths[dst].cwnd_allows(len);
-            if !forced && (blocked[dst] || waits) {
-                blocked[dst] = true;
+            if !forced && (blocked[d] || waits) {
+                blocked[d] = true;
                 if force == Some(RtxKind::Timeout) {
                     held.resize(n, false);
-                    held[dst] = true;
+                    held[d] = true;
                 }
                 if self.all_destinations_blocked(&blocked) {
                     break;
@@ -642,7 +671,7 @@ impl Association {
                 continue;
             }
             if forced {
-                forced_bytes[dst] += chunk_len;
+                forced_bytes[d] += chunk_len;
             } else if force.is_some() {
                 self.paths[dst].force_packet = None;
             }
@@ -664,8 +693,8 @@ impl Association {
             }
             path.data_since_hb = true;
             path.last_data_sent = Some(now);
-            if path.t3_rtx.is_none() {
-                path.t3_rtx = Some(now + path.rto.rto);
+            if !self.timers.is_armed(Timer::T3Rtx(dst)) {
+                self.timers.set(Timer::T3Rtx(dst), now + path.rto.rto);
             }
             self.out.peer_rwnd = self.out.peer_rwnd.saturating_sub(len);
             if kind == RtxKind::Timeout && dst != from {
@@ -680,7 +709,8 @@ impl Association {
     /// (an active path is usable once confirmed, and data only goes to confirmed ones).
     fn all_destinations_blocked(&self, blocked: &[bool]) -> bool {
         let mut any_usable = false;
-        for (path, &b) in self.paths.iter().zip(blocked) {
+        for (id, path) in self.paths.iter() {
+            let b = blocked[id.index()];
             if path.is_usable() {
                 any_usable = true;
                 if !b {
@@ -700,19 +730,19 @@ impl Association {
         if self.out.queue.is_empty() {
             return;
         }
-        let mut order = std::mem::take(&mut self.schedule);
-        order.clear();
+        self.schedule.clear();
         let view = PathsView::new(&self.paths, self.primary, self.data_path);
-        self.scheduler.schedule(&view, &mut order);
-        for (k, &p) in order.iter().enumerate() {
+        self.scheduler.schedule(&view, &mut self.schedule);
+        for k in 0..self.schedule.len() {
             if self.out.queue.is_empty() {
                 break;
             }
-            if p < self.paths.len() && !order[..k].contains(&p) && held.get(p) != Some(&true) {
+            let p = self.schedule[k];
+            let listed_before = self.schedule[..k].contains(&p);
+            if self.paths.contains(p) && !listed_before && held.get(p.index()) != Some(&true) {
                 self.fill_new_data_on(now, open, p);
             }
         }
-        self.schedule = order;
     }
 
     /// New data to destination `p`, within its cwnd, the peer's rwnd and Max.Burst.
@@ -742,8 +772,8 @@ impl Association {
             if path.rtt_probe.is_none() {
                 path.rtt_probe = Some((tsn, now));
             }
-            if path.t3_rtx.is_none() {
-                path.t3_rtx = Some(now + path.rto.rto);
+            if !self.timers.is_armed(Timer::T3Rtx(p)) {
+                self.timers.set(Timer::T3Rtx(p), now + path.rto.rto);
             }
             self.out.peer_rwnd = self.out.peer_rwnd.saturating_sub(len);
             self.out.sent.push_back(Sent {

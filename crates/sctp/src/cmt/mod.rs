@@ -15,20 +15,20 @@ mod scheduler;
 pub use retransmit::{Alternate, RetransmitConfig, RetransmitPolicy, RtxKind};
 pub use scheduler::{PathScheduler, Primary, SchedulerConfig};
 
-use crate::association::{Path, PathId, PathState};
+use crate::association::{Path, PathId, PathState, Paths};
 
 /// A read-only view of an association's destinations and its primary, for the multipath
 /// algorithms.
 #[derive(Clone, Copy, Debug)]
 pub struct PathsView<'a> {
-    paths: &'a [Path],
+    paths: &'a Paths,
     primary: PathId,
     data_path: PathId,
 }
 
 impl<'a> PathsView<'a> {
-    /// A view of `paths` (not empty) with the association's primary and data path.
-    pub(crate) fn new(paths: &'a [Path], primary: PathId, data_path: PathId) -> Self {
+    /// A view of `paths` with the association's primary and data path.
+    pub(crate) fn new(paths: &'a Paths, primary: PathId, data_path: PathId) -> Self {
         PathsView { paths, primary, data_path }
     }
     /// Number of destinations.
@@ -45,7 +45,7 @@ impl<'a> PathsView<'a> {
     }
     /// Every destination with its id, in id order.
     pub fn iter(&self) -> impl Iterator<Item = (PathId, &'a Path)> + 'a {
-        self.paths.iter().enumerate()
+        self.paths.iter()
     }
     /// The primary destination (§6.4).
     pub fn primary(&self) -> PathId {
@@ -58,8 +58,7 @@ impl<'a> PathsView<'a> {
     /// The other destinations in the order §6.4 alternates are tried: from the one after
     /// `id`, wrapping around; `id` itself is not included.
     pub fn after(&self, id: PathId) -> impl Iterator<Item = PathId> + 'a {
-        let n = self.paths.len();
-        (1..n).map(move |k| (id + k) % n)
+        self.paths.after(id)
     }
     /// True if destination `id` exists and is usable: active and confirmed (§5.4, §6.4).
     pub fn is_usable(&self, id: PathId) -> bool {

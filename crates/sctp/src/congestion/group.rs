@@ -2,6 +2,8 @@
 //! of every path's congestion variables, taken once per SACK, with the aggregates coupled
 //! multipath controllers use (LIA, RFC 6356 §3; OLIA; resource pooling).
 
+use std::cell::OnceCell;
+
 use simtime::Duration;
 
 use crate::association::{Path, PathId, PathState};
@@ -32,13 +34,19 @@ impl PathSnapshot {
 }
 
 /// Every destination of an association, as it stands after a SACK's acknowledgments and
-/// before any controller reacts to it: computed once per SACK and handed to each
-/// controller's [`super::Controller::on_ack`]. Sums run over every destination whatever its
-/// state (each snapshot carries the state, for controllers that count only some); the
-/// RTT-based aggregates skip destinations without an RTT measurement.
+/// before any controller reacts to it: taken once per SACK and handed to each controller's
+/// [`super::Controller::on_ack`]. Sums run over every destination whatever its state (each
+/// snapshot carries the state, for controllers that count only some); the RTT-based
+/// aggregates skip destinations without an RTT measurement. The aggregates are computed at
+/// most once per SACK, when a controller first asks for one.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct GroupView {
     paths: Vec<PathSnapshot>,
+    aggregates: OnceCell<Aggregates>,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct Aggregates {
     total_cwnd: u64,
     total_rate: f64,
     max_cwnd_per_srtt_squared: f64,
@@ -55,39 +63,43 @@ impl GroupView {
     }
     /// Σ cwnd over the destinations, bytes.
     pub fn total_cwnd(&self) -> u64 {
-        self.total_cwnd
+        self.aggregates().total_cwnd
     }
     /// Σ cwnd / SRTT, bytes per second (the denominator of RFC 6356's alpha, squared there).
     pub fn total_rate(&self) -> f64 {
-        self.total_rate
+        self.aggregates().total_rate
     }
     /// max cwnd / SRTT², bytes per second squared (the numerator of RFC 6356's alpha).
     pub fn max_cwnd_per_srtt_squared(&self) -> f64 {
-        self.max_cwnd_per_srtt_squared
+        self.aggregates().max_cwnd_per_srtt_squared
+    }
+
+    fn aggregates(&self) -> &Aggregates {
+        self.aggregates.get_or_init(|| {
+            let mut a = Aggregates::default();
+            for s in &self.paths {
+                a.total_cwnd += u64::from(s.cwnd);
+                if let (Some(rate), Some(srtt)) = (s.rate(), s.srtt) {
+                    a.total_rate += rate;
+                    let per_srtt2 = rate * 1e9 / srtt.as_nanos() as f64;
+                    a.max_cwnd_per_srtt_squared = a.max_cwnd_per_srtt_squared.max(per_srtt2);
+                }
+            }
+            a
+        })
     }
 
     /// Takes the snapshot of `paths`, reusing the storage.
     pub(crate) fn refill<'a>(&mut self, paths: impl Iterator<Item = (PathId, &'a Path)>) {
         self.paths.clear();
-        self.total_cwnd = 0;
-        self.total_rate = 0.0;
-        self.max_cwnd_per_srtt_squared = 0.0;
-        for (id, p) in paths {
-            let s = PathSnapshot {
-                id,
-                state: p.state,
-                cwnd: p.cc.cwnd,
-                ssthresh: p.cc.ssthresh,
-                srtt: p.rto.srtt,
-                flight_size: p.flight_size,
-            };
-            self.total_cwnd += u64::from(s.cwnd);
-            if let (Some(rate), Some(srtt)) = (s.rate(), s.srtt) {
-                self.total_rate += rate;
-                let per_srtt2 = rate * 1e9 / srtt.as_nanos() as f64;
-                self.max_cwnd_per_srtt_squared = self.max_cwnd_per_srtt_squared.max(per_srtt2);
-            }
-            self.paths.push(s);
-        }
+        self.aggregates = OnceCell::new();
+        self.paths.extend(paths.map(|(id, p)| PathSnapshot {
+            id,
+            state: p.state,
+            cwnd: p.cc.cwnd,
+            ssthresh: p.cc.ssthresh,
+            srtt: p.rto.srtt,
+            flight_size: p.flight_size,
+        }));
     }
 }
