@@ -13,8 +13,8 @@ use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use netsim::loss::LossConfig;
 use netsim::network::{ChannelConfig, NodeKind};
 use netsim::queue::{QueueConfig, QueueLimit};
-use netsim::transport::sctp::{SctpApp, SctpAppConfig, SctpRole};
-use netsim::wire::PROTO_SCTP;
+use netsim::apps::sctp::{SctpApp, SctpAppConfig, SctpRole};
+use netsim::wire::{NO_FLOW, PROTO_SCTP};
 use netsim::world::{RunResult, WorldBuilder};
 use netsim::{Duration, Instant};
 
@@ -54,6 +54,7 @@ fn run() -> RunResult {
         config: config.clone(),
         role: SctpRole::Sink { drain_rate: None },
         seed: 2,
+        flow: NO_FLOW,
     };
     let bulk = SctpAppConfig {
         name: "bulk".into(),
@@ -70,6 +71,7 @@ fn run() -> RunResult {
             unordered: false,
         },
         seed: 1,
+        flow: NO_FLOW,
     };
     let agent = b.agent(h1, Box::new(SctpApp::new(sink)));
     b.bind_port(agent, PROTO_SCTP, 5000);
