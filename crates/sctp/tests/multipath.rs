@@ -102,6 +102,9 @@ impl Controller for Recording {
     fn init(&mut self, s: &mut CongestionState) {
         self.base.init(s);
     }
+    fn reads_group_view(&self) -> bool {
+        true
+    }
     fn on_ack(&mut self, s: &mut CongestionState, ack: &AckInfo, group: &GroupView) {
         let seen = Seen { own_cwnd: s.cwnd, own_srtt: ack.srtt, group: group.clone() };
         self.seen.lock().unwrap().push(seen);

@@ -341,6 +341,8 @@ pub struct Association {
     retransmit_policy: Box<dyn RetransmitPolicy>,
     /// Every path as the congestion controllers see it on a SACK (refilled per SACK).
     group_view: GroupView,
+    /// Some path has [`Path::force_packet`] set (so the flush need not look at every path).
+    any_forced_packet: bool,
     /// Association error counter (§8.1).
     error_count: u32,
     transmits: VecDeque<Transmit>,
@@ -387,6 +389,7 @@ impl Association {
             schedule: Vec::new(),
             retransmit_policy: config.retransmit.build(),
             group_view: GroupView::default(),
+            any_forced_packet: false,
             error_count: 0,
             transmits: VecDeque::new(),
             events: VecDeque::new(),

@@ -342,7 +342,8 @@ impl Association {
     /// §7.2.1 / §7.2.2 window growth first, then §7.2.4 reductions. The controllers see
     /// their path's SRTT and every path of the association, as this SACK left them.
     fn update_congestion(&mut self, cum: u32, t: &SackTallies) {
-        if t.per_path.iter().any(|pt| pt.acked > 0) {
+        let wanted = || self.paths.values().any(|p| p.controller.reads_group_view());
+        if t.per_path.iter().any(|pt| pt.acked > 0) && wanted() {
             self.group_view.refill(self.paths.iter());
         }
         let group = &self.group_view;
@@ -377,6 +378,7 @@ impl Association {
             }
             path.rtt_probe = None;
             path.force_packet = Some(RtxKind::Fast);
+            self.any_forced_packet = true;
             self.events.push_back(Event::FastRetransmit { path: p, chunks: pt.fast });
         }
     }
@@ -507,6 +509,7 @@ impl Association {
         let dst = self.retransmit_policy.destination(&view, p, RtxKind::Timeout);
         if let Some(path) = self.paths.get_mut(dst) {
             path.force_packet = Some(RtxKind::Timeout);
+            self.any_forced_packet = true;
         }
         self.path_error(now, p);
     }
@@ -620,8 +623,10 @@ impl Association {
         if let Some(o) = open {
             self.close_packet(o);
         }
-        for (_, path) in self.paths.iter_mut() {
-            path.force_packet = None;
+        if std::mem::take(&mut self.any_forced_packet) {
+            for (_, path) in self.paths.iter_mut() {
+                path.force_packet = None;
+            }
         }
     }
 

@@ -7,8 +7,9 @@
 //! overrides only what it changes.
 //!
 //! On a SACK a controller gets its own path's SRTT ([`AckInfo::srtt`]) and a read-only
-//! [`GroupView`] of every path of the association, computed once per SACK, so coupled
-//! multipath controllers (LIA, RFC 6356; OLIA; resource pooling) are ordinary controllers.
+//! [`GroupView`] of every path of the association, taken once per SACK (when some controller
+//! asks for it with [`Controller::reads_group_view`]), so coupled multipath controllers (LIA,
+//! RFC 6356; OLIA; resource pooling) are ordinary controllers.
 //!
 //! Choosing one: [`CongestionConfig`] is the registry; scenarios name it
 //! (`congestion = "rfc9260"`). Adding a variant takes three steps: write a type implementing
@@ -67,9 +68,15 @@ pub trait Controller: Send + std::fmt::Debug {
     fn init(&mut self, state: &mut CongestionState) {
         let _ = state;
     }
+    /// True if [`Controller::on_ack`] reads its `group` argument (coupled multipath
+    /// controllers). The association takes the group view on a SACK only if one of its
+    /// controllers says so; otherwise `group` is empty. Default false.
+    fn reads_group_view(&self) -> bool {
+        false
+    }
     /// A SACK acknowledged new data sent to this destination. `group` shows every
     /// destination of the association (this one included) as the SACK left them, before
-    /// any controller reacted to it.
+    /// any controller reacted to it (empty unless [`Controller::reads_group_view`]).
     fn on_ack(&mut self, state: &mut CongestionState, ack: &AckInfo, group: &GroupView) {
         let _ = (state, ack, group);
     }
