@@ -116,6 +116,7 @@ impl Association {
 
     /// The heartbeat timer of destination `p` fired (§8.3).
     pub(super) fn on_heartbeat_timer(&mut self, now: Instant, p: PathId) {
+        self.release_memory_if_idle();
         let path = &mut self.paths[p];
         path.hb_due = None;
         if path.hb_outstanding {
