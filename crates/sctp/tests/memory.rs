@@ -90,6 +90,9 @@ fn a_small_queued_message_costs_about_its_size() {
     // 100 bytes of data, the fragment's bookkeeping and its queue slot; an MTU-sized buffer
     // (1,500 bytes) per message would be far above.
     assert!(per_message <= 256, "{per_message} bytes per queued 100-byte message");
-    assert!(idle <= 16 * 1024, "{idle} bytes per idle association");
-    assert!(after <= 16 * 1024, "{after} bytes per idle association after a transfer");
+    // The endpoint's association table (a B-tree leaf with room for 11 associations, about
+    // 12 KB) is most of an idle association's figure; 32 spare MTU-sized buffers (48 KB)
+    // kept after a transfer would be far above.
+    assert!(idle <= 24 * 1024, "{idle} bytes per idle association");
+    assert!(after <= 24 * 1024, "{after} bytes per idle association after a transfer");
 }

@@ -121,6 +121,11 @@ pub struct SctpApp {
     switched_back_at: Option<Instant>,
     path_changes: u64,
     closed: Option<String>,
+    /// The reported association once it has finished and left the endpoint (its final
+    /// counters and state).
+    finished: Option<Association>,
+    /// Association ids, reused between flushes.
+    ids: Vec<AssocId>,
 }
 
 impl SctpApp {
@@ -154,11 +159,26 @@ impl SctpApp {
             switched_back_at: None,
             path_changes: 0,
             closed: None,
+            finished: None,
+            ids: Vec::new(),
         }
     }
 
     fn association(&mut self) -> Option<&mut Association> {
         self.ep.association_mut(self.assoc?)
+    }
+
+    /// The association results are reported for, in the endpoint or finished.
+    fn reported(&self) -> Option<&Association> {
+        self.assoc.and_then(|id| self.ep.association(id)).or(self.finished.as_ref())
+    }
+
+    /// The ids of the endpoint's associations, in `self.ids` (taken back by the caller).
+    fn take_ids(&mut self) -> Vec<AssocId> {
+        let mut ids = std::mem::take(&mut self.ids);
+        ids.clear();
+        ids.extend(self.ep.ids());
+        ids
     }
 
     /// Hands the association one message of `size` bytes (at least the header): sequence
@@ -218,7 +238,8 @@ impl SctpApp {
             return;
         }
         let mut replies = Vec::new();
-        for id in 0..self.ep.associations().len() {
+        let ids = self.take_ids();
+        for &id in &ids {
             let Some(a) = self.ep.association_mut(id) else { continue };
             while let Some(m) = a.read() {
                 let sent_at = m.data.get(8..16).and_then(|b| b.try_into().ok()).map(|b| Instant(u64::from_be_bytes(b)));
@@ -251,6 +272,7 @@ impl SctpApp {
                 }
             }
         }
+        self.ids = ids;
         for (id, data) in replies {
             if let Some(a) = self.ep.association_mut(id) {
                 let _ = a.send(0, PPID_RESPONSE, false, &data);
@@ -266,7 +288,7 @@ impl SctpApp {
         if let SctpRole::Bulk { bytes: Some(total), .. } = self.cfg.role {
             if self.completed_at.is_none()
                 && self.bytes_queued >= total
-                && self.association().is_some_and(|a| a.all_acked())
+                && self.reported().is_some_and(|a| a.all_acked())
             {
                 self.completed_at = Some(now);
             }
@@ -281,9 +303,17 @@ impl SctpApp {
             let pkt = ctx.packet_around(route.src, dst, PROTO_SCTP, d.payload, u32::MAX);
             ctx.send_on(route, pkt);
         }
-        for id in 0..self.ep.associations().len() {
+        let ids = self.take_ids();
+        for &id in &ids {
             while let Some(e) = self.ep.association_mut(id).and_then(Association::poll_event) {
                 self.on_event(ctx, id, e);
+            }
+        }
+        self.ids = ids;
+        // A finished association leaves the endpoint; the reported one's final state is kept.
+        while let Some((id, a)) = self.ep.poll_closed() {
+            if Some(id) == self.assoc {
+                self.finished = Some(a);
             }
         }
         self.timer.update(ctx, self.ep.poll_timeout());
@@ -291,7 +321,7 @@ impl SctpApp {
 
     fn on_event(&mut self, ctx: &mut Ctx<'_>, id: AssocId, e: Event) {
         let now = ctx.now();
-        let primary = self.ep.associations().get(id).map(|a| a.primary());
+        let primary = self.ep.association(id).map(|a| a.primary());
         match &e {
             Event::Connected => {
                 if self.assoc.is_none() {
@@ -423,7 +453,7 @@ impl Agent for SctpApp {
                 out.push("sctp", name, "response_time_p99", self.response_delay.quantile_s(0.99), "s");
             }
         }
-        let Some(a) = self.assoc.and_then(|id| self.ep.associations().get(id)) else { return };
+        let Some(a) = self.reported() else { return };
         let break_at = self.primary_break;
         let since_break = |t: Option<Instant>| t.zip(break_at).map(|(t, b)| t.saturating_since(b).as_secs_f64());
         if let Some(b) = break_at {
@@ -443,7 +473,7 @@ impl Agent for SctpApp {
         if let (SctpRole::Bulk { start, .. }, Some(done)) = (&self.cfg.role, self.completed_at) {
             out.push("sctp", name, "completion_time", done.saturating_since(*start).as_secs_f64(), "s");
         }
-        let sum = |f: fn(&sctp::PathStats) -> u64| a.paths().iter().map(|p| f(&p.stats)).sum::<u64>() as f64;
+        let sum = |f: fn(&sctp::PathStats) -> u64| a.paths().values().map(|p| f(&p.stats)).sum::<u64>() as f64;
         if matches!(self.cfg.role, SctpRole::Bulk { .. } | SctpRole::Requests { .. }) {
             out.push("sctp", name, "sent_bytes", sum(|s| s.bytes_sent), "bytes");
             out.push("sctp", name, "fast_retransmissions", sum(|s| s.fast_retransmissions), "chunks");
@@ -454,7 +484,7 @@ impl Agent for SctpApp {
         out.push("sctp", name, "heartbeats_sent", sum(|s| s.heartbeats_sent), "chunks");
         out.push("sctp", name, "path_state_changes", self.path_changes as f64, "events");
         out.push("sctp", name, "closed", f64::from(u8::from(self.closed.is_some())), "bool");
-        for (i, p) in a.paths().iter().enumerate() {
+        for (i, p) in a.paths() {
             let entity = format!("{name}/path{i}");
             out.push("sctp_path", &entity, "bytes_sent", p.stats.bytes_sent as f64, "bytes");
             out.push("sctp_path", &entity, "bytes_retransmitted", p.stats.bytes_retransmitted as f64, "bytes");
@@ -467,9 +497,9 @@ impl Agent for SctpApp {
     }
 
     fn sample(&self, now: Instant, out: &mut TimeSeries) {
-        let Some(a) = self.assoc.and_then(|id| self.ep.associations().get(id)) else { return };
+        let Some(a) = self.reported() else { return };
         let name = &self.cfg.name;
-        for (i, p) in a.paths().iter().enumerate() {
+        for (i, p) in a.paths() {
             let entity = format!("{name}/path{i}");
             out.push(now, "sctp_path", &entity, "cwnd", "bytes", f64::from(p.cc.cwnd));
             out.push(now, "sctp_path", &entity, "ssthresh", "bytes", f64::from(p.cc.ssthresh));
