@@ -3,8 +3,10 @@
 //!
 //! A link has one [`Channel`] per direction. A channel is the transmitter of the interface at
 //! its sending end: an output queue, a serialiser (rate), a propagation delay, an MTU and a loss
-//! model. A packet leaves the queue, occupies the transmitter for `len * 8 / rate` (rounded up to
-//! the nanosecond), then travels `delay` and arrives whole at the far interface. Because delay is
+//! model. Every packet passes the queue discipline (see [`crate::queue`] for the contract): it
+//! is offered, and the transmitter takes the discipline's next packet whenever it is free, at once
+//! if it was idle. A packet leaves the queue, occupies the transmitter for `len * 8 / rate`
+//! (rounded up to the nanosecond), then travels `delay` and arrives whole at the far interface. Because delay is
 //! constant per direction, packets in flight arrive in the order sent; they wait in a FIFO and
 //! each arrival event carries only ids, never the packet.
 //!
@@ -21,8 +23,8 @@ use rustc_hash::FxHashMap;
 use crate::agent::AgentId;
 use crate::kernel::{Scheduler, Ticket};
 use crate::loss::{LossConfig, LossModel};
-use crate::queue::{QueueConfig, QueueDisc, QueueDrop};
-use crate::recorder::{DropCounts, DropReason, FlowStats, Location, Names, TraceEvent, Tracer};
+use crate::queue::{Dequeued, Dropped, Enqueued, QueueConfig, QueueContext, QueueDisc, QueueReason};
+use crate::recorder::{DropCounts, DropReason, FlowStats, Location, Names, QueueCounts, TraceEvent, Tracer};
 use crate::rng::SimRng;
 use crate::routing::RoutingTable;
 use crate::stats::TimeAverage;
@@ -122,10 +124,14 @@ pub struct ChannelStats {
     pub tx_bytes: u64,
     /// Time the transmitter was busy.
     pub busy: Duration,
-    /// Packets accepted by the queue.
+    /// Packets the queue accepted while the transmitter was busy, that is packets that waited.
+    /// A packet that finds the transmitter idle passes the discipline and leaves it at once; it
+    /// is not counted here.
     pub enqueued: u64,
     /// Drops in the queue, the transmitter or on the wire, by reason.
     pub drops: DropCounts,
+    /// Congestion Experienced marks the queue discipline set, by reason.
+    pub marks: QueueCounts,
     /// Queue length in packets over time.
     pub backlog_packets: TimeAverage,
     /// Queue length in bytes over time.
@@ -146,7 +152,8 @@ pub struct Channel {
     /// Its counters.
     pub stats: ChannelStats,
     queue: Box<dyn QueueDisc>,
-    queue_rng: SimRng,
+    /// Resident packets the discipline dropped during the current call (kept, emptied, reused).
+    queue_dropped: Dropped,
     loss: LossModel,
     loss_rng: SimRng,
     sending: Option<Packet>,
@@ -161,14 +168,16 @@ pub struct Channel {
 }
 
 impl Channel {
-    /// A channel in its initial state; `rngs` are the queue's and the loss model's streams.
+    /// A channel in its initial state; `queue_rng` and `loss_rng` are the queue discipline's and
+    /// the loss model's streams.
     pub fn new(config: ChannelConfig, queue_rng: SimRng, loss_rng: SimRng) -> Self {
+        let ctx = QueueContext { rate_bps: config.rate_bps, mtu: config.mtu, rng: queue_rng };
         Channel {
-            queue: config.queue.build(),
+            queue: config.queue.build(ctx),
+            queue_dropped: Dropped::new(),
             loss: LossModel::new(config.loss),
             config,
             stats: ChannelStats::default(),
-            queue_rng,
             loss_rng,
             sending: None,
             in_flight: VecDeque::new(),
@@ -185,6 +194,11 @@ impl Channel {
     /// Bytes waiting in the output queue.
     pub fn backlog_bytes(&self) -> usize {
         self.queue.len_bytes()
+    }
+
+    /// The output queue's discipline (for its kind and statistics).
+    pub fn queue(&self) -> &dyn QueueDisc {
+        &*self.queue
     }
 
     fn note_backlog(&mut self, now: Instant) {
@@ -369,8 +383,8 @@ impl Network {
         }
     }
 
-    /// Hand `pkt` to interface `out` for transmission: into its queue, or straight onto the
-    /// wire if the transmitter is idle.
+    /// Hand `pkt` to interface `out` for transmission: through its queue discipline, and on to
+    /// the transmitter at once if it is idle.
     pub fn transmit(&mut self, out: IfaceId, pkt: Packet, now: Instant, sched: &mut Scheduler<Event>) {
         let iface = &self.ifaces[out.index()];
         if !iface.up {
@@ -387,27 +401,115 @@ impl Network {
         if pkt.len() > ch.config.mtu {
             return self.drop(pkt, DropReason::MtuExceeded, Location::Iface(out), now);
         }
-        if ch.sending.is_none() && ch.queue.len_packets() == 0 {
-            return self.start_tx(link_id, side, pkt, now, sched);
+        let flow = pkt.meta.flow;
+        if ch.sending.is_none() {
+            // The transmitter is idle, so the queue is empty (disciplines are work-conserving):
+            // the packet is offered and the next one taken at once. It is neither counted as
+            // enqueued nor traced as waiting, exactly like a packet that never waited.
+            let (arrival, next) = ch.queue.enqueue_dequeue(pkt, now, &mut ch.queue_dropped);
+            if ch.queue.len_packets() != 0 {
+                ch.note_backlog(now); // a discipline kept something back
+            }
+            let arrival_mark = self.settle_arrival(link_id, side, out, flow, arrival, now).flatten();
+            return self.release(link_id, side, next, false, arrival_mark, now, sched);
         }
         // Only a traced run pays for the copy the Enqueue event shows after the queue took it.
         let traced = self.tracer.enabled().then(|| pkt.clone());
-        match ch.queue.enqueue(pkt, now, &mut ch.queue_rng) {
-            Ok(()) => {
-                ch.stats.enqueued += 1;
-                ch.note_backlog(now);
-                if let Some(pkt) = traced {
-                    let backlog = ch.queue.len_packets();
-                    self.tracer.emit(now, &TraceEvent::Enqueue { iface: out, pkt: &pkt, backlog }, &self.names);
+        let arrival = ch.queue.enqueue(pkt, now, &mut ch.queue_dropped);
+        ch.note_backlog(now);
+        let Some(marked) = self.settle_arrival(link_id, side, out, flow, arrival, now) else { return };
+        self.links[link_id.index()].dirs[side].stats.enqueued += 1;
+        if let Some(mut pkt) = traced {
+            let backlog = self.links[link_id.index()].dirs[side].queue.len_packets();
+            if let Some(reason) = marked {
+                pkt.mark_ce(); // the copy shows the packet as the queue holds it
+                self.tracer.emit(now, &TraceEvent::Mark { iface: out, reason, pkt: &pkt }, &self.names);
+            }
+            self.tracer.emit(now, &TraceEvent::Enqueue { iface: out, pkt: &pkt, backlog }, &self.names);
+        }
+    }
+
+    /// Account for what the discipline of (`link`, `side`) did with an arrival of `flow` offered
+    /// through `out`: the resident packets it dropped, then the arrival's drop or mark. Returns
+    /// `None` if the arrival was dropped, else whether (and why) it was marked.
+    fn settle_arrival(
+        &mut self,
+        link_id: LinkId,
+        side: usize,
+        out: IfaceId,
+        flow: u32,
+        arrival: Enqueued,
+        now: Instant,
+    ) -> Option<Option<QueueReason>> {
+        if !self.links[link_id.index()].dirs[side].queue_dropped.is_empty() {
+            self.drop_resident(link_id, side, now);
+        }
+        match arrival {
+            Enqueued::Queued { marked } => {
+                if let Some(reason) = marked {
+                    self.count_mark(link_id, side, flow, reason);
                 }
+                Some(marked)
             }
-            Err((pkt, why)) => {
-                let reason = match why {
-                    QueueDrop::Full => DropReason::QueueFull,
-                    QueueDrop::Early => DropReason::QueueEarly,
-                };
-                self.drop(pkt, reason, Location::Iface(out), now)
+            Enqueued::Dropped(pkt, reason) => {
+                self.drop(pkt, DropReason::Queue(reason), Location::Iface(out), now);
+                None
             }
+        }
+    }
+
+    /// Start sending `next`, the packet the discipline of (`link`, `side`) released (if any).
+    /// `waited` tells a packet that waited in the queue from one that has just arrived to an
+    /// idle transmitter, whose enqueue mark, if any, is `arrival_mark` (counted already, traced
+    /// here with the packet).
+    #[allow(clippy::too_many_arguments)]
+    fn release(
+        &mut self,
+        link_id: LinkId,
+        side: usize,
+        next: Option<Dequeued>,
+        waited: bool,
+        arrival_mark: Option<QueueReason>,
+        now: Instant,
+        sched: &mut Scheduler<Event>,
+    ) {
+        let Some(Dequeued { pkt, marked }) = next else { return };
+        if let Some(reason) = marked {
+            self.count_mark(link_id, side, pkt.meta.flow, reason);
+        }
+        if self.tracer.enabled() {
+            let from = self.links[link_id.index()].ends[side];
+            if let Some(reason) = arrival_mark {
+                self.tracer.emit(now, &TraceEvent::Mark { iface: from, reason, pkt: &pkt }, &self.names);
+            }
+            if waited {
+                self.tracer.emit(now, &TraceEvent::Dequeue { iface: from, pkt: &pkt }, &self.names);
+            }
+            if let Some(reason) = marked {
+                self.tracer.emit(now, &TraceEvent::Mark { iface: from, reason, pkt: &pkt }, &self.names);
+            }
+        }
+        self.start_tx(link_id, side, pkt, now, sched);
+    }
+
+    /// Account for the resident packets the discipline of (`link`, `side`) has just dropped.
+    fn drop_resident(&mut self, link_id: LinkId, side: usize, now: Instant) {
+        let link = &mut self.links[link_id.index()];
+        let from = link.ends[side];
+        let mut dropped = std::mem::take(&mut link.dirs[side].queue_dropped);
+        for (pkt, reason) in dropped.drain(..) {
+            self.drop(pkt, DropReason::Queue(reason), Location::Iface(from), now);
+        }
+        // Hand the (empty) list back, so its capacity is reused.
+        self.links[link_id.index()].dirs[side].queue_dropped = dropped;
+    }
+
+    /// Count a Congestion Experienced mark the discipline of (`link`, `side`) set on a packet of
+    /// `flow`: per interface and per flow.
+    fn count_mark(&mut self, link_id: LinkId, side: usize, flow: u32, reason: QueueReason) {
+        self.links[link_id.index()].dirs[side].stats.marks.add(reason);
+        if let Some(flow) = self.flows.get_mut(flow as usize) {
+            flow.marks.add(reason);
         }
     }
 
@@ -429,9 +531,7 @@ impl Network {
     /// The transmitter of (`link`, `side`) finished serialising its packet: put it on the wire
     /// and start the next one.
     pub fn on_tx_done(&mut self, link_id: LinkId, side: usize, gen: u32, now: Instant, sched: &mut Scheduler<Event>) {
-        let link = &mut self.links[link_id.index()];
-        let from = link.ends[side];
-        let ch = &mut link.dirs[side];
+        let ch = &mut self.links[link_id.index()].dirs[side];
         if gen != ch.tx_gen {
             return; // the packet was discarded by a failure meanwhile
         }
@@ -446,12 +546,15 @@ impl Network {
             debug_assert!(scheduled.is_ok(), "a fresh ticket for now or later");
         }
         ch.in_flight.push_back(wire);
-        let Some(next) = ch.queue.dequeue(now) else { return };
-        ch.note_backlog(now);
-        if self.tracer.enabled() {
-            self.tracer.emit(now, &TraceEvent::Dequeue { iface: from, pkt: &next }, &self.names);
+        let next = ch.queue.dequeue(now, &mut ch.queue_dropped);
+        let dropped = !ch.queue_dropped.is_empty();
+        if next.is_some() || dropped {
+            ch.note_backlog(now);
         }
-        self.start_tx(link_id, side, next, now, sched);
+        if dropped {
+            self.drop_resident(link_id, side, now);
+        }
+        self.release(link_id, side, next, true, None, now, sched);
     }
 
     /// The oldest packet on the wire of (`link`, `side`) arrives at the far interface.

@@ -10,6 +10,7 @@ use std::net::Ipv4Addr;
 use rustc_hash::FxHashMap;
 
 use crate::network::{IfaceId, LinkId, NodeId};
+use crate::queue::QueueReason;
 use crate::stats::DelayStats;
 use crate::time::Instant;
 use crate::wire::Packet;
@@ -17,10 +18,8 @@ use crate::wire::Packet;
 /// Why a packet was dropped. Every drop in the simulator carries one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum DropReason {
-    /// The output queue was full.
-    QueueFull,
-    /// An active queue management algorithm dropped it early.
-    QueueEarly,
+    /// A queue discipline dropped it, for a reason of its own (drop-tail: the queue was full).
+    Queue(QueueReason),
     /// The link was down (queued, being transmitted, in flight, or offered while down).
     LinkDown,
     /// The sending or receiving interface was administratively down.
@@ -42,10 +41,9 @@ pub enum DropReason {
 }
 
 impl DropReason {
-    /// Every reason, in reporting order.
-    pub const ALL: [DropReason; 11] = [
-        DropReason::QueueFull,
-        DropReason::QueueEarly,
+    /// Every reason outside the queue disciplines (whose reasons are an open set), in reporting
+    /// order.
+    pub const NETWORK: [DropReason; 9] = [
         DropReason::LinkDown,
         DropReason::IfaceDown,
         DropReason::NoRoute,
@@ -60,8 +58,7 @@ impl DropReason {
     /// The name used in results (`drops_<name>` scalars, event details).
     pub fn name(self) -> &'static str {
         match self {
-            DropReason::QueueFull => "queue_full",
-            DropReason::QueueEarly => "queue_early",
+            DropReason::Queue(reason) => reason.name(),
             DropReason::LinkDown => "link_down",
             DropReason::IfaceDown => "iface_down",
             DropReason::NoRoute => "no_route",
@@ -74,28 +71,88 @@ impl DropReason {
         }
     }
 
-    fn index(self) -> usize {
-        self as usize
+    /// Position in [`DropReason::NETWORK`]; `None` for a queue discipline's reason.
+    fn network_index(self) -> Option<usize> {
+        match self {
+            DropReason::Queue(_) => None,
+            DropReason::LinkDown => Some(0),
+            DropReason::IfaceDown => Some(1),
+            DropReason::NoRoute => Some(2),
+            DropReason::TtlExpired => Some(3),
+            DropReason::MtuExceeded => Some(4),
+            DropReason::LinkLoss => Some(5),
+            DropReason::NotForThisHost => Some(6),
+            DropReason::PortUnreachable => Some(7),
+            DropReason::Malformed => Some(8),
+        }
+    }
+}
+
+/// Counters by queue-discipline reason, an open set: only the reasons that occurred are held,
+/// in name order (so results list them the same way whatever order they happened in).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct QueueCounts(Vec<(QueueReason, u64)>);
+
+impl QueueCounts {
+    /// Count one occurrence of `reason`.
+    #[inline]
+    pub fn add(&mut self, reason: QueueReason) {
+        match self.0.binary_search_by(|(r, _)| r.name().cmp(reason.name())) {
+            Ok(i) => self.0[i].1 += 1,
+            Err(i) => self.0.insert(i, (reason, 1)),
+        }
+    }
+    /// Occurrences of one reason.
+    pub fn get(&self, reason: QueueReason) -> u64 {
+        self.iter().find(|&(r, _)| r == reason).map_or(0, |(_, n)| n)
+    }
+    /// Occurrences of every reason.
+    pub fn total(&self) -> u64 {
+        self.0.iter().map(|(_, n)| n).sum()
+    }
+    /// The reasons that occurred with their counts, in name order.
+    pub fn iter(&self) -> impl Iterator<Item = (QueueReason, u64)> + '_ {
+        self.0.iter().copied()
     }
 }
 
 /// Drop counters by reason.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct DropCounts([u64; DropReason::ALL.len()]);
+#[derive(Clone, Debug, Default)]
+pub struct DropCounts {
+    queue: QueueCounts,
+    network: [u64; DropReason::NETWORK.len()],
+}
 
 impl DropCounts {
     /// Count one drop.
     #[inline]
     pub fn add(&mut self, reason: DropReason) {
-        self.0[reason.index()] += 1;
+        match reason {
+            DropReason::Queue(r) => self.queue.add(r),
+            _ => {
+                if let Some(i) = reason.network_index() {
+                    self.network[i] += 1;
+                }
+            }
+        }
     }
     /// Drops for one reason.
     pub fn get(&self, reason: DropReason) -> u64 {
-        self.0[reason.index()]
+        match reason {
+            DropReason::Queue(r) => self.queue.get(r),
+            _ => reason.network_index().map_or(0, |i| self.network[i]),
+        }
     }
     /// All drops.
     pub fn total(&self) -> u64 {
-        self.0.iter().sum()
+        self.queue.total() + self.network.iter().sum::<u64>()
+    }
+    /// The reasons that occurred with their counts, in reporting order: the queue
+    /// disciplines' reasons by name, then the network's in [`DropReason::NETWORK`] order.
+    pub fn iter(&self) -> impl Iterator<Item = (DropReason, u64)> + '_ {
+        let queue = self.queue.iter().map(|(r, n)| (DropReason::Queue(r), n));
+        let network = DropReason::NETWORK.into_iter().zip(self.network).filter(|&(_, n)| n > 0);
+        queue.chain(network)
     }
 }
 
@@ -152,6 +209,16 @@ pub enum TraceEvent<'a> {
         /// The packet.
         pkt: &'a Packet,
     },
+    /// A queue discipline set Congestion Experienced on a packet instead of dropping it
+    /// (RFC 3168 §5).
+    Mark {
+        /// The interface whose queue it is.
+        iface: IfaceId,
+        /// Why.
+        reason: QueueReason,
+        /// The packet, as marked.
+        pkt: &'a Packet,
+    },
     /// A scheduled fault took effect.
     Fault {
         /// The entity affected (link or interface name).
@@ -179,6 +246,7 @@ impl TraceEvent<'_> {
             TraceEvent::Tx { .. } => "tx",
             TraceEvent::Rx { .. } => "rx",
             TraceEvent::Drop { .. } => "drop",
+            TraceEvent::Mark { .. } => "mark",
             TraceEvent::Fault { .. } => "fault",
             TraceEvent::Agent { kind, .. } => kind,
         }
@@ -273,6 +341,9 @@ impl TraceSink for EventLog {
             TraceEvent::Drop { reason, at, pkt } => {
                 (names.location(*at), format!("reason={} {}", reason.name(), pkt_detail(pkt)))
             }
+            TraceEvent::Mark { iface, reason, pkt } => {
+                (names.ifaces[iface.index()].clone(), format!("reason={} {}", reason.name(), pkt_detail(pkt)))
+            }
             TraceEvent::Fault { entity, action } => (entity.to_string(), format!("action={action}")),
             TraceEvent::Agent { entity, detail, .. } => (entity.to_string(), detail.to_string()),
         };
@@ -342,6 +413,8 @@ pub struct FlowStats {
     pub rx_bytes: u64,
     /// Drops of this flow's packets, by reason.
     pub drops: DropCounts,
+    /// Congestion Experienced marks set on this flow's packets by queue disciplines, by reason.
+    pub marks: QueueCounts,
     /// One-way delay of received packets.
     pub delay: DelayStats,
     /// When the first packet was sent.

@@ -11,7 +11,7 @@ use crate::agent::{Agent, AgentId, Ctx};
 use crate::fault::{Fault, FaultAction};
 use crate::kernel::{ScheduleInPast, Scheduler};
 use crate::network::{Channel, ChannelConfig, IfaceId, LinkId, Network, NodeId, NodeKind};
-use crate::recorder::{DropCounts, DropReason, EventTable, Scalars, TimeSeries, TraceEvent, TraceSink};
+use crate::recorder::{DropCounts, EventTable, QueueCounts, Scalars, TimeSeries, TraceEvent, TraceSink};
 use crate::rng::RngTree;
 use crate::routing::{Graph, StaticRoute};
 use crate::time::{Duration, Instant};
@@ -425,6 +425,7 @@ impl World {
             row(out, "rx_packets", f.rx_packets as f64, "packets");
             row(out, "rx_bytes", f.rx_bytes as f64, "bytes");
             push_drops(out, "flow", name, &f.drops);
+            push_marks(out, "flow", name, &f.marks);
             let loss = if f.tx_packets > 0 { f.drops.total() as f64 / f.tx_packets as f64 } else { f64::NAN };
             row(out, "loss_rate", loss, "1");
             row(out, "goodput", flow_goodput(f), "bit/s");
@@ -472,6 +473,10 @@ impl World {
             row(out, "queue_mean_bytes", s.backlog_bytes.mean(now), "bytes");
             row(out, "queue_max_bytes", s.backlog_bytes.max() as f64, "bytes");
             push_drops(out, "iface", name, &s.drops);
+            push_marks(out, "iface", name, &s.marks);
+            for stat in ch.queue().stats() {
+                row(out, stat.name, stat.value, stat.unit);
+            }
         }
     }
 }
@@ -484,13 +489,24 @@ fn flow_goodput(f: &crate::recorder::FlowStats) -> f64 {
     }
 }
 
-/// `drops` (total) always, and `drops_<reason>` for each reason that occurred.
+/// `drops` (total) always, and `drops_<reason>` for each reason that occurred: the queue
+/// disciplines' reasons by name, then the network's.
 fn push_drops(out: &mut Scalars, kind: &str, entity: &str, drops: &DropCounts) {
     out.push(kind, entity, "drops", drops.total() as f64, "packets");
-    for reason in DropReason::ALL {
-        let n = drops.get(reason);
-        if n > 0 {
-            out.push(kind, entity, &format!("drops_{}", reason.name()), n as f64, "packets");
-        }
+    for (reason, n) in drops.iter() {
+        out.push(kind, entity, &format!("drops_{}", reason.name()), n as f64, "packets");
+    }
+}
+
+/// `marks` (total) and `marks_<reason>` per reason, only when a queue discipline marked
+/// packets Congestion Experienced.
+fn push_marks(out: &mut Scalars, kind: &str, entity: &str, marks: &QueueCounts) {
+    let total = marks.total();
+    if total == 0 {
+        return;
+    }
+    out.push(kind, entity, "marks", total as f64, "packets");
+    for (reason, n) in marks.iter() {
+        out.push(kind, entity, &format!("marks_{}", reason.name()), n as f64, "packets");
     }
 }

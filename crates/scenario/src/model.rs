@@ -15,7 +15,7 @@ use netsim::apps::vbr::VbrConfig;
 use netsim::fault::FaultAction;
 use netsim::loss::LossConfig;
 use netsim::network::{ChannelConfig, IfaceId, LinkId, NodeKind};
-use netsim::queue::QueueConfig;
+use netsim::queue::{DropTail, QueueConfig};
 use netsim::transport::sctp::{SctpAppConfig, SctpRole, MESSAGE_HEADER_LEN};
 use netsim::wire::PROTO_SCTP;
 use netsim::wire::{PROTO_TCP, PROTO_UDP};
@@ -391,10 +391,12 @@ impl Parser {
     }
 
     fn queue(&self, r: &mut Reader<'_>) -> Result<QueueConfig, ScenarioError> {
-        // The schema admits only the kinds listed in `schema::QUEUE`; each builds here.
+        // The schema admits only the registry's kinds (`netsim::queue::KINDS`); each builds here.
         let kind = r.str("kind")?;
-        debug_assert_eq!(kind, "droptail");
-        Ok(QueueConfig::DropTail { limit: r.queue_limit("limit")? })
+        match kind.as_str() {
+            DropTail::KIND => Ok(QueueConfig::DropTail { limit: r.queue_limit("limit")? }),
+            other => Err(r.error("kind", format!("unknown queue discipline {other:?}"))),
+        }
     }
 
     fn loss(r: &mut Reader<'_>) -> Result<LossConfig, ScenarioError> {
