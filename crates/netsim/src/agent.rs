@@ -9,16 +9,15 @@
 
 use std::net::Ipv4Addr;
 
+use crate::event::Event;
+use crate::fault::Fault;
+pub use crate::ids::AgentId;
+use crate::ids::{FlowId, IfaceId, NodeId};
 use crate::kernel::{ScheduleInPast, Scheduler, Ticket};
-use crate::network::{IfaceId, Network, NodeId};
-use crate::recorder::{FlowStats, Scalars, TimeSeries, TraceEvent};
+use crate::network::Network;
+use crate::recorder::{FlowStats, Recorder, Scalars, TimeSeries, TraceEvent};
 use crate::time::{Duration, Instant};
 use crate::wire::{Ipv4Fields, Packet, PacketMeta, DEFAULT_TTL};
-use crate::world::Event;
-
-/// Index of an agent in the world.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct AgentId(pub u32);
 
 /// An application or transport driver on a host.
 pub trait Agent: Send {
@@ -60,6 +59,8 @@ pub struct Ctx<'a> {
     pub(crate) me: AgentId,
     pub(crate) net: &'a mut Network,
     pub(crate) sched: &'a mut Scheduler<Event>,
+    pub(crate) rec: &'a mut Recorder,
+    pub(crate) faults: &'a [Fault],
 }
 
 impl Ctx<'_> {
@@ -102,7 +103,7 @@ impl Ctx<'_> {
 
     /// Send a packet from this node.
     pub fn send(&mut self, pkt: Packet) {
-        self.net.send_from(self.node, pkt, self.now, self.sched);
+        self.net.send_from(self.node, pkt, self.now, self.sched, self.rec);
     }
 
     /// Fire `on_timer(token)` at `at`.
@@ -127,8 +128,19 @@ impl Ctx<'_> {
     }
 
     /// The first scheduled failure on the route from this node (source `src`) to `dst`.
+    /// (A link-down or interface-down of the fault plan on a link or interface the static
+    /// route crosses, leaving by the interface that owns `src` when it reaches `dst`.)
     pub fn first_break_on_route(&self, src: Ipv4Addr, dst: Ipv4Addr) -> Option<Instant> {
-        self.net.first_break_on_route(self.node, src, dst)
+        let (links, ifaces) = self.net.route_elements(self.node, src, dst)?;
+        self.faults
+            .iter()
+            .filter(|f| match f.action.breaks() {
+                Some(Ok(l)) => links.contains(&l),
+                Some(Err(i)) => ifaces.contains(&i),
+                None => false,
+            })
+            .map(|f| f.at)
+            .min()
     }
 
     /// The route a packet from this node to `dst` takes: the interface it leaves by and
@@ -141,23 +153,21 @@ impl Ctx<'_> {
     /// Send a packet this node built on a route from [`Ctx::route`] (one route lookup per
     /// packet instead of two, for drivers that must know the source address first).
     pub fn send_on(&mut self, route: Route, pkt: Packet) {
-        self.net.transmit(route.iface, pkt, self.now, self.sched);
+        self.net.transmit(route.iface, pkt, self.now, self.sched, self.rec);
     }
 
     /// Counters of a registered flow.
-    pub fn flow_mut(&mut self, flow: u32) -> Option<&mut FlowStats> {
-        self.net.flows.get_mut(flow as usize)
+    pub fn flow_mut(&mut self, flow: FlowId) -> Option<&mut FlowStats> {
+        self.rec.flows.get_mut(flow as usize)
     }
 
     /// True if a trace sink is attached (check before formatting an event's detail).
     pub fn tracing(&self) -> bool {
-        self.net.tracer.enabled()
+        self.rec.tracer.enabled()
     }
 
     /// Emit an agent event (`kind` is what `record.events` selects on).
     pub fn trace(&mut self, kind: &str, entity: &str, detail: &str) {
-        if self.net.tracer.enabled() {
-            self.net.tracer.emit(self.now, &TraceEvent::Agent { kind, entity, detail }, &self.net.names);
-        }
+        self.rec.trace(self.now, &TraceEvent::Agent { kind, entity, detail });
     }
 }

@@ -1,6 +1,9 @@
 //! Scheduled faults: links and interfaces going down and coming back at given times.
 
-use crate::network::{IfaceId, LinkId, Network};
+use crate::event::NetObserver;
+use crate::ids::{IfaceId, LinkId};
+use crate::network::Network;
+use crate::recorder::Names;
 use crate::time::Instant;
 
 /// What a fault does.
@@ -28,19 +31,28 @@ impl FaultAction {
     }
 
     /// Name of the affected entity.
-    pub fn target_name(&self, net: &Network) -> String {
+    pub fn target_name<'n>(&self, names: &'n Names) -> &'n str {
         match *self {
-            FaultAction::LinkDown(l) | FaultAction::LinkUp(l) => net.names.links[l.index()].clone(),
-            FaultAction::IfaceDown(i) | FaultAction::IfaceUp(i) => net.names.ifaces[i.index()].clone(),
+            FaultAction::LinkDown(l) | FaultAction::LinkUp(l) => &names.links[l.index()],
+            FaultAction::IfaceDown(i) | FaultAction::IfaceUp(i) => &names.ifaces[i.index()],
         }
     }
 
-    /// Apply it.
-    pub fn apply(&self, net: &mut Network, now: Instant) {
+    /// The link or interface it takes down, if it takes one down.
+    pub fn breaks(&self) -> Option<Result<LinkId, IfaceId>> {
         match *self {
-            FaultAction::LinkDown(l) => net.link_down(l, now),
+            FaultAction::LinkDown(l) => Some(Ok(l)),
+            FaultAction::IfaceDown(i) => Some(Err(i)),
+            FaultAction::LinkUp(_) | FaultAction::IfaceUp(_) => None,
+        }
+    }
+
+    /// Apply it; packets it discards are reported to `obs`.
+    pub fn apply<O: NetObserver + ?Sized>(&self, net: &mut Network, now: Instant, obs: &mut O) {
+        match *self {
+            FaultAction::LinkDown(l) => net.link_down(l, now, obs),
             FaultAction::LinkUp(l) => net.link_up(l),
-            FaultAction::IfaceDown(i) => net.iface_down(i, now),
+            FaultAction::IfaceDown(i) => net.iface_down(i, now, obs),
             FaultAction::IfaceUp(i) => net.iface_up(i),
         }
     }

@@ -1,6 +1,8 @@
 //! `netsim`: the deterministic discrete-event network simulator under sctpsim.
 //!
-//! Layers, bottom up: [`time`] and [`kernel`] (clock and future-event list), [`rng`]
+//! Layers, bottom up: [`time`] and [`kernel`] (clock and future-event list), [`ids`] and
+//! [`event`] (entity ids, kernel events, drop reasons and what the network reports: leaf
+//! modules anything may use), [`rng`]
 //! (per-component random streams), [`wire`] (real IPv4/UDP bytes), [`queue`] and [`loss`]
 //! (per-direction link behaviour), [`network`] (nodes, interfaces, links, routing, forwarding),
 //! [`agent`] (applications and transport drivers living on hosts), [`apps`] (traffic sources
@@ -11,7 +13,9 @@
 
 pub mod agent;
 pub mod apps;
+pub mod event;
 pub mod fault;
+pub mod ids;
 pub mod kernel;
 pub mod loss;
 pub mod network;

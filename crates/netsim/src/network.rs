@@ -20,41 +20,17 @@ use std::net::Ipv4Addr;
 
 use rustc_hash::FxHashMap;
 
-use crate::agent::AgentId;
+use crate::event::{DropCounts, DropReason, Event, Location, NetEvent, NetObserver, QueueCounts, QueueReason};
+use crate::ids::{AgentId, FlowId};
+pub use crate::ids::{IfaceId, LinkId, NodeId};
 use crate::kernel::{Scheduler, Ticket};
 use crate::loss::{LossConfig, LossModel};
-use crate::queue::{Dequeued, Dropped, Enqueued, QueueConfig, QueueContext, QueueDisc, QueueReason};
-use crate::recorder::{DropCounts, DropReason, FlowStats, Location, Names, QueueCounts, TraceEvent, Tracer};
+use crate::queue::{Dequeued, Dropped, Enqueued, Queue, QueueConfig, QueueContext, QueueDisc};
 use crate::rng::SimRng;
 use crate::routing::RoutingTable;
 use crate::stats::TimeAverage;
 use crate::time::{Duration, Instant};
-use crate::wire::{Packet, UdpView, PROTO_SCTP, PROTO_TCP, PROTO_UDP};
-use crate::world::Event;
-
-macro_rules! id_type {
-    ($(#[$doc:meta] $name:ident),*) => {$(
-        #[$doc]
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-        pub struct $name(pub u32);
-        impl $name {
-            /// Position in the owning table.
-            #[inline]
-            pub fn index(self) -> usize {
-                self.0 as usize
-            }
-        }
-    )*};
-}
-
-id_type!(
-    /// Index of a node in the network.
-    NodeId,
-    /// Index of an interface in the network.
-    IfaceId,
-    /// Index of a link in the network.
-    LinkId
-);
+use crate::wire::{Packet, PacketMeta, UdpView, PROTO_SCTP, PROTO_TCP, PROTO_UDP};
 
 /// Hosts originate and consume traffic; routers forward it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -151,7 +127,7 @@ pub struct Channel {
     pub config: ChannelConfig,
     /// Its counters.
     pub stats: ChannelStats,
-    queue: Box<dyn QueueDisc>,
+    queue: Queue,
     /// Resident packets the discipline dropped during the current call (kept, emptied, reused).
     queue_dropped: Dropped,
     loss: LossModel,
@@ -198,7 +174,7 @@ impl Channel {
 
     /// The output queue's discipline (for its kind and statistics).
     pub fn queue(&self) -> &dyn QueueDisc {
-        &*self.queue
+        &self.queue
     }
 
     fn note_backlog(&mut self, now: Instant) {
@@ -227,34 +203,17 @@ pub struct Network {
     pub ifaces: Vec<Iface>,
     /// Links by id.
     pub links: Vec<Link>,
-    /// Flow counters by flow id.
-    pub flows: Vec<FlowStats>,
-    /// Entity names.
-    pub names: Names,
-    /// Trace sinks.
-    pub tracer: Tracer,
-    /// Every scheduled fault, so agents can tell when their route breaks.
-    pub fault_plan: Vec<(Instant, crate::fault::FaultAction)>,
     next_uid: u64,
 }
 
 impl Network {
     /// An empty network.
     pub fn new() -> Self {
-        Network {
-            nodes: Vec::new(),
-            ifaces: Vec::new(),
-            links: Vec::new(),
-            flows: Vec::new(),
-            names: Names::default(),
-            tracer: Tracer::default(),
-            fault_plan: Vec::new(),
-            next_uid: 0,
-        }
+        Network { nodes: Vec::new(), ifaces: Vec::new(), links: Vec::new(), next_uid: 0 }
     }
 
     /// Add a node.
-    pub fn add_node(&mut self, name: &str, kind: NodeKind) -> NodeId {
+    pub fn add_node(&mut self, kind: NodeKind) -> NodeId {
         self.nodes.push(Node {
             kind,
             ifaces: Vec::new(),
@@ -264,34 +223,24 @@ impl Network {
             protocols: FxHashMap::default(),
             ip_ident: 0,
         });
-        self.names.nodes.push(name.to_string());
         NodeId(self.nodes.len() as u32 - 1)
     }
 
-    /// Add an interface called `name` (shown as `node/name`) with address `addr` to `node`.
-    pub fn add_iface(&mut self, node: NodeId, name: &str, addr: Ipv4Addr) -> IfaceId {
+    /// Add an interface with address `addr` to `node`.
+    pub fn add_iface(&mut self, node: NodeId, addr: Ipv4Addr) -> IfaceId {
         let id = IfaceId(self.ifaces.len() as u32);
         self.ifaces.push(Iface { node, addr, up: true, link: None, rx_packets: 0, rx_bytes: 0 });
         self.nodes[node.index()].ifaces.push(id);
-        self.names.ifaces.push(format!("{}/{}", self.names.nodes[node.index()], name));
         id
     }
 
     /// Connect two interfaces with a link; `dirs[0]` carries `a -> b`.
-    pub fn add_link(&mut self, name: &str, a: IfaceId, b: IfaceId, dirs: [Channel; 2], cost: u64) -> LinkId {
+    pub fn add_link(&mut self, a: IfaceId, b: IfaceId, dirs: [Channel; 2], cost: u64) -> LinkId {
         let id = LinkId(self.links.len() as u32);
         self.ifaces[a.index()].link = Some((id, 0));
         self.ifaces[b.index()].link = Some((id, 1));
         self.links.push(Link { ends: [a, b], dirs, up: true, cost });
-        self.names.links.push(name.to_string());
         id
-    }
-
-    /// Register a flow for per-flow accounting; its id goes into the packets' metadata.
-    pub fn add_flow(&mut self, name: &str) -> u32 {
-        self.flows.push(FlowStats::default());
-        self.names.flows.push(name.to_string());
-        self.flows.len() as u32 - 1
     }
 
     /// Bind `agent` to (protocol, port) on `node`. Returns false if already taken.
@@ -320,10 +269,9 @@ impl Network {
         self.nodes[node.index()].ifaces.iter().copied().find(|i| self.ifaces[i.index()].addr == addr)
     }
 
-    /// The first scheduled link-down or interface-down on the static route from `node`
-    /// (leaving through the interface that owns `src`, when it reaches `dst`) to `dst`.
-    pub fn first_break_on_route(&self, node: NodeId, src: Ipv4Addr, dst: Ipv4Addr) -> Option<Instant> {
-        use crate::fault::FaultAction;
+    /// The links and interfaces (both ends of each hop) a packet from `node` with source
+    /// `src` to `dst` crosses on its static route; `None` if a hop has no route or no link.
+    pub fn route_elements(&self, node: NodeId, src: Ipv4Addr, dst: Ipv4Addr) -> Option<(Vec<LinkId>, Vec<IfaceId>)> {
         let (mut links, mut ifaces) = (Vec::new(), Vec::new());
         let mut at = node;
         let mut preferred = self.iface_with_addr(node, src);
@@ -340,15 +288,7 @@ impl Network {
             at = far_iface.node;
             preferred = None;
         }
-        self.fault_plan
-            .iter()
-            .filter(|(_, f)| match f {
-                FaultAction::LinkDown(l) => links.contains(l),
-                FaultAction::IfaceDown(i) => ifaces.contains(i),
-                _ => false,
-            })
-            .map(|(t, _)| *t)
-            .min()
+        Some((links, ifaces))
     }
 
     /// Next IPv4 identification value of `node`.
@@ -373,147 +313,219 @@ impl Network {
 
     /// A host originates `pkt`: route it by its addresses ([`Network::route_from`]) and
     /// transmit.
-    pub fn send_from(&mut self, node: NodeId, pkt: Packet, now: Instant, sched: &mut Scheduler<Event>) {
+    pub fn send_from<O: NetObserver + ?Sized>(
+        &mut self,
+        node: NodeId,
+        pkt: Packet,
+        now: Instant,
+        sched: &mut Scheduler<Event>,
+        obs: &mut O,
+    ) {
         let Some(ip) = pkt.ip() else {
-            return self.drop(pkt, DropReason::Malformed, Location::Node(node), now);
+            return self.drop(pkt, DropReason::Malformed, Location::Node(node), now, obs);
         };
         match self.route_from(node, Some(ip.src()), ip.dst()) {
-            Some(out) => self.transmit(out, pkt, now, sched),
-            None => self.drop(pkt, DropReason::NoRoute, Location::Node(node), now),
+            Some(out) => self.transmit(out, pkt, now, sched, obs),
+            None => self.drop(pkt, DropReason::NoRoute, Location::Node(node), now, obs),
         }
     }
 
     /// Hand `pkt` to interface `out` for transmission: through its queue discipline, and on to
     /// the transmitter at once if it is idle.
-    pub fn transmit(&mut self, out: IfaceId, pkt: Packet, now: Instant, sched: &mut Scheduler<Event>) {
+    pub fn transmit<O: NetObserver + ?Sized>(
+        &mut self,
+        out: IfaceId,
+        pkt: Packet,
+        now: Instant,
+        sched: &mut Scheduler<Event>,
+        obs: &mut O,
+    ) {
         let iface = &self.ifaces[out.index()];
         if !iface.up {
-            return self.drop(pkt, DropReason::IfaceDown, Location::Iface(out), now);
+            return self.drop(pkt, DropReason::IfaceDown, Location::Iface(out), now, obs);
         }
         let Some((link_id, side)) = iface.link else {
-            return self.drop(pkt, DropReason::LinkDown, Location::Iface(out), now);
+            return self.drop(pkt, DropReason::LinkDown, Location::Iface(out), now, obs);
         };
         let link = &mut self.links[link_id.index()];
         if !link.up {
-            return self.drop(pkt, DropReason::LinkDown, Location::Link(link_id, out), now);
+            return self.drop(pkt, DropReason::LinkDown, Location::Link(link_id, out), now, obs);
         }
         let ch = &mut link.dirs[side];
         if pkt.len() > ch.config.mtu {
-            return self.drop(pkt, DropReason::MtuExceeded, Location::Iface(out), now);
+            return self.drop(pkt, DropReason::MtuExceeded, Location::Iface(out), now, obs);
         }
-        let flow = pkt.meta.flow;
+        let meta = pkt.meta;
         if ch.sending.is_none() {
             // The transmitter is idle, so the queue is empty (disciplines are work-conserving):
             // the packet is offered and the next one taken at once. It is neither counted as
             // enqueued nor traced as waiting, exactly like a packet that never waited.
             let (arrival, next) = ch.queue.enqueue_dequeue(pkt, now, &mut ch.queue_dropped);
-            if ch.queue.len_packets() != 0 {
-                ch.note_backlog(now); // a discipline kept something back
-            }
-            let arrival_mark = self.settle_arrival(link_id, side, out, flow, arrival, now).flatten();
-            return self.release(link_id, side, next, false, arrival_mark, now, sched);
+            return match (arrival, next) {
+                // The arrival itself leaves, untouched, and nothing else happened.
+                (Enqueued::Queued { marked: None }, Some(Dequeued { pkt, marked: None }))
+                    if ch.queue_dropped.is_empty() && ch.queue.len_packets() == 0 =>
+                {
+                    self.start_tx(link_id, side, pkt, now, sched, obs)
+                }
+                (arrival, next) => self.settle_idle(link_id, side, out, meta, arrival, next, now, sched, obs),
+            };
         }
         // Only a traced run pays for the copy the Enqueue event shows after the queue took it.
-        let traced = self.tracer.enabled().then(|| pkt.clone());
+        let traced = obs.tracing().then(|| pkt.clone());
         let arrival = ch.queue.enqueue(pkt, now, &mut ch.queue_dropped);
-        ch.note_backlog(now);
-        let Some(marked) = self.settle_arrival(link_id, side, out, flow, arrival, now) else { return };
-        self.links[link_id.index()].dirs[side].stats.enqueued += 1;
-        if let Some(mut pkt) = traced {
-            let backlog = self.links[link_id.index()].dirs[side].queue.len_packets();
-            if let Some(reason) = marked {
-                pkt.mark_ce(); // the copy shows the packet as the queue holds it
-                self.tracer.emit(now, &TraceEvent::Mark { iface: out, reason, pkt: &pkt }, &self.names);
+        if matches!(arrival, Enqueued::Queued { marked: None }) && ch.queue_dropped.is_empty() {
+            ch.stats.enqueued += 1;
+            ch.note_backlog(now);
+            if let Some(pkt) = traced {
+                let backlog = ch.queue.len_packets();
+                obs.report(now, &NetEvent::Enqueue { iface: out, pkt: &pkt, backlog });
             }
-            self.tracer.emit(now, &TraceEvent::Enqueue { iface: out, pkt: &pkt, backlog }, &self.names);
+            return;
         }
+        self.settle_busy(link_id, side, out, meta, arrival, traced, now, obs);
     }
 
-    /// Account for what the discipline of (`link`, `side`) did with an arrival of `flow` offered
-    /// through `out`: the resident packets it dropped, then the arrival's drop or mark. Returns
-    /// `None` if the arrival was dropped, else whether (and why) it was marked.
-    fn settle_arrival(
+    /// What the discipline of (`link`, `side`) did with an arrival (`meta`, offered through
+    /// `out`) to an idle transmitter, beyond releasing it untouched: drops, marks, or keeping
+    /// something back. `next` is what it released.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(never)]
+    fn settle_idle<O: NetObserver + ?Sized>(
         &mut self,
         link_id: LinkId,
         side: usize,
         out: IfaceId,
-        flow: u32,
+        meta: PacketMeta,
         arrival: Enqueued,
+        next: Option<Dequeued>,
         now: Instant,
-    ) -> Option<Option<QueueReason>> {
-        if !self.links[link_id.index()].dirs[side].queue_dropped.is_empty() {
-            self.drop_resident(link_id, side, now);
+        sched: &mut Scheduler<Event>,
+        obs: &mut O,
+    ) {
+        let ch = &mut self.links[link_id.index()].dirs[side];
+        if ch.queue.len_packets() != 0 {
+            ch.note_backlog(now); // the discipline kept something back
         }
+        self.drop_resident(link_id, side, now, obs);
         match arrival {
-            Enqueued::Queued { marked } => {
-                if let Some(reason) = marked {
-                    self.count_mark(link_id, side, flow, reason);
-                }
-                Some(marked)
+            Enqueued::Dropped(pkt, reason) => self.drop(pkt, DropReason::Queue(reason), Location::Iface(out), now, obs),
+            Enqueued::Queued { marked: Some(reason) } => {
+                // The queue was empty: the packet released, if any, is the arrival, as marked.
+                let pkt = next.as_ref().map(|d| &d.pkt).filter(|p| p.meta.uid == meta.uid);
+                self.mark(link_id, side, out, meta.flow, reason, pkt, now, obs);
             }
+            Enqueued::Queued { marked: None } => {}
+        }
+        self.release(link_id, side, next, false, now, sched, obs);
+    }
+
+    /// What the discipline of (`link`, `side`) did with an arrival (`meta`, offered through
+    /// `out`) while the transmitter was busy, beyond queueing it untouched: drops and marks.
+    /// `traced` is the copy of the arrival a traced run keeps.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(never)]
+    fn settle_busy<O: NetObserver + ?Sized>(
+        &mut self,
+        link_id: LinkId,
+        side: usize,
+        out: IfaceId,
+        meta: PacketMeta,
+        arrival: Enqueued,
+        mut traced: Option<Packet>,
+        now: Instant,
+        obs: &mut O,
+    ) {
+        self.links[link_id.index()].dirs[side].note_backlog(now);
+        self.drop_resident(link_id, side, now, obs);
+        let marked = match arrival {
             Enqueued::Dropped(pkt, reason) => {
-                self.drop(pkt, DropReason::Queue(reason), Location::Iface(out), now);
-                None
+                return self.drop(pkt, DropReason::Queue(reason), Location::Iface(out), now, obs);
             }
+            Enqueued::Queued { marked } => marked,
+        };
+        self.links[link_id.index()].dirs[side].stats.enqueued += 1;
+        if let Some(reason) = marked {
+            if let Some(pkt) = traced.as_mut() {
+                pkt.mark_ce(); // the copy shows the packet as the queue holds it
+            }
+            self.mark(link_id, side, out, meta.flow, reason, traced.as_ref(), now, obs);
+        }
+        if let Some(pkt) = traced {
+            let backlog = self.links[link_id.index()].dirs[side].queue.len_packets();
+            obs.report(now, &NetEvent::Enqueue { iface: out, pkt: &pkt, backlog });
         }
     }
 
-    /// Start sending `next`, the packet the discipline of (`link`, `side`) released (if any).
+    /// Start sending `next`, the packet the discipline of (`link`, `side`) released, if any;
     /// `waited` tells a packet that waited in the queue from one that has just arrived to an
-    /// idle transmitter, whose enqueue mark, if any, is `arrival_mark` (counted already, traced
-    /// here with the packet).
+    /// idle transmitter.
     #[allow(clippy::too_many_arguments)]
-    fn release(
+    #[inline]
+    fn release<O: NetObserver + ?Sized>(
         &mut self,
         link_id: LinkId,
         side: usize,
         next: Option<Dequeued>,
         waited: bool,
-        arrival_mark: Option<QueueReason>,
         now: Instant,
         sched: &mut Scheduler<Event>,
+        obs: &mut O,
     ) {
         let Some(Dequeued { pkt, marked }) = next else { return };
+        let from = self.links[link_id.index()].ends[side];
+        if waited && obs.tracing() {
+            obs.report(now, &NetEvent::Dequeue { iface: from, pkt: &pkt });
+        }
         if let Some(reason) = marked {
-            self.count_mark(link_id, side, pkt.meta.flow, reason);
+            self.mark(link_id, side, from, pkt.meta.flow, reason, Some(&pkt), now, obs);
         }
-        if self.tracer.enabled() {
-            let from = self.links[link_id.index()].ends[side];
-            if let Some(reason) = arrival_mark {
-                self.tracer.emit(now, &TraceEvent::Mark { iface: from, reason, pkt: &pkt }, &self.names);
-            }
-            if waited {
-                self.tracer.emit(now, &TraceEvent::Dequeue { iface: from, pkt: &pkt }, &self.names);
-            }
-            if let Some(reason) = marked {
-                self.tracer.emit(now, &TraceEvent::Mark { iface: from, reason, pkt: &pkt }, &self.names);
-            }
-        }
-        self.start_tx(link_id, side, pkt, now, sched);
+        self.start_tx(link_id, side, pkt, now, sched, obs);
     }
 
     /// Account for the resident packets the discipline of (`link`, `side`) has just dropped.
-    fn drop_resident(&mut self, link_id: LinkId, side: usize, now: Instant) {
+    fn drop_resident<O: NetObserver + ?Sized>(&mut self, link_id: LinkId, side: usize, now: Instant, obs: &mut O) {
         let link = &mut self.links[link_id.index()];
+        if link.dirs[side].queue_dropped.is_empty() {
+            return;
+        }
         let from = link.ends[side];
         let mut dropped = std::mem::take(&mut link.dirs[side].queue_dropped);
         for (pkt, reason) in dropped.drain(..) {
-            self.drop(pkt, DropReason::Queue(reason), Location::Iface(from), now);
+            self.drop(pkt, DropReason::Queue(reason), Location::Iface(from), now, obs);
         }
         // Hand the (empty) list back, so its capacity is reused.
         self.links[link_id.index()].dirs[side].queue_dropped = dropped;
     }
 
-    /// Count a Congestion Experienced mark the discipline of (`link`, `side`) set on a packet of
-    /// `flow`: per interface and per flow.
-    fn count_mark(&mut self, link_id: LinkId, side: usize, flow: u32, reason: QueueReason) {
+    /// Count a Congestion Experienced mark the discipline of (`link`, `side`) (the queue of
+    /// `iface`) set on a packet of `flow`, and report it (the observer charges the flow).
+    #[allow(clippy::too_many_arguments)]
+    #[cold]
+    fn mark<O: NetObserver + ?Sized>(
+        &mut self,
+        link_id: LinkId,
+        side: usize,
+        iface: IfaceId,
+        flow: FlowId,
+        reason: QueueReason,
+        pkt: Option<&Packet>,
+        now: Instant,
+        obs: &mut O,
+    ) {
         self.links[link_id.index()].dirs[side].stats.marks.add(reason);
-        if let Some(flow) = self.flows.get_mut(flow as usize) {
-            flow.marks.add(reason);
-        }
+        obs.report(now, &NetEvent::Mark { iface, reason, flow, pkt });
     }
 
-    fn start_tx(&mut self, link_id: LinkId, side: usize, pkt: Packet, now: Instant, sched: &mut Scheduler<Event>) {
+    fn start_tx<O: NetObserver + ?Sized>(
+        &mut self,
+        link_id: LinkId,
+        side: usize,
+        pkt: Packet,
+        now: Instant,
+        sched: &mut Scheduler<Event>,
+        obs: &mut O,
+    ) {
         let link = &mut self.links[link_id.index()];
         let from = link.ends[side];
         let ch = &mut link.dirs[side];
@@ -522,15 +534,23 @@ impl Network {
         ch.stats.tx_bytes += pkt.len() as u64;
         ch.stats.busy = ch.stats.busy + tx_time;
         sched.schedule_in(tx_time, Event::TxDone { link: link_id, side: side as u8, gen: ch.tx_gen });
-        if self.tracer.enabled() {
-            self.tracer.emit(now, &TraceEvent::Tx { iface: from, pkt: &pkt }, &self.names);
+        if obs.tracing() {
+            obs.report(now, &NetEvent::Tx { iface: from, pkt: &pkt });
         }
         ch.sending = Some(pkt);
     }
 
     /// The transmitter of (`link`, `side`) finished serialising its packet: put it on the wire
     /// and start the next one.
-    pub fn on_tx_done(&mut self, link_id: LinkId, side: usize, gen: u32, now: Instant, sched: &mut Scheduler<Event>) {
+    pub fn on_tx_done<O: NetObserver + ?Sized>(
+        &mut self,
+        link_id: LinkId,
+        side: usize,
+        gen: u32,
+        now: Instant,
+        sched: &mut Scheduler<Event>,
+        obs: &mut O,
+    ) {
         let ch = &mut self.links[link_id.index()].dirs[side];
         if gen != ch.tx_gen {
             return; // the packet was discarded by a failure meanwhile
@@ -547,25 +567,24 @@ impl Network {
         }
         ch.in_flight.push_back(wire);
         let next = ch.queue.dequeue(now, &mut ch.queue_dropped);
-        let dropped = !ch.queue_dropped.is_empty();
-        if next.is_some() || dropped {
-            ch.note_backlog(now);
+        if next.is_none() && ch.queue_dropped.is_empty() {
+            return;
         }
-        if dropped {
-            self.drop_resident(link_id, side, now);
-        }
-        self.release(link_id, side, next, true, None, now, sched);
+        ch.note_backlog(now);
+        self.drop_resident(link_id, side, now, obs);
+        self.release(link_id, side, next, true, now, sched, obs);
     }
 
     /// The oldest packet on the wire of (`link`, `side`) arrives at the far interface.
     /// Returns the agent to deliver it to, if it reached its destination host.
-    pub fn on_arrive(
+    pub fn on_arrive<O: NetObserver + ?Sized>(
         &mut self,
         link_id: LinkId,
         side: usize,
         gen: u32,
         now: Instant,
         sched: &mut Scheduler<Event>,
+        obs: &mut O,
     ) -> Option<(AgentId, Packet)> {
         let link = &mut self.links[link_id.index()];
         let (from, to) = (link.ends[side], link.ends[1 - side]);
@@ -581,33 +600,34 @@ impl Network {
             debug_assert!(scheduled.is_ok(), "wire order is arrival order");
         }
         if !ch.loss.is_none() && ch.loss.lose(&mut ch.loss_rng) {
-            self.drop(pkt, DropReason::LinkLoss, Location::Link(link_id, from), now);
+            self.drop(pkt, DropReason::LinkLoss, Location::Link(link_id, from), now, obs);
             return None;
         }
         let iface = &mut self.ifaces[to.index()];
         if !iface.up {
-            self.drop(pkt, DropReason::IfaceDown, Location::Iface(to), now);
+            self.drop(pkt, DropReason::IfaceDown, Location::Iface(to), now, obs);
             return None;
         }
         iface.rx_packets += 1;
         iface.rx_bytes += pkt.len() as u64;
         let node = iface.node;
-        if self.tracer.enabled() {
-            self.tracer.emit(now, &TraceEvent::Rx { iface: to, pkt: &pkt }, &self.names);
+        if obs.tracing() {
+            obs.report(now, &NetEvent::Rx { iface: to, pkt: &pkt });
         }
-        self.receive(node, pkt, now, sched)
+        self.receive(node, pkt, now, sched, obs)
     }
 
     /// A packet arrived at `node`: forward it (router) or find its agent (host).
-    fn receive(
+    fn receive<O: NetObserver + ?Sized>(
         &mut self,
         node_id: NodeId,
         mut pkt: Packet,
         now: Instant,
         sched: &mut Scheduler<Event>,
+        obs: &mut O,
     ) -> Option<(AgentId, Packet)> {
         let Some(ip) = pkt.ip() else {
-            self.drop(pkt, DropReason::Malformed, Location::Node(node_id), now);
+            self.drop(pkt, DropReason::Malformed, Location::Node(node_id), now, obs);
             return None;
         };
         let dst = ip.dst();
@@ -626,32 +646,40 @@ impl Network {
             match agent {
                 Some(a) => return Some((a, pkt)),
                 None => {
-                    self.drop(pkt, DropReason::PortUnreachable, Location::Node(node_id), now);
+                    self.drop(pkt, DropReason::PortUnreachable, Location::Node(node_id), now, obs);
                     return None;
                 }
             }
         }
         if node.kind == NodeKind::Host {
-            self.drop(pkt, DropReason::NotForThisHost, Location::Node(node_id), now);
+            self.drop(pkt, DropReason::NotForThisHost, Location::Node(node_id), now, obs);
             return None;
         }
         // RFC 1812 §5.3.1: a router discards a datagram whose TTL would reach zero.
         if ip.ttl() <= 1 {
-            self.drop(pkt, DropReason::TtlExpired, Location::Node(node_id), now);
+            self.drop(pkt, DropReason::TtlExpired, Location::Node(node_id), now, obs);
             return None;
         }
         match node.routes.lookup(dst, None) {
             Some(out) => {
                 pkt.decrement_ttl();
-                self.transmit(out, pkt, now, sched);
+                self.transmit(out, pkt, now, sched, obs);
             }
-            None => self.drop(pkt, DropReason::NoRoute, Location::Node(node_id), now),
+            None => self.drop(pkt, DropReason::NoRoute, Location::Node(node_id), now, obs),
         }
         None
     }
 
-    /// Account for a dropped packet: per location, per flow, and to the trace.
-    pub fn drop(&mut self, pkt: Packet, reason: DropReason, at: Location, now: Instant) {
+    /// Account for a dropped packet at its location, and report it (the observer charges its
+    /// flow and traces it).
+    pub fn drop<O: NetObserver + ?Sized>(
+        &mut self,
+        pkt: Packet,
+        reason: DropReason,
+        at: Location,
+        now: Instant,
+        obs: &mut O,
+    ) {
         match at {
             Location::Node(n) => self.nodes[n.index()].drops.add(reason),
             Location::Iface(i) | Location::Link(_, i) => match self.ifaces[i.index()].link {
@@ -659,16 +687,11 @@ impl Network {
                 None => self.nodes[self.ifaces[i.index()].node.index()].drops.add(reason),
             },
         }
-        if let Some(flow) = self.flows.get_mut(pkt.meta.flow as usize) {
-            flow.drops.add(reason);
-        }
-        if self.tracer.enabled() {
-            self.tracer.emit(now, &TraceEvent::Drop { reason, at, pkt: &pkt }, &self.names);
-        }
+        obs.report(now, &NetEvent::Drop { reason, at, pkt: &pkt });
     }
 
     /// Take a link down: everything queued, being sent or on the wire is lost.
-    pub fn link_down(&mut self, link_id: LinkId, now: Instant) {
+    pub fn link_down<O: NetObserver + ?Sized>(&mut self, link_id: LinkId, now: Instant, obs: &mut O) {
         let link = &mut self.links[link_id.index()];
         link.up = false;
         let mut lost = Vec::new();
@@ -688,7 +711,7 @@ impl Network {
             ch.note_backlog(now);
         }
         for (from, pkt) in lost {
-            self.drop(pkt, DropReason::LinkDown, Location::Link(link_id, from), now);
+            self.drop(pkt, DropReason::LinkDown, Location::Link(link_id, from), now, obs);
         }
     }
 
@@ -698,7 +721,7 @@ impl Network {
     }
 
     /// Take an interface down: its queue and the packet it is sending are lost.
-    pub fn iface_down(&mut self, iface_id: IfaceId, now: Instant) {
+    pub fn iface_down<O: NetObserver + ?Sized>(&mut self, iface_id: IfaceId, now: Instant, obs: &mut O) {
         let iface = &mut self.ifaces[iface_id.index()];
         iface.up = false;
         let Some((link_id, side)) = iface.link else { return };
@@ -707,7 +730,7 @@ impl Network {
         let lost: Vec<Packet> = ch.sending.take().into_iter().chain(ch.queue.flush()).collect();
         ch.note_backlog(now);
         for pkt in lost {
-            self.drop(pkt, DropReason::IfaceDown, Location::Iface(iface_id), now);
+            self.drop(pkt, DropReason::IfaceDown, Location::Iface(iface_id), now, obs);
         }
     }
 

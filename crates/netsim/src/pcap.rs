@@ -7,7 +7,7 @@ use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::PathBuf;
 
-use crate::network::IfaceId;
+use crate::ids::IfaceId;
 use crate::recorder::{Names, TraceEvent, TraceSink};
 use crate::time::Instant;
 

@@ -9,163 +9,12 @@ use std::net::Ipv4Addr;
 
 use rustc_hash::FxHashMap;
 
-use crate::network::{IfaceId, LinkId, NodeId};
-use crate::queue::QueueReason;
+pub use crate::event::{DropCounts, DropReason, Location, QueueCounts, QueueReason};
+use crate::event::{NetEvent, NetObserver};
+use crate::ids::{FlowId, IfaceId};
 use crate::stats::DelayStats;
 use crate::time::Instant;
 use crate::wire::Packet;
-
-/// Why a packet was dropped. Every drop in the simulator carries one.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum DropReason {
-    /// A queue discipline dropped it, for a reason of its own (drop-tail: the queue was full).
-    Queue(QueueReason),
-    /// The link was down (queued, being transmitted, in flight, or offered while down).
-    LinkDown,
-    /// The sending or receiving interface was administratively down.
-    IfaceDown,
-    /// The node had no route to the destination.
-    NoRoute,
-    /// The TTL reached zero at a router.
-    TtlExpired,
-    /// Larger than the link MTU (the simulator never fragments).
-    MtuExceeded,
-    /// Lost by the link's random loss model (bit errors, channel loss).
-    LinkLoss,
-    /// Reached a host that does not own the destination address (hosts do not forward).
-    NotForThisHost,
-    /// No application or transport endpoint bound to the destination port / protocol.
-    PortUnreachable,
-    /// The IP header could not be parsed.
-    Malformed,
-}
-
-impl DropReason {
-    /// Every reason outside the queue disciplines (whose reasons are an open set), in reporting
-    /// order.
-    pub const NETWORK: [DropReason; 9] = [
-        DropReason::LinkDown,
-        DropReason::IfaceDown,
-        DropReason::NoRoute,
-        DropReason::TtlExpired,
-        DropReason::MtuExceeded,
-        DropReason::LinkLoss,
-        DropReason::NotForThisHost,
-        DropReason::PortUnreachable,
-        DropReason::Malformed,
-    ];
-
-    /// The name used in results (`drops_<name>` scalars, event details).
-    pub fn name(self) -> &'static str {
-        match self {
-            DropReason::Queue(reason) => reason.name(),
-            DropReason::LinkDown => "link_down",
-            DropReason::IfaceDown => "iface_down",
-            DropReason::NoRoute => "no_route",
-            DropReason::TtlExpired => "ttl_expired",
-            DropReason::MtuExceeded => "mtu_exceeded",
-            DropReason::LinkLoss => "link_loss",
-            DropReason::NotForThisHost => "not_for_this_host",
-            DropReason::PortUnreachable => "port_unreachable",
-            DropReason::Malformed => "malformed",
-        }
-    }
-
-    /// Position in [`DropReason::NETWORK`]; `None` for a queue discipline's reason.
-    fn network_index(self) -> Option<usize> {
-        match self {
-            DropReason::Queue(_) => None,
-            DropReason::LinkDown => Some(0),
-            DropReason::IfaceDown => Some(1),
-            DropReason::NoRoute => Some(2),
-            DropReason::TtlExpired => Some(3),
-            DropReason::MtuExceeded => Some(4),
-            DropReason::LinkLoss => Some(5),
-            DropReason::NotForThisHost => Some(6),
-            DropReason::PortUnreachable => Some(7),
-            DropReason::Malformed => Some(8),
-        }
-    }
-}
-
-/// Counters by queue-discipline reason, an open set: only the reasons that occurred are held,
-/// in name order (so results list them the same way whatever order they happened in).
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct QueueCounts(Vec<(QueueReason, u64)>);
-
-impl QueueCounts {
-    /// Count one occurrence of `reason`.
-    #[inline]
-    pub fn add(&mut self, reason: QueueReason) {
-        match self.0.binary_search_by(|(r, _)| r.name().cmp(reason.name())) {
-            Ok(i) => self.0[i].1 += 1,
-            Err(i) => self.0.insert(i, (reason, 1)),
-        }
-    }
-    /// Occurrences of one reason.
-    pub fn get(&self, reason: QueueReason) -> u64 {
-        self.iter().find(|&(r, _)| r == reason).map_or(0, |(_, n)| n)
-    }
-    /// Occurrences of every reason.
-    pub fn total(&self) -> u64 {
-        self.0.iter().map(|(_, n)| n).sum()
-    }
-    /// The reasons that occurred with their counts, in name order.
-    pub fn iter(&self) -> impl Iterator<Item = (QueueReason, u64)> + '_ {
-        self.0.iter().copied()
-    }
-}
-
-/// Drop counters by reason.
-#[derive(Clone, Debug, Default)]
-pub struct DropCounts {
-    queue: QueueCounts,
-    network: [u64; DropReason::NETWORK.len()],
-}
-
-impl DropCounts {
-    /// Count one drop.
-    #[inline]
-    pub fn add(&mut self, reason: DropReason) {
-        match reason {
-            DropReason::Queue(r) => self.queue.add(r),
-            _ => {
-                if let Some(i) = reason.network_index() {
-                    self.network[i] += 1;
-                }
-            }
-        }
-    }
-    /// Drops for one reason.
-    pub fn get(&self, reason: DropReason) -> u64 {
-        match reason {
-            DropReason::Queue(r) => self.queue.get(r),
-            _ => reason.network_index().map_or(0, |i| self.network[i]),
-        }
-    }
-    /// All drops.
-    pub fn total(&self) -> u64 {
-        self.queue.total() + self.network.iter().sum::<u64>()
-    }
-    /// The reasons that occurred with their counts, in reporting order: the queue
-    /// disciplines' reasons by name, then the network's in [`DropReason::NETWORK`] order.
-    pub fn iter(&self) -> impl Iterator<Item = (DropReason, u64)> + '_ {
-        let queue = self.queue.iter().map(|(r, n)| (DropReason::Queue(r), n));
-        let network = DropReason::NETWORK.into_iter().zip(self.network).filter(|&(_, n)| n > 0);
-        queue.chain(network)
-    }
-}
-
-/// Where in the network something happened.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Location {
-    /// In a node (routing, delivery).
-    Node(NodeId),
-    /// At an interface: its output queue, its transmitter, its receiver.
-    Iface(IfaceId),
-    /// On a link, in the direction whose transmitter is the given interface.
-    Link(LinkId, IfaceId),
-}
 
 /// A typed trace event. Borrowed, so building one costs nothing but the branch that decides to.
 #[derive(Debug)]
@@ -396,6 +245,73 @@ impl Tracer {
             }
         }
         (table.unwrap_or_default(), result)
+    }
+}
+
+/// What the world records while it runs: the entities' names, the flows' counters and the
+/// trace sinks. It hears the network's reports ([`NetObserver`]): a drop or an ECN mark is
+/// charged to the packet's flow and traced; other packet events are traced when a sink is
+/// attached.
+#[derive(Default)]
+pub struct Recorder {
+    /// Entity names, for rendering events and results.
+    pub names: Names,
+    /// Flow counters by flow id.
+    pub flows: Vec<FlowStats>,
+    /// Trace sinks.
+    pub tracer: Tracer,
+}
+
+impl Recorder {
+    /// Register a flow for per-flow accounting; its id goes into the packets' metadata.
+    pub fn add_flow(&mut self, name: &str) -> FlowId {
+        self.flows.push(FlowStats::default());
+        self.names.flows.push(name.to_string());
+        self.flows.len() as FlowId - 1
+    }
+
+    /// Emit a trace event if a sink is attached.
+    #[inline]
+    pub fn trace(&mut self, now: Instant, event: &TraceEvent<'_>) {
+        if self.tracer.enabled() {
+            self.tracer.emit(now, event, &self.names);
+        }
+    }
+}
+
+impl NetObserver for Recorder {
+    #[inline]
+    fn tracing(&self) -> bool {
+        self.tracer.enabled()
+    }
+
+    fn report(&mut self, now: Instant, event: &NetEvent<'_>) {
+        match *event {
+            NetEvent::Drop { reason, pkt, .. } => {
+                if let Some(flow) = self.flows.get_mut(pkt.meta.flow as usize) {
+                    flow.drops.add(reason);
+                }
+            }
+            NetEvent::Mark { reason, flow, .. } => {
+                if let Some(flow) = self.flows.get_mut(flow as usize) {
+                    flow.marks.add(reason);
+                }
+            }
+            _ => {}
+        }
+        if !self.tracer.enabled() {
+            return;
+        }
+        let trace = match *event {
+            NetEvent::Enqueue { iface, pkt, backlog } => TraceEvent::Enqueue { iface, pkt, backlog },
+            NetEvent::Dequeue { iface, pkt } => TraceEvent::Dequeue { iface, pkt },
+            NetEvent::Tx { iface, pkt } => TraceEvent::Tx { iface, pkt },
+            NetEvent::Rx { iface, pkt } => TraceEvent::Rx { iface, pkt },
+            NetEvent::Drop { reason, at, pkt } => TraceEvent::Drop { reason, at, pkt },
+            NetEvent::Mark { iface, reason, pkt: Some(pkt), .. } => TraceEvent::Mark { iface, reason, pkt },
+            NetEvent::Mark { pkt: None, .. } => return,
+        };
+        self.tracer.emit(now, &trace, &self.names);
     }
 }
 

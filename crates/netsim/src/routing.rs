@@ -14,7 +14,7 @@ use std::net::Ipv4Addr;
 
 use rustc_hash::FxHashMap;
 
-use crate::network::IfaceId;
+use crate::ids::IfaceId;
 
 /// An explicit route: packets to `prefix/len` leave through `iface`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

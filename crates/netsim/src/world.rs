@@ -7,48 +7,17 @@
 
 use std::net::Ipv4Addr;
 
-use crate::agent::{Agent, AgentId, Ctx};
+use crate::agent::{Agent, Ctx};
+pub use crate::event::Event;
+use crate::event::{DropCounts, QueueCounts};
 use crate::fault::{Fault, FaultAction};
+use crate::ids::{AgentId, FlowId, IfaceId, LinkId, NodeId};
 use crate::kernel::{ScheduleInPast, Scheduler};
-use crate::network::{Channel, ChannelConfig, IfaceId, LinkId, Network, NodeId, NodeKind};
-use crate::recorder::{DropCounts, EventTable, QueueCounts, Scalars, TimeSeries, TraceEvent, TraceSink};
+use crate::network::{Channel, ChannelConfig, Network, NodeKind};
+use crate::recorder::{EventTable, Recorder, Scalars, TimeSeries, TraceEvent, TraceSink};
 use crate::rng::RngTree;
 use crate::routing::{Graph, StaticRoute};
 use crate::time::{Duration, Instant};
-
-/// Everything that can happen. Ids only: a future-event list of small `Copy` values.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Event {
-    /// The transmitter of a link direction finished a packet.
-    TxDone {
-        /// Link.
-        link: LinkId,
-        /// Direction (index of the sending end).
-        side: u8,
-        /// Transmitter generation when scheduled.
-        gen: u32,
-    },
-    /// The oldest packet on a link direction reaches the far end.
-    Arrive {
-        /// Link.
-        link: LinkId,
-        /// Direction (index of the sending end).
-        side: u8,
-        /// Wire generation when scheduled.
-        gen: u32,
-    },
-    /// An agent's timer.
-    Timer {
-        /// Whose.
-        agent: AgentId,
-        /// Agent-defined token.
-        token: u64,
-    },
-    /// A scheduled fault (index into the fault list).
-    Fault(u32),
-    /// Time-series sampling instant.
-    Sample,
-}
 
 /// Errors a run can end with.
 #[derive(Debug, thiserror::Error)]
@@ -84,6 +53,7 @@ struct AgentSlot {
 /// Assembles a world.
 pub struct WorldBuilder {
     net: Network,
+    rec: Recorder,
     rng: RngTree,
     agents: Vec<AgentSlot>,
     faults: Vec<Fault>,
@@ -98,6 +68,7 @@ impl WorldBuilder {
     pub fn new(seed: u64, stop: Instant) -> Self {
         WorldBuilder {
             net: Network::new(),
+            rec: Recorder::default(),
             rng: RngTree::new(seed),
             agents: Vec::new(),
             faults: Vec::new(),
@@ -120,12 +91,15 @@ impl WorldBuilder {
 
     /// Add a node.
     pub fn node(&mut self, name: &str, kind: NodeKind) -> NodeId {
-        self.net.add_node(name, kind)
+        self.rec.names.nodes.push(name.to_string());
+        self.net.add_node(kind)
     }
 
-    /// Add an interface.
+    /// Add an interface called `name` (shown as `node/name`).
     pub fn iface(&mut self, node: NodeId, name: &str, addr: Ipv4Addr) -> IfaceId {
-        self.net.add_iface(node, name, addr)
+        let names = &mut self.rec.names;
+        names.ifaces.push(format!("{}/{}", names.nodes[node.index()], name));
+        self.net.add_iface(node, addr)
     }
 
     /// Connect `a` and `b`; `ab` configures a→b and `ba` b→a. Each direction's queue and loss
@@ -140,13 +114,14 @@ impl WorldBuilder {
         cost: u64,
     ) -> LinkId {
         let stream = |iface: IfaceId, what: &str| {
-            self.rng.stream(&format!("link/{name}/{}/{what}", self.net.names.ifaces[iface.index()]))
+            self.rng.stream(&format!("link/{name}/{}/{what}", self.rec.names.ifaces[iface.index()]))
         };
         let dirs = [
             Channel::new(ab, stream(a, "queue"), stream(a, "loss")),
             Channel::new(ba, stream(b, "queue"), stream(b, "loss")),
         ];
-        self.net.add_link(name, a, b, dirs, cost)
+        self.rec.names.links.push(name.to_string());
+        self.net.add_link(a, b, dirs, cost)
     }
 
     /// Add an explicit route on `node`.
@@ -155,8 +130,8 @@ impl WorldBuilder {
     }
 
     /// Register a flow for accounting.
-    pub fn flow(&mut self, name: &str) -> u32 {
-        self.net.add_flow(name)
+    pub fn flow(&mut self, name: &str) -> FlowId {
+        self.rec.add_flow(name)
     }
 
     /// Report `flows` together as a group: total and mean goodput and Jain's fairness index.
@@ -185,7 +160,6 @@ impl WorldBuilder {
     /// Schedule a fault.
     pub fn fault(&mut self, at: Instant, action: FaultAction) {
         self.faults.push(Fault { at, action });
-        self.net.fault_plan.push((at, action));
     }
 
     /// Sample time series every `interval` (from time zero).
@@ -195,7 +169,7 @@ impl WorldBuilder {
 
     /// Attach a trace sink.
     pub fn trace(&mut self, sink: Box<dyn TraceSink>) {
-        self.net.tracer.attach(sink);
+        self.rec.tracer.attach(sink);
     }
 
     /// Compute routes and produce a world ready to run.
@@ -250,10 +224,11 @@ impl WorldBuilder {
             sched.schedule_in(Duration::ZERO, Event::Sample);
         }
         let n_ifaces = self.net.ifaces.len();
-        let n_flows = self.net.flows.len();
+        let n_flows = self.rec.flows.len();
         World {
             sched,
             net: self.net,
+            rec: self.rec,
             agents: self.agents,
             faults: self.faults,
             stop: self.stop,
@@ -262,6 +237,7 @@ impl WorldBuilder {
             last_tx_bytes: vec![0; n_ifaces],
             last_flow_bytes: vec![(0, 0); n_flows],
             groups: self.groups,
+            started: false,
         }
     }
 }
@@ -270,6 +246,7 @@ impl WorldBuilder {
 pub struct World {
     sched: Scheduler<Event>,
     net: Network,
+    rec: Recorder,
     agents: Vec<AgentSlot>,
     faults: Vec<Fault>,
     stop: Instant,
@@ -278,6 +255,8 @@ pub struct World {
     last_tx_bytes: Vec<u64>,
     last_flow_bytes: Vec<(u64, u64)>,
     groups: Vec<(String, Vec<u32>)>,
+    /// Whether the agents have been started (by the first `run_until`).
+    started: bool,
 }
 
 impl World {
@@ -299,7 +278,9 @@ impl World {
 
     /// Process every event up to and including `until` (may be called repeatedly).
     pub fn run_until(&mut self, until: Instant) -> Result<(), SimError> {
-        if self.sched.processed() == 0 && self.sched.now() == Instant::ZERO {
+        // Agents start once, at the first call, whatever it processed.
+        if !self.started {
+            self.started = true;
             self.start_agents();
         }
         let until = until.min(self.stop);
@@ -323,6 +304,8 @@ impl World {
                 me: AgentId(i as u32),
                 net: &mut self.net,
                 sched: &mut self.sched,
+                rec: &mut self.rec,
+                faults: &self.faults,
             };
             slot.agent.start(&mut ctx);
         }
@@ -331,30 +314,46 @@ impl World {
     #[inline]
     fn dispatch(&mut self, now: Instant, event: Event) -> Result<(), SimError> {
         match event {
-            Event::TxDone { link, side, gen } => self.net.on_tx_done(link, side as usize, gen, now, &mut self.sched),
+            Event::TxDone { link, side, gen } => {
+                self.net.on_tx_done(link, side as usize, gen, now, &mut self.sched, &mut self.rec)
+            }
             Event::Arrive { link, side, gen } => {
-                if let Some((agent, pkt)) = self.net.on_arrive(link, side as usize, gen, now, &mut self.sched) {
+                if let Some((agent, pkt)) =
+                    self.net.on_arrive(link, side as usize, gen, now, &mut self.sched, &mut self.rec)
+                {
                     let slot = &mut self.agents[agent.0 as usize];
-                    let mut ctx = Ctx { now, node: slot.node, me: agent, net: &mut self.net, sched: &mut self.sched };
+                    let mut ctx = Ctx {
+                        now,
+                        node: slot.node,
+                        me: agent,
+                        net: &mut self.net,
+                        sched: &mut self.sched,
+                        rec: &mut self.rec,
+                        faults: &self.faults,
+                    };
                     slot.agent.on_packet(&mut ctx, pkt);
                 }
             }
             Event::Timer { agent, token } => {
                 let slot = &mut self.agents[agent.0 as usize];
-                let mut ctx = Ctx { now, node: slot.node, me: agent, net: &mut self.net, sched: &mut self.sched };
+                let mut ctx = Ctx {
+                    now,
+                    node: slot.node,
+                    me: agent,
+                    net: &mut self.net,
+                    sched: &mut self.sched,
+                    rec: &mut self.rec,
+                    faults: &self.faults,
+                };
                 slot.agent.on_timer(&mut ctx, token);
             }
             Event::Fault(i) => {
                 let action = self.faults[i as usize].action;
-                if self.net.tracer.enabled() {
-                    let entity = action.target_name(&self.net);
-                    self.net.tracer.emit(
-                        now,
-                        &TraceEvent::Fault { entity: &entity, action: action.name() },
-                        &self.net.names,
-                    );
+                if self.rec.tracer.enabled() {
+                    let entity = action.target_name(&self.rec.names);
+                    self.rec.tracer.emit(now, &TraceEvent::Fault { entity, action: action.name() }, &self.rec.names);
                 }
-                action.apply(&mut self.net, now);
+                action.apply(&mut self.net, now, &mut self.rec);
             }
             Event::Sample => {
                 self.sample(now);
@@ -369,8 +368,8 @@ impl World {
     fn sample(&mut self, now: Instant) {
         let interval = self.sample_interval.unwrap_or(Duration::ZERO).as_secs_f64();
         let rate = |bytes: u64| if interval > 0.0 { bytes as f64 * 8.0 / interval } else { f64::NAN };
-        let net = &self.net;
-        for (i, name) in net.names.ifaces.iter().enumerate() {
+        let (net, rec) = (&self.net, &self.rec);
+        for (i, name) in rec.names.ifaces.iter().enumerate() {
             let Some(ch) = net.tx_channel(IfaceId(i as u32)) else { continue };
             self.series.push(now, "iface", name, "queue_packets", "packets", ch.backlog_packets() as f64);
             self.series.push(now, "iface", name, "queue_bytes", "bytes", ch.backlog_bytes() as f64);
@@ -379,7 +378,7 @@ impl World {
                 self.series.push(now, "iface", name, "tx_rate", "bit/s", rate(sent));
             }
         }
-        for ((f, name), last) in net.flows.iter().zip(&net.names.flows).zip(&mut self.last_flow_bytes) {
+        for ((f, name), last) in rec.flows.iter().zip(&rec.names.flows).zip(&mut self.last_flow_bytes) {
             let (tx, rx) = (f.tx_bytes - last.0, f.rx_bytes - last.1);
             *last = (f.tx_bytes, f.rx_bytes);
             if now > Instant::ZERO {
@@ -400,13 +399,13 @@ impl World {
         self.report_flows(now, &mut out);
         self.report_groups(&mut out);
         self.report_ifaces(now, &mut out);
-        for (node, name) in self.net.nodes.iter().zip(&self.net.names.nodes) {
+        for (node, name) in self.net.nodes.iter().zip(&self.rec.names.nodes) {
             push_drops(&mut out, "node", name, &node.drops);
         }
         for slot in &self.agents {
             slot.agent.report(now, &mut out);
         }
-        let (events, io) = self.net.tracer.finish();
+        let (events, io) = self.rec.tracer.finish();
         io?;
         Ok(RunResult {
             scalars: out,
@@ -418,7 +417,7 @@ impl World {
     }
 
     fn report_flows(&self, _now: Instant, out: &mut Scalars) {
-        for (f, name) in self.net.flows.iter().zip(&self.net.names.flows) {
+        for (f, name) in self.rec.flows.iter().zip(&self.rec.names.flows) {
             let row = |out: &mut Scalars, metric: &str, v: f64, unit: &str| out.push("flow", name, metric, v, unit);
             row(out, "tx_packets", f.tx_packets as f64, "packets");
             row(out, "tx_bytes", f.tx_bytes as f64, "bytes");
@@ -441,7 +440,7 @@ impl World {
         for (name, flows) in &self.groups {
             let goodputs: Vec<f64> = flows
                 .iter()
-                .map(|&f| flow_goodput(&self.net.flows[f as usize]))
+                .map(|&f| flow_goodput(&self.rec.flows[f as usize]))
                 .map(|g| if g.is_nan() { 0.0 } else { g })
                 .collect();
             let n = goodputs.len() as f64;
@@ -456,7 +455,7 @@ impl World {
     }
 
     fn report_ifaces(&self, now: Instant, out: &mut Scalars) {
-        for (i, name) in self.net.names.ifaces.iter().enumerate() {
+        for (i, name) in self.rec.names.ifaces.iter().enumerate() {
             let iface = &self.net.ifaces[i];
             let row = |out: &mut Scalars, metric: &str, v: f64, unit: &str| out.push("iface", name, metric, v, unit);
             row(out, "rx_packets", iface.rx_packets as f64, "packets");

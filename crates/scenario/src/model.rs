@@ -200,6 +200,10 @@ impl Scenario {
         let mut r = Reader::new(String::new(), root, &ROOT)?;
         let name = r.str("name")?;
         let duration = r.duration("duration")?;
+        if duration.is_zero() {
+            let shown = r.given("duration").map_or_else(|| "0s".to_string(), ToString::to_string);
+            return Err(r.error("duration", format!("{shown} is not a positive duration")));
+        }
         let seed = r.int("seed")? as u64;
         let mut b = Parser::default();
         let mut node_readers = r.table_list("nodes")?;

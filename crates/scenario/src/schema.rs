@@ -137,7 +137,7 @@ pub static ROOT: Section = Section {
     path: "",
     fields: &[
         f("name", Ty::Name, Value("scenario"), "", "Scenario name; names the default output directory."),
-        f("duration", Ty::Duration, Value("10s"), "s", "Simulated time at which the run stops (events due at exactly this time still happen; a run with nothing left to do ends earlier)."),
+        f("duration", Ty::Duration, Value("10s"), "s", "Simulated time at which the run stops, more than zero (events due at exactly this time still happen; a run with nothing left to do ends earlier)."),
         f("seed", Ty::Int(0, i64::MAX), Value("1"), "", "Master random seed; every component derives its own stream from it and its name."),
         f("nodes", Ty::TableList(&NODE), Required, "", "Hosts and routers."),
         f("links", Ty::TableList(&LINK), Value("[]"), "", "Full-duplex point-to-point links between interfaces."),
@@ -583,7 +583,7 @@ pub static SCTP: Section = Section {
         f("recv_buffer", Ty::Size, Absent("preset (256KiB)"), "bytes", "Receive buffer (initial a_rwnd)."),
         f("send_buffer", Ty::Size, Absent("preset (256KiB)"), "bytes", "Send buffer."),
         f("streams", Ty::Int(1, 65535), Absent("10"), "", "Outbound streams requested and inbound streams accepted."),
-        f("pmtu", Ty::Size, Absent("1500"), "bytes", "Path MTU (largest IP datagram) the association builds packets for; no PMTU discovery, so keep it within every link's mtu."),
+        f("pmtu", Ty::Size, Absent("1500"), "bytes", "Path MTU (largest IP datagram) the association builds packets for, from 576 (the IPv4 datagram every host accepts) to 65535; no PMTU discovery, so keep it within every link's mtu."),
         f("congestion", Ty::Enum(&["rfc9260", "rfc4960", "ca-shrink"]), Absent("preset (rfc9260)"), "", "Congestion control; ca-shrink is paper 000's extra stage (cwnd -= factor*cwnd while cwnd > ssthresh)."),
         f("congestion_factor", Ty::Probability, Value("0.144"), "", "The factor of ca-shrink."),
     ],

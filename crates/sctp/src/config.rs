@@ -158,6 +158,20 @@ impl Preset {
     }
 }
 
+/// The smallest path MTU the engine accepts, in bytes: 576, the datagram size every IPv4
+/// host must be able to receive (RFC 791; EMTU_R, RFC 1122 §3.3.3), so every IPv4 path
+/// carries it. RFC 8899 §5.1.2 starts PMTU search from 1200 (BASE_PLPMTU); 576 is the lower
+/// bound below which a path is not a working IPv4 path at all.
+///
+/// The engine needs room for its largest control chunks in one packet: an INIT ACK with a
+/// State Cookie (20-byte chunk + 8 bytes per address + a 4-byte parameter header + a cookie of
+/// 86 bytes + 5 per IPv4
+/// peer address) and a SACK, which reserves 256 bytes beside its 16-byte header and 12-byte
+/// common header before gap blocks. At 576 bytes (556 after the IPv4 header) an INIT ACK for
+/// a dozen addresses on each side fits, and a SACK still carries 68 gap blocks; below 304 the
+/// SACK's room went negative.
+pub const MIN_PMTU: u32 = 576;
+
 impl Config {
     /// Largest user-data payload of one DATA chunk on a path of `pmtu` bytes: the MTU less
     /// the lower layers, the common header (12) and the DATA chunk header (16).
@@ -173,6 +187,9 @@ impl Config {
     /// Checks values that would make the engine misbehave; the message names the field.
     pub fn validate(&self) -> Result<(), String> {
         let fail = |field: &str, why: &str| Err(format!("{field}: {why}"));
+        if self.pmtu < MIN_PMTU {
+            return fail("pmtu", &format!("{} is below the minimum of {MIN_PMTU} bytes", self.pmtu));
+        }
         if self.rto_min > self.rto_max {
             return fail("rto_min", "must not exceed rto_max");
         }

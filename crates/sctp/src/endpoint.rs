@@ -20,13 +20,11 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use simtime::{Duration, Instant};
 
 use crate::association::{
-    address_params, peer_addresses, random_tag, AckTags, Association, CookieEchoOutcome, CookieState, InitAnswer, Offer,
+    address_params, peer_addresses, random_tag, screen_unknown_params, AckTags, Association, CookieEchoOutcome,
+    CookieState, InitAnswer, Offer,
 };
 use crate::config::Config;
-use crate::wire::{
-    unknown_parameter_action, Chunk, ChunkView, CommonHeader, ErrorCause, HeaderView, InitChunk, PacketBuilder,
-    Parameter, UnknownAction,
-};
+use crate::wire::{Chunk, ChunkView, CommonHeader, ErrorCause, HeaderView, InitChunk, PacketBuilder, Parameter};
 use crate::State;
 
 /// Index of an association in its endpoint.
@@ -243,11 +241,11 @@ impl Endpoint {
         match first.chunk_type {
             // INIT: must be alone with tag 0 (§8.5.1 A, §6.10).
             1 if vtag == 0 => {
-                let Ok(Chunk::Init(init)) = Chunk::parse(first) else { return None };
+                let Ok(Chunk::Init(mut init)) = Chunk::parse(first) else { return None };
                 if header.chunks().count() != 1 {
                     return None;
                 }
-                let chunk = match check_init(&init) {
+                let chunk = match check_init(&mut init) {
                     Err(None) => return None,
                     Err(Some(abort)) => abort,
                     // §8.4 3: an INIT that cannot be processed gets ABORT under its Initiate
@@ -292,10 +290,10 @@ impl Endpoint {
         if header.verification_tag() != 0 || header.chunks().count() != 1 {
             return;
         }
-        let Ok(Chunk::Init(init)) = Chunk::parse(first) else { return };
+        let Ok(Chunk::Init(mut init)) = Chunk::parse(first) else { return };
         // §3.3.2: an invalid INIT must not change the association's state, so it is checked
         // before the association sees it.
-        let unrecognized = match check_init(&init) {
+        let unrecognized = match check_init(&mut init) {
             Ok(unrecognized) => unrecognized,
             Err(None) => return,
             Err(Some(abort)) => {
@@ -383,7 +381,7 @@ impl Endpoint {
         init: &InitChunk,
         tags: AckTags,
         offer: Offer,
-        unrecognized: Vec<u8>,
+        unrecognized: Vec<Vec<u8>>,
     ) -> Chunk {
         let (local_tag, local_initial_tsn, (local_tie_tag, peer_tie_tag)) = match tags {
             AckTags::Fresh { tie_tags } => {
@@ -413,9 +411,8 @@ impl Endpoint {
         };
         let mut params = if self.local_addrs.len() > 1 { address_params(&self.local_addrs) } else { Vec::new() };
         params.push(Parameter::StateCookie(state.seal(&self.secret)));
-        if !unrecognized.is_empty() {
-            params.push(Parameter::UnrecognizedParameter(unrecognized));
-        }
+        // §3.3.3.1: one Unrecognized Parameter per parameter reported.
+        params.extend(unrecognized.into_iter().map(Parameter::UnrecognizedParameter));
         Chunk::InitAck(InitChunk {
             initiate_tag: local_tag,
             a_rwnd: offer.a_rwnd,
@@ -454,10 +451,11 @@ impl Endpoint {
     }
 }
 
-/// Checks an INIT's mandatory fields and parameters (§3.3.2, §3.2.1). `Ok` holds the
-/// unrecognized parameters to report in the INIT ACK; `Err(None)` means discard the packet
+/// Checks an INIT's mandatory fields and parameters (§3.3.2, §3.2.1), and drops from `init`
+/// the parameters that must not be processed. `Ok` holds the unrecognized parameters to
+/// report in the INIT ACK (§3.2.2), each a complete TLV; `Err(None)` means discard the packet
 /// silently, `Err(Some(abort))` answer with that ABORT under the INIT's Initiate Tag.
-fn check_init(init: &InitChunk) -> Result<Vec<u8>, Option<Chunk>> {
+fn check_init(init: &mut InitChunk) -> Result<Vec<Vec<u8>>, Option<Chunk>> {
     // §3.3.2: an Initiate Tag of 0 is silently discarded (RFC 4960 sent ABORT); no outbound or
     // no inbound streams is discarded with an ABORT.
     if init.initiate_tag == 0 {
@@ -466,21 +464,6 @@ fn check_init(init: &InitChunk) -> Result<Vec<u8>, Option<Chunk>> {
     if init.outbound_streams == 0 || init.inbound_streams == 0 {
         return Err(Some(Chunk::Abort { t_bit: false, causes: vec![ErrorCause::InvalidMandatoryParameter] }));
     }
-    // §3.2.1: report unknown parameters whose upper bits ask for it.
-    let mut unrecognized = Vec::new();
-    for p in &init.params {
-        if let Parameter::Unknown { param_type, value } = p {
-            match unknown_parameter_action(*param_type) {
-                UnknownAction::Stop => return Err(Some(Chunk::Abort { t_bit: false, causes: Vec::new() })),
-                UnknownAction::StopAndReport | UnknownAction::SkipAndReport => {
-                    unrecognized.extend_from_slice(&param_type.to_be_bytes());
-                    unrecognized.extend_from_slice(&((value.len() + 4) as u16).to_be_bytes());
-                    unrecognized.extend_from_slice(value);
-                    unrecognized.resize(unrecognized.len().next_multiple_of(4), 0);
-                }
-                UnknownAction::Skip => {}
-            }
-        }
-    }
-    Ok(unrecognized)
+    // §3.2.1: parameters after an unknown `0x` one are not processed.
+    Ok(screen_unknown_params(&mut init.params))
 }

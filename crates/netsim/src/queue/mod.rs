@@ -34,26 +34,10 @@ pub use droptail::DropTail;
 
 use std::sync::Arc;
 
+pub use crate::event::QueueReason;
 use crate::rng::SimRng;
 use crate::time::Instant;
 use crate::wire::Packet;
-
-/// Why a discipline dropped or marked a packet: a name the discipline defines.
-///
-/// The name is the key in results (`drops_<name>`, `marks_<name>` scalars; `reason=<name>` in
-/// events), so it must read well there and be unique to its meaning: a discipline reuses another's
-/// name only for the same cause (several disciplines overflow their buffer: `queue_full`) and
-/// otherwise prefixes its own (`red_early`, `red_forced`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct QueueReason(pub &'static str);
-
-impl QueueReason {
-    /// The name used in results.
-    #[inline]
-    pub fn name(self) -> &'static str {
-        self.0
-    }
-}
 
 /// What became of an offered packet.
 #[derive(Debug)]
@@ -132,6 +116,57 @@ pub trait QueueDisc: Send {
     }
 }
 
+/// A built discipline, as a channel holds it: drop-tail by value, so the per-packet path calls
+/// it directly (and the compiler sees through it); any other boxed.
+pub enum Queue {
+    /// Drop-tail.
+    DropTail(DropTail),
+    /// Any other discipline.
+    Boxed(Box<dyn QueueDisc>),
+}
+
+macro_rules! delegate {
+    ($self:ident, $q:ident => $call:expr) => {
+        match $self {
+            Queue::DropTail($q) => $call,
+            Queue::Boxed($q) => $call,
+        }
+    };
+}
+
+impl QueueDisc for Queue {
+    #[inline]
+    fn kind(&self) -> &'static str {
+        delegate!(self, q => q.kind())
+    }
+    #[inline]
+    fn enqueue(&mut self, pkt: Packet, now: Instant, dropped: &mut Dropped) -> Enqueued {
+        delegate!(self, q => q.enqueue(pkt, now, dropped))
+    }
+    #[inline]
+    fn dequeue(&mut self, now: Instant, dropped: &mut Dropped) -> Option<Dequeued> {
+        delegate!(self, q => q.dequeue(now, dropped))
+    }
+    #[inline]
+    fn enqueue_dequeue(&mut self, pkt: Packet, now: Instant, dropped: &mut Dropped) -> (Enqueued, Option<Dequeued>) {
+        delegate!(self, q => q.enqueue_dequeue(pkt, now, dropped))
+    }
+    #[inline]
+    fn len_packets(&self) -> usize {
+        delegate!(self, q => q.len_packets())
+    }
+    #[inline]
+    fn len_bytes(&self) -> usize {
+        delegate!(self, q => q.len_bytes())
+    }
+    fn flush(&mut self) -> Vec<Packet> {
+        delegate!(self, q => q.flush())
+    }
+    fn stats(&self) -> Vec<QueueStat> {
+        delegate!(self, q => q.stats())
+    }
+}
+
 /// What a discipline is built with: the link direction it serves and its random stream.
 #[derive(Clone, Debug)]
 pub struct QueueContext {
@@ -205,13 +240,13 @@ impl QueueConfig {
     }
 
     /// Build a fresh, empty queue for the link direction described by `ctx`.
-    pub fn build(&self, ctx: QueueContext) -> Box<dyn QueueDisc> {
+    pub fn build(&self, ctx: QueueContext) -> Queue {
         match self {
             QueueConfig::DropTail { limit } => {
                 let _ = ctx; // drop-tail needs neither the rate nor a random stream
-                Box::new(DropTail::new(*limit))
+                Queue::DropTail(DropTail::new(*limit))
             }
-            QueueConfig::Custom(c) => (c.build)(ctx),
+            QueueConfig::Custom(c) => Queue::Boxed((c.build)(ctx)),
         }
     }
 }

@@ -8,7 +8,7 @@ use std::net::IpAddr;
 use simtime::Instant;
 
 use crate::config::Config;
-use crate::wire::{Chunk, ErrorCause, InitChunk, Parameter, SackChunk};
+use crate::wire::{unknown_parameter_action, Chunk, ErrorCause, InitChunk, Parameter, SackChunk, UnknownAction};
 
 use super::inbound::Inbound;
 use super::outbound::Outbound;
@@ -133,6 +133,29 @@ impl PeerInit {
     }
 }
 
+/// Applies §3.2.1 to the parameters of an INIT or INIT ACK: an unknown parameter's upper two
+/// bits say whether processing of the chunk's parameters stops at it (`0x`: the chunk is still
+/// processed, the parameters from there on are ignored, so they are dropped from `params`) and
+/// whether it is reported (`x1`). Returns the parameters to report (§3.2.2), each a complete
+/// TLV.
+pub(crate) fn screen_unknown_params(params: &mut Vec<Parameter>) -> Vec<Vec<u8>> {
+    let mut unrecognized = Vec::new();
+    let mut keep = params.len();
+    for (i, p) in params.iter().enumerate() {
+        let Parameter::Unknown { param_type, .. } = p else { continue };
+        let action = unknown_parameter_action(*param_type);
+        if matches!(action, UnknownAction::StopAndReport | UnknownAction::SkipAndReport) {
+            unrecognized.push(Parameter::emit_list(std::slice::from_ref(p)));
+        }
+        if matches!(action, UnknownAction::Stop | UnknownAction::StopAndReport) {
+            keep = i;
+            break;
+        }
+    }
+    params.truncate(keep);
+    unrecognized
+}
+
 /// The peer's addresses: the packet's source first, then those listed in INIT / INIT ACK
 /// (§5.1.2), without repeats.
 pub(crate) fn peer_addresses(source: IpAddr, params: &[Parameter]) -> Vec<IpAddr> {
@@ -189,7 +212,7 @@ impl Association {
         self.init_retransmits = 0;
         self.t1_rto = self.config.rto_initial.min(self.config.rto_max);
         self.timers.t1 = Some(now + self.t1_rto);
-        self.handshake_chunk = Some(init.clone());
+        self.handshake_chunk = Some((self.primary, init.clone()));
         if !self.paths.is_empty() {
             self.control.push_back((self.primary, init));
         }
@@ -244,10 +267,11 @@ impl Association {
     }
 
     /// INIT ACK in COOKIE-WAIT (§5.1 C): learn the peer, answer with COOKIE ECHO.
-    pub(super) fn on_init_ack(&mut self, now: Instant, from: IpAddr, init: InitChunk) {
+    pub(super) fn on_init_ack(&mut self, now: Instant, from: IpAddr, mut init: InitChunk) {
         if self.state != State::CookieWait {
             return; // §5.2.3: an unexpected INIT ACK is discarded.
         }
+        let unrecognized = screen_unknown_params(&mut init.params);
         if init.initiate_tag == 0 || init.outbound_streams == 0 || init.inbound_streams == 0 {
             self.abort_with(now, CloseReason::Aborted, vec![ErrorCause::InvalidMandatoryParameter]);
             return;
@@ -263,7 +287,8 @@ impl Association {
             );
             return;
         };
-        let init_dest = self.paths.get(self.primary).map_or(from, |p| p.remote);
+        // The address the last INIT went to (T1 rotates over the peer's addresses).
+        let init_dest = self.handshake_chunk.as_ref().and_then(|(p, _)| self.paths.get(*p)).map_or(from, |p| p.remote);
         let peer = PeerInit {
             tag: init.initiate_tag,
             rwnd: init.a_rwnd,
@@ -276,8 +301,16 @@ impl Association {
         self.learn_peer(peer, &[init_dest, from]);
         self.state = State::CookieEchoed;
         let echo = Chunk::CookieEcho { cookie };
-        self.handshake_chunk = Some(echo.clone());
-        self.control.push_back((self.primary, echo));
+        // The COOKIE ECHO goes where the INIT ACK came from, an address known to work.
+        let echo_to = self.path_of(from).unwrap_or(self.primary);
+        self.handshake_chunk = Some((echo_to, echo.clone()));
+        self.control.push_back((echo_to, echo));
+        // §3.2.2: unrecognized parameters to report go in an ERROR bundled after the COOKIE
+        // ECHO (which must come first in its packet, §5.1).
+        if !unrecognized.is_empty() {
+            let cause = ErrorCause::UnrecognizedParameters { params: unrecognized.concat() };
+            self.control.push_back((echo_to, Chunk::Error { causes: vec![cause] }));
+        }
         self.init_retransmits = 0;
         self.t1_rto = self.paths[self.primary].rto.rto;
         self.timers.t1 = Some(now + self.t1_rto);
@@ -347,7 +380,10 @@ impl Association {
     }
 
     /// T1-init / T1-cookie expired (§5.1, §6.3.3): retransmit with a doubled RTO, or give up
-    /// after Max.Init.Retransmits.
+    /// after Max.Init.Retransmits. The retransmission goes to the peer's next address after the
+    /// one the chunk last went to (§6.4 lets a retransmission take another active destination;
+    /// Linux and FreeBSD send T1 retransmissions to the peer's addresses in turn), so a primary
+    /// that is unreachable from the start does not fail the handshake.
     pub(super) fn on_t1_expiry(&mut self, now: Instant) {
         self.timers.t1 = None;
         self.init_retransmits += 1;
@@ -357,8 +393,10 @@ impl Association {
         }
         self.t1_rto = self.t1_rto.saturating_mul(2).min(self.config.rto_max);
         self.timers.t1 = Some(now + self.t1_rto);
-        if let Some(chunk) = self.handshake_chunk.clone() {
-            self.control.push_back((self.primary, chunk));
+        if let Some((last, chunk)) = self.handshake_chunk.take() {
+            let to = if self.paths.is_empty() { last } else { (last + 1) % self.paths.len() };
+            self.control.push_back((to, chunk.clone()));
+            self.handshake_chunk = Some((to, chunk));
         }
     }
 

@@ -50,7 +50,9 @@ use crate::wire::{unknown_chunk_action, Chunk, ChunkView, DataRef, ErrorCause, H
 
 use buffers::BufferPool;
 pub(crate) use cookie::CookieState;
-pub(crate) use handshake::{address_params, peer_addresses, AckTags, CookieEchoOutcome, InitAnswer, Offer};
+pub(crate) use handshake::{
+    address_params, peer_addresses, screen_unknown_params, AckTags, CookieEchoOutcome, InitAnswer, Offer,
+};
 pub use inbound::Message;
 use inbound::{DataOutcome, Inbound};
 use outbound::{Outbound, SackTallies};
@@ -312,8 +314,9 @@ pub struct Association {
     /// Stale Cookie errors answered with a new INIT (§5.2.6).
     stale_restarts: u32,
     t1_rto: Duration,
-    /// Control chunk retransmitted by T1 (INIT or COOKIE ECHO).
-    handshake_chunk: Option<Chunk>,
+    /// Control chunk retransmitted by T1 (INIT or COOKIE ECHO) and the destination it last
+    /// went to.
+    handshake_chunk: Option<(PathId, Chunk)>,
     t2_retransmits: u32,
     out: Outbound,
     /// Scratch space for SACK processing, kept to avoid allocating per SACK.

@@ -366,7 +366,8 @@ impl Association {
                 s.fast_retransmitted = true;
                 s.misses = 0;
                 self.out.marked += 1;
-                self.paths[s.path].flight_size -= s.frag.len();
+                let path = &mut self.paths[s.path];
+                path.flight_size = path.flight_size.saturating_sub(s.frag.len());
                 // §6.2.1 C: a chunk marked for retransmission gives its size back to rwnd.
                 self.out.peer_rwnd = self.out.peer_rwnd.saturating_add(s.frag.len());
                 fast[s.path] += 1;
@@ -393,12 +394,12 @@ impl Association {
         acked: &mut [u32],
     ) {
         match state {
-            SentState::InFlight => self.paths[p].flight_size -= len,
+            SentState::InFlight => self.paths[p].flight_size = self.paths[p].flight_size.saturating_sub(len),
             SentState::Marked(_) => {
                 // Acknowledged while waiting for retransmission: its last transmission may
                 // have crossed a path that has since failed, so (as Linux does for its
                 // retransmit queue) it credits no destination and clears no error counter.
-                self.out.marked -= 1;
+                self.out.marked = self.out.marked.saturating_sub(1);
                 return;
             }
             SentState::Acked => return,
@@ -432,7 +433,7 @@ impl Association {
                 s.misses = 0;
                 marked += 1;
                 self.out.marked += 1;
-                self.paths[p].flight_size -= s.frag.len();
+                self.paths[p].flight_size = self.paths[p].flight_size.saturating_sub(s.frag.len());
                 self.out.peer_rwnd = self.out.peer_rwnd.saturating_add(s.frag.len());
             }
         }
@@ -543,7 +544,9 @@ impl Association {
             State::Established | State::ShutdownPending | State::ShutdownSent | State::ShutdownReceived
         );
         if data_states && (self.inb.sack_due(now) || self.inb.window_update_due(self.config.pmtu)) {
-            let max_blocks = (self.config.max_packet() - 12 - 16 - 64 * 4) / 4;
+            // Room for gap blocks after the common and SACK headers, keeping 256 bytes for
+            // other chunks; Config::validate's PMTU floor keeps it positive.
+            let max_blocks = self.config.max_packet().saturating_sub(12 + 16 + 64 * 4) / 4;
             let sack = Chunk::Sack(self.inb.make_sack(max_blocks.max(1)));
             self.stats.sacks_sent += 1;
             let p = self.sack_path.min(self.paths.len() - 1);
@@ -590,7 +593,8 @@ impl Association {
             let dst = self.retransmit_path(&self.out.sent[i]);
             let len = self.out.sent[i].frag.len();
             let chunk_len = (16 + len as usize).next_multiple_of(4);
-            let forced = forced_path == Some(dst) && forced_bytes + chunk_len <= self.config.max_packet() - 12;
+            let forced =
+                forced_path == Some(dst) && forced_bytes + chunk_len <= self.config.max_packet().saturating_sub(12);
             if !forced && (blocked[dst] || !self.paths[dst].cwnd_allows(len)) {
                 blocked[dst] = true;
                 if self.all_destinations_blocked(&blocked) {
@@ -611,7 +615,7 @@ impl Association {
             s.path = dst;
             s.sent_at = now;
             s.transmissions += 1;
-            self.out.marked -= 1;
+            self.out.marked = self.out.marked.saturating_sub(1);
             let path = &mut self.paths[dst];
             path.flight_size += len;
             path.stats.bytes_retransmitted += u64::from(len);

@@ -1,0 +1,241 @@
+//! The transport drivers (`transport::tcp`, `transport::sctp`) between two hosts: what the
+//! engines send leaves as IPv4 packets with the right addresses, protocol and flow; what
+//! arrives reaches the engine; the engines' timeouts are driven (a handshake lost to a link
+//! that is down at first is retransmitted when the engine's timer says).
+#![allow(missing_docs, clippy::unwrap_used)]
+
+use std::net::Ipv4Addr;
+
+use netsim::apps::tcp::{BulkConfig, SinkConfig, TcpBulk, TcpSink};
+use netsim::fault::FaultAction;
+use netsim::loss::LossConfig;
+use netsim::network::{ChannelConfig, LinkId, NodeId, NodeKind};
+use netsim::queue::{QueueConfig, QueueLimit};
+use netsim::recorder::{EventLog, EventTable};
+use netsim::transport::sctp::{SctpApp, SctpAppConfig, SctpRole};
+use netsim::wire::{PROTO_SCTP, PROTO_TCP};
+use netsim::world::{RunResult, WorldBuilder};
+use netsim::{Duration, Instant};
+
+const A0: Ipv4Addr = Ipv4Addr::new(10, 0, 0, 1);
+const B0: Ipv4Addr = Ipv4Addr::new(10, 0, 0, 2);
+const A1: Ipv4Addr = Ipv4Addr::new(10, 0, 1, 1);
+const B1: Ipv4Addr = Ipv4Addr::new(10, 0, 1, 2);
+
+fn ch() -> ChannelConfig {
+    ChannelConfig {
+        rate_bps: 10_000_000,
+        delay: Duration::from_millis(5),
+        mtu: 1500,
+        queue: QueueConfig::DropTail { limit: QueueLimit::Packets(100) },
+        loss: LossConfig::None,
+    }
+}
+
+fn secs(s: f64) -> Instant {
+    Instant::ZERO + Duration::from_secs_f64(s)
+}
+
+/// Hosts A and B joined by two links (A/eth0 – B/eth0 and A/eth1 – B/eth1), with every `tx`,
+/// `drop`, `tcp` and `sctp` event logged.
+struct Pair {
+    b: WorldBuilder,
+    a: NodeId,
+    z: NodeId,
+    link0: LinkId,
+}
+
+fn pair(stop: f64) -> Pair {
+    let mut b = WorldBuilder::new(3, secs(stop));
+    let a = b.node("A", NodeKind::Host);
+    let z = b.node("B", NodeKind::Host);
+    let a0 = b.iface(a, "eth0", A0);
+    let a1 = b.iface(a, "eth1", A1);
+    let b0 = b.iface(z, "eth0", B0);
+    let b1 = b.iface(z, "eth1", B1);
+    let link0 = b.link("L0", a0, b0, ch(), ch(), 1);
+    b.link("L1", a1, b1, ch(), ch(), 1);
+    b.trace(Box::new(EventLog::new(["tx", "drop", "tcp", "sctp"].map(String::from).to_vec())));
+    Pair { b, a, z, link0 }
+}
+
+impl Pair {
+    /// Link 0 is down from 0 s until `t`.
+    fn down_until(&mut self, t: f64) {
+        self.b.fault(Instant::ZERO, FaultAction::LinkDown(self.link0));
+        self.b.fault(secs(t), FaultAction::LinkUp(self.link0));
+    }
+}
+
+/// `(time s, detail)` of the events of `kind` about `entity`.
+fn events<'a>(t: &'a EventTable, kind: &str, entity: &str) -> Vec<(f64, &'a str)> {
+    (0..t.kind.len())
+        .filter(|&i| t.kind[i] == kind && t.entity[i] == entity)
+        .map(|i| (t.time_ns[i] as f64 / 1e9, t.detail[i].as_str()))
+        .collect()
+}
+
+/// The value of `key=` in a `key=value ...` detail.
+fn field<'a>(detail: &'a str, key: &str) -> &'a str {
+    detail.split(' ').find_map(|kv| kv.strip_prefix(key).and_then(|v| v.strip_prefix('='))).unwrap_or("")
+}
+
+// ----- TCP -----
+
+fn tcp_pair(bytes: u64, down_until: Option<f64>) -> RunResult {
+    let mut p = pair(20.0);
+    if let Some(t) = down_until {
+        p.down_until(t);
+    }
+    let sink = p.b.agent(
+        p.z,
+        Box::new(TcpSink::new(SinkConfig { port: 80, tcp: tcp::Config::default(), drain_rate: None, seed: 1 }, "sink")),
+    );
+    p.b.bind_port(sink, PROTO_TCP, 80);
+    let flow = p.b.flow("up");
+    let cfg = BulkConfig {
+        src: A0,
+        src_port: 4000,
+        dst: B0,
+        dst_port: 80,
+        bytes: Some(bytes),
+        start: secs(0.1),
+        tcp: tcp::Config::default(),
+        seed: 2,
+    };
+    let up = p.b.agent(p.a, Box::new(TcpBulk::new(cfg, flow, "up")));
+    p.b.bind_port(up, PROTO_TCP, 4000);
+    p.b.build().run().unwrap()
+}
+
+#[test]
+fn tcp_segments_leave_with_the_connection_addresses_and_the_senders_flow() {
+    let r = tcp_pair(100_000, None);
+    let s = &r.scalars;
+    assert_eq!(s.get("app", "sink", "rx_bytes"), Some(100_000.0));
+    let sent = events(&r.events, "tx", "A/eth0");
+    assert!(!sent.is_empty());
+    for (_, d) in &sent {
+        assert_eq!((field(d, "src"), field(d, "dst"), field(d, "flow")), ("10.0.0.1", "10.0.0.2", "up"), "{d}");
+    }
+    // Every segment the sender sent counts in its flow; the sink's ACKs belong to no flow.
+    assert_eq!(s.get("flow", "up", "tx_packets"), Some(sent.len() as f64));
+    assert_eq!(s.get("tcp", "up", "segments_sent"), Some(sent.len() as f64));
+    assert_eq!(s.get("flow", "up", "rx_bytes"), Some(100_000.0));
+    let acks = events(&r.events, "tx", "B/eth0");
+    assert!(!acks.is_empty());
+    for (_, d) in &acks {
+        assert_eq!((field(d, "src"), field(d, "dst"), field(d, "flow")), ("10.0.0.2", "10.0.0.1", "-"), "{d}");
+    }
+    assert!(events(&r.events, "tx", "A/eth1").is_empty(), "the connection is bound to eth0");
+    assert_eq!(s.get("tcp", "up", "timeouts"), Some(0.0));
+}
+
+#[test]
+fn tcp_retransmission_timeouts_are_driven() {
+    // The SYN at 0.1 s is lost on the down link; RFC 6298 §2.1: the initial RTO is 1 s.
+    let r = tcp_pair(100_000, Some(0.5));
+    assert_eq!(r.scalars.get("app", "sink", "rx_bytes"), Some(100_000.0));
+    let drops = events(&r.events, "drop", "L0:A/eth0");
+    assert_eq!(drops.len(), 1, "{drops:?}");
+    assert!((drops[0].0 - 0.1).abs() < 1e-9 && field(drops[0].1, "flow") == "up", "{drops:?}");
+    let first = events(&r.events, "tx", "A/eth0")[0].0;
+    assert!((first - 1.1).abs() < 1e-9, "{first}");
+    assert!(r.scalars.get("tcp", "up", "completion_time").unwrap() > 1.0);
+}
+
+// ----- SCTP -----
+
+fn sctp_pair(bytes: Option<u64>, down_until: Option<f64>, stop: f64) -> RunResult {
+    let mut p = pair(stop);
+    if let Some(t) = down_until {
+        p.down_until(t);
+    }
+    let config = sctp::Config::default();
+    let sink = SctpAppConfig {
+        name: "sink".into(),
+        addrs: vec![B0, B1],
+        port: 5000,
+        config: config.clone(),
+        role: SctpRole::Sink { drain_rate: None },
+        seed: 1,
+    };
+    let up = SctpAppConfig {
+        name: "up".into(),
+        addrs: vec![A0, A1],
+        port: 5001,
+        config,
+        role: SctpRole::Bulk {
+            peer: vec![B0, B1],
+            peer_port: 5000,
+            start: secs(0.1),
+            bytes,
+            message_size: 1000,
+            streams: 1,
+            unordered: false,
+        },
+        seed: 2,
+    };
+    let s = p.b.agent(p.z, Box::new(SctpApp::new(sink)));
+    p.b.bind_port(s, PROTO_SCTP, 5000);
+    let u = p.b.agent(p.a, Box::new(SctpApp::new(up)));
+    p.b.bind_port(u, PROTO_SCTP, 5001);
+    p.b.build().run().unwrap()
+}
+
+#[test]
+fn sctp_packets_leave_with_their_interface_address_to_the_peer() {
+    let r = sctp_pair(Some(200_000), None, 40.0);
+    let s = &r.scalars;
+    assert_eq!(s.get("sctp", "sink", "delivered_bytes"), Some(200_000.0));
+    assert_eq!(s.get("sctp", "sink", "delivered_messages"), Some(200.0));
+    assert_eq!(s.get("sctp", "up", "closed"), Some(0.0));
+    // Every packet leaves with the address of the interface it leaves by, to an address of
+    // the peer; data goes to the primary B0 (so by eth0) and heartbeats probe B1 too.
+    for (iface, src, peer) in
+        [("A/eth0", A0, [B0, B1]), ("A/eth1", A1, [B0, B1]), ("B/eth0", B0, [A0, A1]), ("B/eth1", B1, [A0, A1])]
+    {
+        for (_, d) in &events(&r.events, "tx", iface) {
+            assert_eq!(field(d, "src"), src.to_string(), "{iface}: {d}");
+            assert!(peer.iter().any(|a| field(d, "dst") == a.to_string()), "{iface}: {d}");
+        }
+    }
+    let to_b0 = events(&r.events, "tx", "A/eth0").iter().filter(|(_, d)| field(d, "dst") == "10.0.0.2").count();
+    assert!(to_b0 >= 200, "{to_b0}");
+    let to_b1 = |iface| events(&r.events, "tx", iface).iter().filter(|(_, d)| field(d, "dst") == "10.0.1.2").count();
+    assert!(to_b1("A/eth0") + to_b1("A/eth1") > 0);
+    let data_packets = s.get("sctp_path", "up/path0", "packets_sent").unwrap();
+    assert!(data_packets >= 200.0, "{data_packets}");
+    assert!(s.get("sctp_path", "up/path1", "packets_sent").unwrap() >= 1.0, "heartbeats on path 1");
+    assert_eq!(s.get("sctp_path", "up/path1", "bytes_sent"), Some(0.0));
+    assert!(s.get("sctp", "up", "completion_time").unwrap() > 0.0);
+    assert!(events(&r.events, "sctp", "up").iter().any(|(_, d)| *d == "Connected"));
+    assert!(events(&r.events, "sctp", "sink").iter().any(|(_, d)| *d == "Connected"));
+}
+
+#[test]
+fn sctp_init_retransmission_is_driven_by_the_engine_timer() {
+    // The INIT at 0.1 s goes to the primary over the down link and is lost; T1-init
+    // (RTO.Initial 1 s, RFC 9260 §5.1 A / §16) sends it again at 1.1 s, when the link is up.
+    let r = sctp_pair(Some(50_000), Some(0.5), 20.0);
+    assert_eq!(r.scalars.get("sctp", "sink", "delivered_bytes"), Some(50_000.0));
+    let drops = events(&r.events, "drop", "L0:A/eth0");
+    assert_eq!(drops.len(), 1, "{drops:?}");
+    assert!((drops[0].0 - 0.1).abs() < 1e-9 && field(drops[0].1, "reason") == "link_down", "{drops:?}");
+    let first = events(&r.events, "tx", "A/eth0")[0].0;
+    assert!((first - 1.1).abs() < 1e-9, "{first}");
+    let connected = events(&r.events, "sctp", "up").into_iter().find(|(_, d)| *d == "Connected").unwrap().0;
+    assert!(connected > 1.1 && connected < 1.2, "{connected}");
+}
+
+#[test]
+fn an_unlimited_sctp_sender_runs_until_the_end_and_reports_per_path() {
+    let r = sctp_pair(None, None, 5.0);
+    let delivered = r.scalars.get("sctp", "sink", "delivered_bytes").unwrap();
+    // 10 Mbit/s for ~4.9 s at most.
+    assert!(delivered > 3e6 && delivered < 6.2e6, "{delivered}");
+    assert_eq!(r.scalars.get("sctp", "up", "completion_time"), None);
+    for path in ["up/path0", "up/path1"] {
+        assert_eq!(r.scalars.get("sctp_path", path, "state"), Some(0.0));
+    }
+}
