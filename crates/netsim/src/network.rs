@@ -25,7 +25,7 @@ use crate::ids::{AgentId, FlowId};
 pub use crate::ids::{IfaceId, LinkId, NodeId};
 use crate::kernel::{Scheduler, Ticket};
 use crate::loss::{LossConfig, LossModel};
-use crate::queue::{Dequeued, Dropped, Enqueued, Queue, QueueConfig, QueueContext, QueueDisc};
+use crate::queue::{Dequeued, Dropped, Enqueued, Passed, Queue, QueueConfig, QueueContext, QueueDisc};
 use crate::rng::SimRng;
 use crate::routing::RoutingTable;
 use crate::stats::TimeAverage;
@@ -360,15 +360,11 @@ impl Network {
             // The transmitter is idle, so the queue is empty (disciplines are work-conserving):
             // the packet is offered and the next one taken at once. It is neither counted as
             // enqueued nor traced as waiting, exactly like a packet that never waited.
-            let (arrival, next) = ch.queue.enqueue_dequeue(pkt, now, &mut ch.queue_dropped);
-            return match (arrival, next) {
-                // The arrival itself leaves, untouched, and nothing else happened.
-                (Enqueued::Queued { marked: None }, Some(Dequeued { pkt, marked: None }))
-                    if ch.queue_dropped.is_empty() && ch.queue.len_packets() == 0 =>
-                {
-                    self.start_tx(link_id, side, pkt, now, sched, obs)
+            return match ch.queue.enqueue_dequeue(pkt, now, &mut ch.queue_dropped) {
+                Passed::Through(pkt) => self.start_tx(link_id, side, pkt, now, sched, obs),
+                Passed::Otherwise(arrival, next) => {
+                    self.settle_idle(link_id, side, out, meta, arrival, next, now, sched, obs)
                 }
-                (arrival, next) => self.settle_idle(link_id, side, out, meta, arrival, next, now, sched, obs),
             };
         }
         // Only a traced run pays for the copy the Enqueue event shows after the queue took it.
@@ -484,11 +480,9 @@ impl Network {
     }
 
     /// Account for the resident packets the discipline of (`link`, `side`) has just dropped.
+    #[cold]
     fn drop_resident<O: NetObserver + ?Sized>(&mut self, link_id: LinkId, side: usize, now: Instant, obs: &mut O) {
         let link = &mut self.links[link_id.index()];
-        if link.dirs[side].queue_dropped.is_empty() {
-            return;
-        }
         let from = link.ends[side];
         let mut dropped = std::mem::take(&mut link.dirs[side].queue_dropped);
         for (pkt, reason) in dropped.drain(..) {
@@ -571,7 +565,9 @@ impl Network {
             return;
         }
         ch.note_backlog(now);
-        self.drop_resident(link_id, side, now, obs);
+        if !ch.queue_dropped.is_empty() {
+            self.drop_resident(link_id, side, now, obs);
+        }
         self.release(link_id, side, next, true, now, sched, obs);
     }
 

@@ -161,6 +161,7 @@ impl Packet {
 /// Replace the 16-bit header word at `offset` (even, inside a checked header) by `new` and
 /// update the header checksum incrementally (RFC 1624, eqn. 3: `HC' = ~(~HC + ~m + m')`), so
 /// a router never sums the whole header again.
+#[inline]
 fn set_header_word(header: &mut [u8], offset: usize, new: [u8; 2]) {
     let old_word = u16::from_be_bytes([header[offset], header[offset + 1]]);
     let new_word = u16::from_be_bytes(new);

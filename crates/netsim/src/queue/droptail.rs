@@ -2,7 +2,7 @@
 
 use std::collections::VecDeque;
 
-use super::{Dequeued, Dropped, Enqueued, QueueDisc, QueueLimit, QueueReason};
+use super::{Dequeued, Dropped, Enqueued, Passed, QueueDisc, QueueLimit, QueueReason};
 use crate::time::Instant;
 use crate::wire::Packet;
 
@@ -27,7 +27,7 @@ impl DropTail {
     }
 
     /// True if `pkt` does not fit under the limit now.
-    #[inline]
+    #[inline(always)]
     fn full_for(&self, pkt: &Packet) -> bool {
         match self.limit {
             QueueLimit::Packets(n) => self.packets.len() >= n,
@@ -41,7 +41,7 @@ impl QueueDisc for DropTail {
         Self::KIND
     }
 
-    #[inline]
+    #[inline(always)]
     fn enqueue(&mut self, pkt: Packet, _now: Instant, _dropped: &mut Dropped) -> Enqueued {
         if self.full_for(&pkt) {
             return Enqueued::Dropped(pkt, OVERFLOW);
@@ -51,7 +51,7 @@ impl QueueDisc for DropTail {
         Enqueued::Queued { marked: None }
     }
 
-    #[inline]
+    #[inline(always)]
     fn dequeue(&mut self, _now: Instant, _dropped: &mut Dropped) -> Option<Dequeued> {
         let pkt = self.packets.pop_front()?;
         self.bytes -= pkt.len();
@@ -60,19 +60,20 @@ impl QueueDisc for DropTail {
 
     /// The arrival, unless it alone exceeds the limit, is the next packet out: hand it straight
     /// back rather than through the deque.
-    #[inline]
-    fn enqueue_dequeue(&mut self, pkt: Packet, now: Instant, dropped: &mut Dropped) -> (Enqueued, Option<Dequeued>) {
+    #[inline(always)]
+    fn enqueue_dequeue(&mut self, pkt: Packet, now: Instant, dropped: &mut Dropped) -> Passed {
         if !self.packets.is_empty() {
             // Not idle after all: the general case.
             let arrival = self.enqueue(pkt, now, dropped);
-            return (arrival, self.dequeue(now, dropped));
+            return Passed::Otherwise(arrival, self.dequeue(now, dropped));
         }
         if self.full_for(&pkt) {
-            return (Enqueued::Dropped(pkt, OVERFLOW), None);
+            return Passed::Otherwise(Enqueued::Dropped(pkt, OVERFLOW), None);
         }
-        (Enqueued::Queued { marked: None }, Some(Dequeued::plain(pkt)))
+        Passed::Through(pkt)
     }
 
+    #[inline(always)]
     fn len_packets(&self) -> usize {
         self.packets.len()
     }
@@ -142,10 +143,17 @@ mod tests {
                         a.enqueue(pkt(100, 100 + i), Instant::ZERO, &mut da);
                         b.enqueue(pkt(100, 100 + i), Instant::ZERO, &mut db);
                     }
-                    let (arrival, next) = a.enqueue_dequeue(pkt(len, 1), Instant::ZERO, &mut da);
+                    let passed = a.enqueue_dequeue(pkt(len, 1), Instant::ZERO, &mut da);
                     let arrival_b = b.enqueue(pkt(len, 1), Instant::ZERO, &mut db);
                     let next_b = b.dequeue(Instant::ZERO, &mut db);
                     let case = format!("{limit:?}, {resident} resident, {len} bytes");
+                    let (arrival, next) = match passed {
+                        Passed::Through(p) => {
+                            assert_eq!(resident, 0, "{case}: only an empty queue passes the arrival through");
+                            (Enqueued::Queued { marked: None }, Some(Dequeued::plain(p)))
+                        }
+                        Passed::Otherwise(arrival, next) => (arrival, next),
+                    };
                     assert_eq!(format!("{arrival:?}"), format!("{arrival_b:?}"), "{case}");
                     assert_eq!(format!("{next:?}"), format!("{next_b:?}"), "{case}");
                     assert_eq!((a.len_packets(), a.len_bytes()), (b.len_packets(), b.len_bytes()), "{case}");

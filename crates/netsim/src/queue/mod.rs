@@ -68,6 +68,16 @@ impl Dequeued {
     }
 }
 
+/// What became of a packet offered to an idle transmitter ([`QueueDisc::enqueue_dequeue`]).
+#[derive(Debug)]
+pub enum Passed {
+    /// The arrival itself is the packet to send, unmarked, and nothing else happened: nothing
+    /// dropped, nothing kept back.
+    Through(Packet),
+    /// Anything else: what became of the arrival, and the packet released, if any.
+    Otherwise(Enqueued, Option<Dequeued>),
+}
+
 /// Resident packets a discipline dropped during one call, with their reasons, in the order
 /// dropped. The channel owns the list and reuses it, so dropping allocates nothing once warm.
 pub type Dropped = Vec<(Packet, QueueReason)>;
@@ -100,9 +110,17 @@ pub trait QueueDisc: Send {
     /// [`QueueDisc::dequeue`] at the same instant, which is what the default does. A discipline
     /// may override it to do both in one step (drop-tail hands the arrival straight back).
     #[inline]
-    fn enqueue_dequeue(&mut self, pkt: Packet, now: Instant, dropped: &mut Dropped) -> (Enqueued, Option<Dequeued>) {
+    fn enqueue_dequeue(&mut self, pkt: Packet, now: Instant, dropped: &mut Dropped) -> Passed {
         let arrival = self.enqueue(pkt, now, dropped);
-        (arrival, self.dequeue(now, dropped))
+        let next = self.dequeue(now, dropped);
+        match (arrival, next) {
+            (Enqueued::Queued { marked: None }, Some(Dequeued { pkt, marked: None }))
+                if dropped.is_empty() && self.len_packets() == 0 =>
+            {
+                Passed::Through(pkt)
+            }
+            (arrival, next) => Passed::Otherwise(arrival, next),
+        }
     }
     /// Packets waiting.
     fn len_packets(&self) -> usize;
@@ -135,27 +153,27 @@ macro_rules! delegate {
 }
 
 impl QueueDisc for Queue {
-    #[inline]
+    #[inline(always)]
     fn kind(&self) -> &'static str {
         delegate!(self, q => q.kind())
     }
-    #[inline]
+    #[inline(always)]
     fn enqueue(&mut self, pkt: Packet, now: Instant, dropped: &mut Dropped) -> Enqueued {
         delegate!(self, q => q.enqueue(pkt, now, dropped))
     }
-    #[inline]
+    #[inline(always)]
     fn dequeue(&mut self, now: Instant, dropped: &mut Dropped) -> Option<Dequeued> {
         delegate!(self, q => q.dequeue(now, dropped))
     }
-    #[inline]
-    fn enqueue_dequeue(&mut self, pkt: Packet, now: Instant, dropped: &mut Dropped) -> (Enqueued, Option<Dequeued>) {
+    #[inline(always)]
+    fn enqueue_dequeue(&mut self, pkt: Packet, now: Instant, dropped: &mut Dropped) -> Passed {
         delegate!(self, q => q.enqueue_dequeue(pkt, now, dropped))
     }
-    #[inline]
+    #[inline(always)]
     fn len_packets(&self) -> usize {
         delegate!(self, q => q.len_packets())
     }
-    #[inline]
+    #[inline(always)]
     fn len_bytes(&self) -> usize {
         delegate!(self, q => q.len_bytes())
     }
