@@ -40,10 +40,10 @@ fn world() -> WorldBuilder {
         let a = b.iface(nodes[w], &format!("eth{}", w.min(1)), next_addr());
         let z = b.iface(nodes[w + 1], "eth0", next_addr());
         if w == 0 {
-            h0_addr = b.network().ifaces[a.index()].addr;
+            h0_addr = b.network().ifaces[a.index()].addr().unwrap_or(h0_addr);
         }
         if w == 3 {
-            h1_addr = b.network().ifaces[z.index()].addr;
+            h1_addr = b.network().ifaces[z.index()].addr().unwrap_or(h1_addr);
         }
         b.link(&format!("l{w}"), a, z, ch.clone(), ch.clone(), 1);
     }

@@ -1,7 +1,8 @@
 //! Agents: the applications and transport drivers that live on hosts.
 //!
-//! An agent is driven by the world through three inputs — `start` (once, at time zero),
-//! `on_timer` (a timer it set fired) and `on_packet` (a packet addressed to it arrived) — and
+//! An agent is driven by the world through four inputs — `start` (once, at time zero),
+//! `on_timer` (a timer it set fired), `on_packet` (a packet addressed to it arrived) and
+//! `on_iface_event` (an interface of its node went up or down, got or lost an address) — and
 //! acts through its [`Ctx`]: read the clock, send packets, set timers, update flow counters,
 //! emit trace events. Timers cannot be cancelled; an agent ignores tokens it no longer expects
 //! (a spurious timer is harmless). At the end of the run the world asks each agent for its
@@ -9,12 +10,12 @@
 
 use std::net::Ipv4Addr;
 
-use crate::event::Event;
+use crate::event::{Event, IfaceEvent};
 use crate::fault::Fault;
 pub use crate::ids::AgentId;
 use crate::ids::{FlowId, IfaceId, NodeId};
 use crate::kernel::{ScheduleInPast, Scheduler, Ticket};
-use crate::network::Network;
+use crate::network::{IfaceAddr, Network};
 use crate::recorder::{FlowStats, Recorder, Scalars, TimeSeries, TraceEvent};
 use crate::time::{Duration, Instant};
 use crate::wire::{Ipv4Fields, Packet, PacketMeta, DEFAULT_TTL};
@@ -32,6 +33,10 @@ pub trait Agent: Send {
     /// A packet for this agent arrived (IPv4 header included).
     fn on_packet(&mut self, ctx: &mut Ctx<'_>, pkt: Packet) {
         let _ = (ctx, pkt);
+    }
+    /// An interface of this agent's node changed (went up or down, got or lost an address).
+    fn on_iface_event(&mut self, ctx: &mut Ctx<'_>, iface: IfaceId, event: IfaceEvent) {
+        let _ = (ctx, iface, event);
     }
     /// Append end-of-run scalars.
     fn report(&self, now: Instant, out: &mut Scalars) {
@@ -73,6 +78,16 @@ impl Ctx<'_> {
     /// The node this agent runs on.
     pub fn node(&self) -> NodeId {
         self.node
+    }
+
+    /// The interfaces of this node, in declaration order.
+    pub fn ifaces(&self) -> &[IfaceId] {
+        &self.net.nodes[self.node.index()].ifaces
+    }
+
+    /// The addresses of an interface (first = the source of packets leaving by it unbound).
+    pub fn iface_addrs(&self, iface: IfaceId) -> &[IfaceAddr] {
+        &self.net.ifaces[iface.index()].addrs
     }
 
     /// Build an IPv4 packet originated by this node around a transport segment.
@@ -147,7 +162,7 @@ impl Ctx<'_> {
     /// the source address it carries (`src` if given, else that interface's address).
     pub fn route(&self, src: Option<Ipv4Addr>, dst: Ipv4Addr) -> Option<Route> {
         let iface = self.net.route_from(self.node, src, dst)?;
-        Some(Route { iface, src: src.unwrap_or(self.net.ifaces[iface.index()].addr) })
+        Some(Route { iface, src: src.or_else(|| self.net.ifaces[iface.index()].addr())? })
     }
 
     /// Send a packet this node built on a route from [`Ctx::route`] (one route lookup per

@@ -3,6 +3,8 @@
 //! A leaf module: it uses only ids, time and packets, so the network, the agents, the
 //! recorder and the world can all speak it without depending on one another.
 
+use std::net::Ipv4Addr;
+
 use crate::ids::{AgentId, FlowId, IfaceId, LinkId, NodeId};
 use crate::time::Instant;
 use crate::wire::Packet;
@@ -289,4 +291,18 @@ impl NetObserver for Ignore {
         false
     }
     fn report(&mut self, _now: Instant, _event: &NetEvent<'_>) {}
+}
+
+/// A change to an interface, told to every agent on its node
+/// ([`crate::agent::Agent::on_iface_event`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IfaceEvent {
+    /// The interface came up: it sends and receives again.
+    Up,
+    /// The interface went down: what it held is lost, it neither sends nor receives.
+    Down,
+    /// The interface got this address (routes now reach it).
+    AddressAdded(Ipv4Addr),
+    /// The interface lost this address (packets to it no longer arrive).
+    AddressRemoved(Ipv4Addr),
 }

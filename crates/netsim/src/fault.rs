@@ -1,8 +1,11 @@
-//! Scheduled faults: links and interfaces going down and coming back at given times.
+//! Scheduled faults and changes: links and interfaces going down and coming back, interface
+//! addresses added and removed (a host moving to another subnet), at given times.
 
-use crate::event::NetObserver;
+use std::net::Ipv4Addr;
+
+use crate::event::{IfaceEvent, NetObserver};
 use crate::ids::{IfaceId, LinkId};
-use crate::network::Network;
+use crate::network::{IfaceAddr, Network};
 use crate::recorder::Names;
 use crate::time::Instant;
 
@@ -17,6 +20,10 @@ pub enum FaultAction {
     IfaceDown(IfaceId),
     /// The interface is enabled again.
     IfaceUp(IfaceId),
+    /// The interface gets an address (routes are recomputed).
+    AddressAdd(IfaceId, IfaceAddr),
+    /// The interface loses an address (routes are recomputed).
+    AddressRemove(IfaceId, Ipv4Addr),
 }
 
 impl FaultAction {
@@ -27,6 +34,8 @@ impl FaultAction {
             FaultAction::LinkUp(_) => "link-up",
             FaultAction::IfaceDown(_) => "iface-down",
             FaultAction::IfaceUp(_) => "iface-up",
+            FaultAction::AddressAdd(..) => "address-add",
+            FaultAction::AddressRemove(..) => "address-remove",
         }
     }
 
@@ -34,7 +43,10 @@ impl FaultAction {
     pub fn target_name<'n>(&self, names: &'n Names) -> &'n str {
         match *self {
             FaultAction::LinkDown(l) | FaultAction::LinkUp(l) => &names.links[l.index()],
-            FaultAction::IfaceDown(i) | FaultAction::IfaceUp(i) => &names.ifaces[i.index()],
+            FaultAction::IfaceDown(i)
+            | FaultAction::IfaceUp(i)
+            | FaultAction::AddressAdd(i, _)
+            | FaultAction::AddressRemove(i, _) => &names.ifaces[i.index()],
         }
     }
 
@@ -43,18 +55,37 @@ impl FaultAction {
         match *self {
             FaultAction::LinkDown(l) => Some(Ok(l)),
             FaultAction::IfaceDown(i) => Some(Err(i)),
-            FaultAction::LinkUp(_) | FaultAction::IfaceUp(_) => None,
+            _ => None,
         }
     }
 
-    /// Apply it; packets it discards are reported to `obs`.
-    pub fn apply<O: NetObserver + ?Sized>(&self, net: &mut Network, now: Instant, obs: &mut O) {
+    /// Apply it; packets it discards are reported to `obs`. Returns the interface event the
+    /// agents on the interface's node are told, if any.
+    pub fn apply<O: NetObserver + ?Sized>(
+        &self,
+        net: &mut Network,
+        now: Instant,
+        obs: &mut O,
+    ) -> Option<(IfaceId, IfaceEvent)> {
         match *self {
             FaultAction::LinkDown(l) => net.link_down(l, now, obs),
             FaultAction::LinkUp(l) => net.link_up(l),
-            FaultAction::IfaceDown(i) => net.iface_down(i, now, obs),
-            FaultAction::IfaceUp(i) => net.iface_up(i),
+            FaultAction::IfaceDown(i) => {
+                net.iface_down(i, now, obs);
+                return Some((i, IfaceEvent::Down));
+            }
+            FaultAction::IfaceUp(i) => {
+                net.iface_up(i);
+                return Some((i, IfaceEvent::Up));
+            }
+            FaultAction::AddressAdd(i, a) => {
+                return net.add_address(i, a).then_some((i, IfaceEvent::AddressAdded(a.addr)));
+            }
+            FaultAction::AddressRemove(i, a) => {
+                return net.remove_address(i, a).then_some((i, IfaceEvent::AddressRemoved(a)));
+            }
         }
+        None
     }
 }
 

@@ -27,7 +27,7 @@ use crate::kernel::{Scheduler, Ticket};
 use crate::loss::{LossConfig, LossModel};
 use crate::queue::{Dequeued, Dropped, Enqueued, Passed, Queue, QueueConfig, QueueContext, QueueDisc};
 use crate::rng::SimRng;
-use crate::routing::RoutingTable;
+use crate::routing::{Graph, RoutedAddr, RoutingTable};
 use crate::stats::TimeAverage;
 use crate::time::{Duration, Instant};
 use crate::wire::{Packet, PacketMeta, UdpView, PROTO_SCTP, PROTO_TCP, PROTO_UDP};
@@ -59,21 +59,79 @@ pub struct Node {
     ip_ident: u16,
 }
 
-/// A network interface: one IPv4 address, attached to one link end.
+/// Prefix length an address gets when none is given: one /24 per link, as scenarios number
+/// their links. Links whose addresses share a /24 with another link's still route exactly
+/// (see [`crate::routing`]).
+pub const DEFAULT_PREFIX_LEN: u8 = 24;
+
+/// An address of an interface, with the length of its subnet's prefix.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct IfaceAddr {
+    /// The address.
+    pub addr: Ipv4Addr,
+    /// Prefix length of its subnet, 0..=32.
+    pub prefix_len: u8,
+}
+
+impl IfaceAddr {
+    /// `addr` with the [`DEFAULT_PREFIX_LEN`].
+    pub fn new(addr: Ipv4Addr) -> Self {
+        IfaceAddr { addr, prefix_len: DEFAULT_PREFIX_LEN }
+    }
+}
+
+/// What an interface is attached to. Forwarding dispatches on it: a packet leaves through the
+/// attachment's transmitter and reaches whoever the attachment connects. Today an interface
+/// is one end of a point-to-point link; a shared medium (a WLAN channel, where the far end is
+/// chosen per packet among the stations) is the next kind.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Attachment {
+    /// One end of a full-duplex point-to-point link.
+    Link {
+        /// The link.
+        link: LinkId,
+        /// Which end (0 or 1): the interface transmits on `dirs[side]`.
+        side: u8,
+    },
+}
+
+/// A network interface: its addresses (possibly none) and what it is attached to.
 #[derive(Debug)]
 pub struct Iface {
     /// Owning node.
     pub node: NodeId,
-    /// Its address.
-    pub addr: Ipv4Addr,
+    /// Its addresses, first = the source address of packets leaving by it unbound.
+    pub addrs: Vec<IfaceAddr>,
     /// Administrative state.
     pub up: bool,
-    /// The link and the end of it (0 or 1) this interface is attached to.
-    pub link: Option<(LinkId, usize)>,
+    /// What it is attached to (`None`: unattached, it can neither send nor receive).
+    pub attachment: Option<Attachment>,
     /// Packets received.
     pub rx_packets: u64,
     /// Bytes received (IP datagrams).
     pub rx_bytes: u64,
+}
+
+impl Iface {
+    /// Its first address, if it has one.
+    #[inline]
+    pub fn addr(&self) -> Option<Ipv4Addr> {
+        self.addrs.first().map(|a| a.addr)
+    }
+
+    /// True if `addr` is one of its addresses.
+    #[inline]
+    pub fn has_addr(&self, addr: Ipv4Addr) -> bool {
+        self.addrs.iter().any(|a| a.addr == addr)
+    }
+
+    /// The link and end it is attached to, if it is attached to a link.
+    #[inline]
+    pub fn link(&self) -> Option<(LinkId, usize)> {
+        match self.attachment? {
+            Attachment::Link { link, side } => Some((link, side as usize)),
+        }
+    }
 }
 
 /// Parameters of one link direction.
@@ -226,10 +284,11 @@ impl Network {
         NodeId(self.nodes.len() as u32 - 1)
     }
 
-    /// Add an interface with address `addr` to `node`.
-    pub fn add_iface(&mut self, node: NodeId, addr: Ipv4Addr) -> IfaceId {
+    /// Add an interface with address `addr` (`None`: no address yet) to `node`.
+    pub fn add_iface(&mut self, node: NodeId, addr: Option<IfaceAddr>) -> IfaceId {
         let id = IfaceId(self.ifaces.len() as u32);
-        self.ifaces.push(Iface { node, addr, up: true, link: None, rx_packets: 0, rx_bytes: 0 });
+        let addrs = addr.into_iter().collect();
+        self.ifaces.push(Iface { node, addrs, up: true, attachment: None, rx_packets: 0, rx_bytes: 0 });
         self.nodes[node.index()].ifaces.push(id);
         id
     }
@@ -237,8 +296,8 @@ impl Network {
     /// Connect two interfaces with a link; `dirs[0]` carries `a -> b`.
     pub fn add_link(&mut self, a: IfaceId, b: IfaceId, dirs: [Channel; 2], cost: u64) -> LinkId {
         let id = LinkId(self.links.len() as u32);
-        self.ifaces[a.index()].link = Some((id, 0));
-        self.ifaces[b.index()].link = Some((id, 1));
+        self.ifaces[a.index()].attachment = Some(Attachment::Link { link: id, side: 0 });
+        self.ifaces[b.index()].attachment = Some(Attachment::Link { link: id, side: 1 });
         self.links.push(Link { ends: [a, b], dirs, up: true, cost });
         id
     }
@@ -266,7 +325,7 @@ impl Network {
 
     /// The interface of `node` that owns `addr`, if any.
     pub fn iface_with_addr(&self, node: NodeId, addr: Ipv4Addr) -> Option<IfaceId> {
-        self.nodes[node.index()].ifaces.iter().copied().find(|i| self.ifaces[i.index()].addr == addr)
+        self.nodes[node.index()].ifaces.iter().copied().find(|i| self.ifaces[i.index()].has_addr(addr))
     }
 
     /// The links and interfaces (both ends of each hop) a packet from `node` with source
@@ -277,12 +336,12 @@ impl Network {
         let mut preferred = self.iface_with_addr(node, src);
         for _ in 0..64 {
             let out = self.nodes[at.index()].routes.lookup(dst, preferred)?;
-            let (link, side) = self.ifaces[out.index()].link?;
+            let (link, side) = self.ifaces[out.index()].link()?;
             let far = self.links[link.index()].ends[1 - side];
             links.push(link);
             ifaces.extend([out, far]);
             let far_iface = &self.ifaces[far.index()];
-            if far_iface.addr == dst || self.nodes[far_iface.node.index()].kind != NodeKind::Router {
+            if far_iface.has_addr(dst) || self.nodes[far_iface.node.index()].kind != NodeKind::Router {
                 break;
             }
             at = far_iface.node;
@@ -344,8 +403,9 @@ impl Network {
         if !iface.up {
             return self.drop(pkt, DropReason::IfaceDown, Location::Iface(out), now, obs);
         }
-        let Some((link_id, side)) = iface.link else {
-            return self.drop(pkt, DropReason::LinkDown, Location::Iface(out), now, obs);
+        let (link_id, side) = match iface.attachment {
+            Some(Attachment::Link { link, side }) => (link, side as usize),
+            None => return self.drop(pkt, DropReason::LinkDown, Location::Iface(out), now, obs),
         };
         let link = &mut self.links[link_id.index()];
         if !link.up {
@@ -678,7 +738,7 @@ impl Network {
     ) {
         match at {
             Location::Node(n) => self.nodes[n.index()].drops.add(reason),
-            Location::Iface(i) | Location::Link(_, i) => match self.ifaces[i.index()].link {
+            Location::Iface(i) | Location::Link(_, i) => match self.ifaces[i.index()].link() {
                 Some((l, side)) => self.links[l.index()].dirs[side].stats.drops.add(reason),
                 None => self.nodes[self.ifaces[i.index()].node.index()].drops.add(reason),
             },
@@ -720,7 +780,7 @@ impl Network {
     pub fn iface_down<O: NetObserver + ?Sized>(&mut self, iface_id: IfaceId, now: Instant, obs: &mut O) {
         let iface = &mut self.ifaces[iface_id.index()];
         iface.up = false;
-        let Some((link_id, side)) = iface.link else { return };
+        let Some((link_id, side)) = iface.link() else { return };
         let ch = &mut self.links[link_id.index()].dirs[side];
         ch.tx_gen += 1;
         let lost: Vec<Packet> = ch.sending.take().into_iter().chain(ch.queue.flush()).collect();
@@ -735,9 +795,81 @@ impl Network {
         self.ifaces[iface_id.index()].up = true;
     }
 
+    /// Give `iface` another address; routes are recomputed. False if it already has it.
+    pub fn add_address(&mut self, iface: IfaceId, addr: IfaceAddr) -> bool {
+        let i = &mut self.ifaces[iface.index()];
+        if i.has_addr(addr.addr) {
+            return false;
+        }
+        i.addrs.push(addr);
+        self.recompute_routes();
+        true
+    }
+
+    /// Take `addr` from `iface`; routes are recomputed. False if it did not have it.
+    pub fn remove_address(&mut self, iface: IfaceId, addr: Ipv4Addr) -> bool {
+        let i = &mut self.ifaces[iface.index()];
+        let before = i.addrs.len();
+        i.addrs.retain(|a| a.addr != addr);
+        if i.addrs.len() == before {
+            return false;
+        }
+        self.recompute_routes();
+        true
+    }
+
+    /// Recompute every node's automatic routes from the current topology and addresses
+    /// (explicit routes stay). Link and interface state play no part: see [`crate::routing`].
+    pub fn recompute_routes(&mut self) {
+        let tables = self.routing_graph().shortest_paths();
+        for (node, table) in self.nodes.iter_mut().zip(tables) {
+            node.routes.set_auto(table);
+        }
+    }
+
+    /// The graph routing is computed on.
+    fn routing_graph(&self) -> Graph {
+        let far_end = |iface: &Iface| {
+            let (l, side) = iface.link()?;
+            let link = &self.links[l.index()];
+            Some((l, self.ifaces[link.ends[1 - side].index()].node.index(), link.cost))
+        };
+        Graph {
+            transit: self.nodes.iter().map(|n| n.kind == NodeKind::Router).collect(),
+            adjacency: self
+                .nodes
+                .iter()
+                .map(|n| {
+                    n.ifaces
+                        .iter()
+                        .filter_map(|&i| far_end(&self.ifaces[i.index()]).map(|(_, nb, cost)| (i, nb, cost)))
+                        .collect()
+                })
+                .collect(),
+            addresses: self
+                .nodes
+                .iter()
+                .map(|n| {
+                    n.ifaces
+                        .iter()
+                        .flat_map(|&i| {
+                            let iface = &self.ifaces[i.index()];
+                            let attached = far_end(iface).map(|(l, nb, cost)| (l.0, (nb, cost)));
+                            iface.addrs.iter().map(move |a| RoutedAddr {
+                                addr: a.addr,
+                                prefix_len: a.prefix_len,
+                                attached,
+                            })
+                        })
+                        .collect()
+                })
+                .collect(),
+        }
+    }
+
     /// The channel whose transmitter is `iface`, if it is attached to a link.
     pub fn tx_channel(&self, iface: IfaceId) -> Option<&Channel> {
-        let (l, side) = self.ifaces[iface.index()].link?;
+        let (l, side) = self.ifaces[iface.index()].link()?;
         Some(&self.links[l.index()].dirs[side])
     }
 }

@@ -1,16 +1,31 @@
-//! Static IPv4 routing: automatic shortest paths plus explicit routes that override them.
+//! IPv4 routing by prefix: automatic shortest paths to every subnet, plus explicit routes that
+//! override them.
 //!
-//! Every link has a cost (1 by default, so "shortest" means fewest hops). Hosts never forward:
-//! paths may pass through routers only. A host with several interfaces keeps, for every
-//! destination, the list of its interfaces that reach it, best first, so that a transport which
-//! binds a source address (SCTP multihoming) leaves by that address's interface when it can —
-//! the behaviour of source-address policy routing on a real multihomed host. Explicit routes
-//! (`prefix/len -> interface`) are matched longest-prefix-first and win over automatic ones.
-//! Routing is static: link and interface failures do not trigger recomputation.
+//! Every interface address has a prefix length; the addresses of one attachment (the two ends
+//! of a point-to-point link) that share a prefix form a **subnet**. Each node keeps one entry
+//! per reachable subnet, found by longest-prefix match, so tables grow with nodes × subnets,
+//! not with the square of the number of addresses. When two attachments claim the same prefix,
+//! or an address falls inside a longer prefix of another attachment, its addresses become
+//! host (/32) subnets of their own, so a lookup never leaves by the wrong link.
+//!
+//! Paths: every link has a cost (1 by default, so "shortest" means fewest hops) and hosts never
+//! forward: paths pass through routers only. A subnet is reached by crossing its link towards
+//! an address it holds, from the link's other end (so a multihomed host's addresses are
+//! reached over their own paths, as SCTP multihoming needs). A router keeps its best next hop
+//! (lowest cost, then lowest interface id); a host keeps, per subnet, every interface that
+//! reaches it, best first, so that a transport which binds a source address leaves by that
+//! address's interface when it can — the behaviour of source-address policy routing on a real
+//! multihomed host. Explicit routes (`prefix/len -> interface`) are matched longest prefix
+//! first and win over automatic ones.
+//!
+//! Routes are recomputed when the topology or the addresses change ([`crate::network::Network::
+//! recompute_routes`]), not when a link or interface fails: failures are what the transports
+//! under study must detect and survive.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::net::Ipv4Addr;
+use std::sync::Arc;
 
 use rustc_hash::FxHashMap;
 
@@ -28,25 +43,92 @@ pub struct StaticRoute {
 }
 
 impl StaticRoute {
-    fn mask(&self) -> u32 {
-        if self.len == 0 {
-            0
-        } else {
-            u32::MAX << (32 - self.len as u32)
-        }
-    }
     fn matches(&self, dst: u32) -> bool {
-        (dst & self.mask()) == (u32::from(self.prefix) & self.mask())
+        (dst & mask(self.len)) == (u32::from(self.prefix) & mask(self.len))
     }
 }
+
+/// The network mask of a prefix length (lengths above 32 count as 32).
+#[inline]
+pub fn mask(len: u8) -> u32 {
+    match len {
+        0 => 0,
+        l if l >= 32 => u32::MAX,
+        l => u32::MAX << (32 - u32::from(l)),
+    }
+}
+
+/// Index of a subnet in a [`SubnetIndex`].
+pub type SubnetId = u32;
+
+/// Every subnet of the network, for longest-prefix match: one exact-match map per prefix
+/// length present, longest first (a network uses a handful of lengths, so a lookup is a few
+/// hash probes at most; one when every subnet has the same length).
+#[derive(Clone, Debug, Default)]
+pub struct SubnetIndex {
+    /// (prefix length, masked prefix -> subnet), longest length first.
+    by_len: Vec<(u8, FxHashMap<u32, SubnetId>)>,
+    /// (prefix, length) of each subnet.
+    subnets: Vec<(u32, u8)>,
+}
+
+impl SubnetIndex {
+    /// Add a subnet (or find it if present).
+    fn insert(&mut self, net: u32, len: u8) -> SubnetId {
+        let net = net & mask(len);
+        let at = self.by_len.partition_point(|(l, _)| *l > len);
+        if self.by_len.get(at).is_none_or(|(l, _)| *l != len) {
+            self.by_len.insert(at, (len, FxHashMap::default()));
+        }
+        let next = self.subnets.len() as SubnetId;
+        let id = *self.by_len[at].1.entry(net).or_insert(next);
+        if id == next {
+            self.subnets.push((net, len));
+        }
+        id
+    }
+
+    /// The subnet with the longest prefix containing `dst`.
+    #[inline]
+    pub fn longest_match(&self, dst: u32) -> Option<SubnetId> {
+        self.by_len.iter().find_map(|(len, map)| map.get(&(dst & mask(*len))).copied())
+    }
+
+    /// Number of subnets.
+    pub fn len(&self) -> usize {
+        self.subnets.len()
+    }
+
+    /// True when there is no subnet.
+    pub fn is_empty(&self) -> bool {
+        self.subnets.is_empty()
+    }
+
+    /// (prefix, length) of a subnet.
+    pub fn prefix(&self, id: SubnetId) -> (Ipv4Addr, u8) {
+        let (net, len) = self.subnets[id as usize];
+        (Ipv4Addr::from(net), len)
+    }
+}
+
+/// No route to the subnet.
+const NONE: u32 = u32::MAX;
+/// Flag of a next-hop code that indexes a list of several interfaces.
+const LIST: u32 = 1 << 31;
 
 /// One node's forwarding table.
 #[derive(Clone, Debug, Default)]
 pub struct RoutingTable {
     /// Explicit routes, longest prefix first (ties keep scenario order).
     explicit: Vec<StaticRoute>,
-    /// Automatic routes: destination address -> interfaces that reach it, best first.
-    auto: FxHashMap<u32, Vec<IfaceId>>,
+    /// The network's subnets (shared by every node's table).
+    subnets: Arc<SubnetIndex>,
+    /// Per subnet: an interface id, [`NONE`], or [`LIST`] | index into `lists`.
+    next: Vec<u32>,
+    /// (start, len) in `pool` of each multi-interface entry.
+    lists: Vec<(u32, u32)>,
+    /// Interfaces of multi-interface entries, best first.
+    pool: Vec<IfaceId>,
 }
 
 impl RoutingTable {
@@ -57,8 +139,11 @@ impl RoutingTable {
     }
 
     /// Replace the automatic routes.
-    pub fn set_auto(&mut self, auto: FxHashMap<u32, Vec<IfaceId>>) {
-        self.auto = auto;
+    pub fn set_auto(&mut self, auto: AutoRoutes) {
+        self.subnets = auto.subnets;
+        self.next = auto.next;
+        self.lists = auto.lists;
+        self.pool = auto.pool;
     }
 
     /// The interface for a packet to `dst`. `preferred` is the interface owning the packet's
@@ -69,7 +154,14 @@ impl RoutingTable {
         if let Some(r) = self.explicit.iter().find(|r| r.matches(dst)) {
             return Some(r.iface);
         }
-        let candidates = self.auto.get(&dst)?;
+        let code = *self.next.get(self.subnets.longest_match(dst)? as usize)?;
+        if code & LIST == 0 {
+            return Some(IfaceId(code));
+        }
+        if code == NONE {
+            return None;
+        }
+        let candidates = self.list(code);
         match preferred {
             Some(p) if candidates.contains(&p) => Some(p),
             _ => candidates.first().copied(),
@@ -77,9 +169,48 @@ impl RoutingTable {
     }
 
     /// All interfaces that automatically reach `dst`, best first (for inspection and tests).
-    pub fn candidates(&self, dst: Ipv4Addr) -> &[IfaceId] {
-        self.auto.get(&u32::from(dst)).map_or(&[], |v| v.as_slice())
+    pub fn candidates(&self, dst: Ipv4Addr) -> Vec<IfaceId> {
+        let Some(&code) = self.subnets.longest_match(u32::from(dst)).and_then(|s| self.next.get(s as usize)) else {
+            return Vec::new();
+        };
+        match code {
+            NONE => Vec::new(),
+            c if c & LIST == 0 => vec![IfaceId(c)],
+            c => self.list(c).to_vec(),
+        }
     }
+
+    /// Number of subnets this table reaches automatically.
+    pub fn reachable(&self) -> usize {
+        self.next.iter().filter(|&&c| c != NONE).count()
+    }
+
+    fn list(&self, code: u32) -> &[IfaceId] {
+        let (start, len) = self.lists[(code & !LIST) as usize];
+        &self.pool[start as usize..(start + len) as usize]
+    }
+}
+
+/// Automatic routes of one node, as [`Graph::shortest_paths`] computes them.
+#[derive(Clone, Debug, Default)]
+pub struct AutoRoutes {
+    subnets: Arc<SubnetIndex>,
+    next: Vec<u32>,
+    lists: Vec<(u32, u32)>,
+    pool: Vec<IfaceId>,
+}
+
+/// An address as routing sees it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RoutedAddr {
+    /// The address.
+    pub addr: Ipv4Addr,
+    /// Its prefix length.
+    pub prefix_len: u8,
+    /// Where it is reached from: the link it sits on (an attachment key, for telling
+    /// attachments apart), the node at the other end of that link and the link's cost.
+    /// `None` for an address on an unattached interface (unreachable).
+    pub attached: Option<(u32, FarEnd)>,
 }
 
 /// The far end of an interface's link: (neighbour node, link cost).
@@ -91,50 +222,134 @@ pub struct Graph {
     pub transit: Vec<bool>,
     /// Per node: (own interface, neighbour node, link cost) for each interface that has a link.
     pub adjacency: Vec<Vec<(IfaceId, usize, u64)>>,
-    /// Per node: its addresses, each with the node at the other end of its interface's link
-    /// and that link's cost (`None` for an unattached interface).
-    pub addresses: Vec<Vec<(Ipv4Addr, Option<FarEnd>)>>,
+    /// Per node: its addresses.
+    pub addresses: Vec<Vec<RoutedAddr>>,
+}
+
+/// One address of a subnet, as a way in: the packet leaves node `entry` over the address's
+/// link (cost `cost`) and reaches `owner`.
+#[derive(Clone, Copy, Debug)]
+struct Way {
+    owner: usize,
+    entry: usize,
+    cost: u64,
 }
 
 impl Graph {
+    /// The subnets and, per subnet, the ways into it.
+    fn subnets(&self) -> (SubnetIndex, Vec<Vec<Way>>) {
+        // (prefix, len) -> attachment key of its first address, and whether another
+        // attachment claims it too.
+        let mut claims: FxHashMap<(u32, u8), (u32, bool)> = FxHashMap::default();
+        let attached = || {
+            self.addresses
+                .iter()
+                .enumerate()
+                .flat_map(|(n, addrs)| addrs.iter().filter_map(move |a| a.attached.map(|(key, far)| (n, a, key, far))))
+        };
+        for (_, a, key, _) in attached() {
+            let len = a.prefix_len.min(32);
+            let net = u32::from(a.addr) & mask(len);
+            let claim = claims.entry((net, len)).or_insert((key, false));
+            claim.1 |= claim.0 != key;
+        }
+        let prefix_of = |a: &RoutedAddr| {
+            let len = a.prefix_len.min(32);
+            let net = u32::from(a.addr) & mask(len);
+            match claims.get(&(net, len)) {
+                Some((_, false)) => (net, len),
+                _ => (u32::from(a.addr), 32),
+            }
+        };
+        let mut index = SubnetIndex::default();
+        for (_, a, _, _) in attached() {
+            let (net, len) = prefix_of(a);
+            index.insert(net, len);
+        }
+        // An address inside a longer prefix of another attachment is a host subnet of its own.
+        let mut ways: Vec<Vec<Way>> = vec![Vec::new(); index.len()];
+        let mut extra = Vec::new();
+        for (owner, a, _, (entry, cost)) in attached() {
+            let own = prefix_of(a);
+            let id = index.longest_match(u32::from(a.addr)).unwrap_or(NONE);
+            let way = Way { owner, entry, cost };
+            if index.subnets.get(id as usize) == Some(&own) {
+                ways[id as usize].push(way);
+            } else {
+                extra.push((u32::from(a.addr), way));
+            }
+        }
+        for (addr, way) in extra {
+            let id = index.insert(addr, 32);
+            if id as usize == ways.len() {
+                ways.push(Vec::new());
+            }
+            ways[id as usize].push(way);
+        }
+        (index, ways)
+    }
+
     /// Automatic routing tables for every node (index = node).
-    pub fn shortest_paths(&self) -> Vec<FxHashMap<u32, Vec<IfaceId>>> {
+    pub fn shortest_paths(&self) -> Vec<AutoRoutes> {
         let n = self.transit.len();
-        let dist: Vec<Vec<u64>> = (0..n).map(|s| self.distances_from(s)).collect();
+        let (index, ways) = self.subnets();
+        let index = Arc::new(index);
+        // Distances from every router over routers (a host reaches only itself).
+        let mut dist_from: Vec<Option<Vec<u64>>> = vec![None; n];
+        for (s, adj) in self.adjacency.iter().enumerate() {
+            for &(_, nb, _) in adj {
+                if self.transit[nb] && dist_from[nb].is_none() {
+                    dist_from[nb] = Some(self.distances_from(nb));
+                }
+            }
+            let _ = s;
+        }
+        let mut options: Vec<(u64, IfaceId)> = Vec::new();
         (0..n)
             .map(|s| {
-                let mut table: FxHashMap<u32, Vec<IfaceId>> = FxHashMap::default();
-                // An address is reached over its own interface's link: the last hop is the
-                // node at the other end of that link (so a multihomed host's addresses are
-                // reached over their own paths, as SCTP multihoming needs).
-                for d in (0..n).filter(|&d| d != s) {
-                    for &(addr, attached) in &self.addresses[d] {
-                        let Some((last, last_cost)) = attached else { continue };
-                        let mut options: Vec<(u64, IfaceId)> = self.adjacency[s]
+                let mut auto = AutoRoutes {
+                    subnets: index.clone(),
+                    next: vec![NONE; index.len()],
+                    lists: Vec::new(),
+                    pool: Vec::new(),
+                };
+                for (id, subnet_ways) in ways.iter().enumerate() {
+                    options.clear();
+                    for &(iface, nb, cost) in &self.adjacency[s] {
+                        // The cheapest way in through this neighbour.
+                        let rest = subnet_ways
                             .iter()
-                            .filter_map(|&(iface, nb, cost)| {
-                                let rest = if nb == d {
-                                    (last == s).then_some(0)?
-                                } else if nb == last {
-                                    last_cost
-                                } else if self.transit[last] && dist[nb][last] != u64::MAX {
-                                    dist[nb][last] + last_cost
+                            .filter(|w| w.owner != s)
+                            .filter_map(|w| {
+                                if nb == w.owner {
+                                    (w.entry == s).then_some(0)
+                                } else if nb == w.entry {
+                                    Some(w.cost)
+                                } else if self.transit[w.entry] {
+                                    let d = dist_from[nb].as_ref()?[w.entry];
+                                    (d != u64::MAX).then(|| d + w.cost)
                                 } else {
-                                    return None;
-                                };
-                                Some((cost + rest, iface))
+                                    None
+                                }
                             })
-                            .collect();
-                        options.sort();
-                        if self.transit[s] {
-                            options.truncate(1); // a router only needs its best next hop
-                        }
-                        if !options.is_empty() {
-                            table.insert(u32::from(addr), options.into_iter().map(|(_, i)| i).collect());
+                            .min();
+                        if let Some(rest) = rest {
+                            options.push((cost + rest, iface));
                         }
                     }
+                    if options.is_empty() {
+                        continue;
+                    }
+                    options.sort_unstable();
+                    if self.transit[s] || options.len() == 1 {
+                        auto.next[id] = options[0].1 .0; // a router only needs its best next hop
+                    } else {
+                        auto.next[id] = LIST | auto.lists.len() as u32;
+                        auto.lists.push((auto.pool.len() as u32, options.len() as u32));
+                        auto.pool.extend(options.iter().map(|&(_, i)| i));
+                    }
                 }
-                table
+                auto
             })
             .collect()
     }
@@ -171,10 +386,17 @@ mod tests {
         Ipv4Addr::new(10, 0, 0, last)
     }
 
-    /// H0 (two interfaces) -- R1 -- R2 -- H3, and H0 -- R4 -- H3 (shorter).
+    /// `addr/32` on link `key`, whose far end is `far`.
+    fn host(addr: Ipv4Addr, key: u32, far: usize) -> RoutedAddr {
+        RoutedAddr { addr, prefix_len: 32, attached: Some((key, (far, 1))) }
+    }
+
+    /// H0 (two interfaces) -- R1 -- R2 -- H3, and H0 -- R4 -- H3 (shorter). Every address a
+    /// /32 of its own, so each is reached exactly as its own link dictates.
     fn graph() -> Graph {
         // interfaces: H0: 0 (to R1), 1 (to R4); R1: 2 (H0), 3 (R2); R2: 4 (R1), 5 (H3);
-        // H3: 6 (R2), 7 (R4); R4: 8 (H0), 9 (H3)
+        // H3: 6 (R2), 7 (R4); R4: 8 (H0), 9 (H3). Links: 0 H0-R1, 1 H0-R4, 2 R1-R2, 3 R2-H3,
+        // 4 H3-R4.
         Graph {
             transit: vec![false, true, true, false, true],
             adjacency: vec![
@@ -185,13 +407,19 @@ mod tests {
                 vec![(IfaceId(8), 0, 1), (IfaceId(9), 3, 1)],
             ],
             addresses: vec![
-                vec![(ip(1), Some((1, 1))), (ip(2), Some((4, 1)))],
-                vec![(ip(11), Some((0, 1)))],
-                vec![(ip(12), Some((1, 1)))],
-                vec![(ip(31), Some((2, 1))), (ip(32), Some((4, 1)))],
-                vec![(ip(14), Some((0, 1)))],
+                vec![host(ip(1), 0, 1), host(ip(2), 1, 4)],
+                vec![host(ip(11), 0, 0)],
+                vec![host(ip(12), 2, 1)],
+                vec![host(ip(31), 3, 2), host(ip(32), 4, 4)],
+                vec![host(ip(14), 1, 0)],
             ],
         }
+    }
+
+    fn table(auto: AutoRoutes) -> RoutingTable {
+        let mut t = RoutingTable::default();
+        t.set_auto(auto);
+        t
     }
 
     #[test]
@@ -199,23 +427,21 @@ mod tests {
         let tables = graph().shortest_paths();
         // Host 0 to host 3: each of H3's addresses is reached over its own link, so
         // 10.0.0.31 (on the R2 link) via R1-R2 and 10.0.0.32 (on the R4 link) via R4.
-        let mut t0 = RoutingTable::default();
-        t0.set_auto(tables[0].clone());
-        assert_eq!(t0.candidates(ip(31)), &[IfaceId(0)]);
+        let t0 = table(tables[0].clone());
+        assert_eq!(t0.candidates(ip(31)), vec![IfaceId(0)]);
         assert_eq!(t0.lookup(ip(31), None), Some(IfaceId(0)));
-        assert_eq!(t0.candidates(ip(32)), &[IfaceId(1)]);
+        assert_eq!(t0.candidates(ip(32)), vec![IfaceId(1)]);
         // A source address whose interface does not reach the destination is not used.
         assert_eq!(t0.lookup(ip(32), Some(IfaceId(0))), Some(IfaceId(1)));
         // Router R1 reaches H3 via R2 (its only non-host path; H0 is not transit).
-        assert_eq!(tables[1][&u32::from(ip(31))], vec![IfaceId(3)]);
+        assert_eq!(table(tables[1].clone()).candidates(ip(31)), vec![IfaceId(3)]);
         // Router R2 reaches R4 only through H3 or H0, which do not forward: unreachable.
-        assert!(!tables[2].contains_key(&u32::from(ip(14))));
+        assert!(table(tables[2].clone()).candidates(ip(14)).is_empty());
     }
 
     #[test]
     fn explicit_routes_override_longest_prefix_first() {
-        let mut t = RoutingTable::default();
-        t.set_auto(graph().shortest_paths()[0].clone());
+        let mut t = table(graph().shortest_paths()[0].clone());
         t.add_static(StaticRoute { prefix: Ipv4Addr::new(10, 0, 0, 0), len: 8, iface: IfaceId(0) });
         t.add_static(StaticRoute { prefix: ip(32), len: 32, iface: IfaceId(1) });
         assert_eq!(t.lookup(ip(31), None), Some(IfaceId(0)));
@@ -224,5 +450,91 @@ mod tests {
         t.add_static(StaticRoute { prefix: Ipv4Addr::UNSPECIFIED, len: 0, iface: IfaceId(1) });
         assert_eq!(t.lookup(Ipv4Addr::new(192, 168, 1, 1), None), Some(IfaceId(1)));
         assert_eq!(RoutingTable::default().lookup(ip(9), None), None);
+    }
+
+    /// H0 -- R1 -- H2 and H0 -- R3 -- H2, each link its own /24 (10.0.<link>.0/24).
+    fn two_paths(len: u8) -> Graph {
+        let a = |link: u8, last: u8, far: usize| RoutedAddr {
+            addr: Ipv4Addr::new(10, 0, link, last),
+            prefix_len: len,
+            attached: Some((link as u32, (far, 1))),
+        };
+        // interfaces: H0: 0 (R1), 1 (R3); R1: 2 (H0), 3 (H2); H2: 4 (R1), 5 (R3); R3: 6 (H0), 7 (H2)
+        Graph {
+            transit: vec![false, true, false, true],
+            adjacency: vec![
+                vec![(IfaceId(0), 1, 1), (IfaceId(1), 3, 1)],
+                vec![(IfaceId(2), 0, 1), (IfaceId(3), 2, 1)],
+                vec![(IfaceId(4), 1, 1), (IfaceId(5), 3, 1)],
+                vec![(IfaceId(6), 0, 1), (IfaceId(7), 2, 1)],
+            ],
+            addresses: vec![
+                vec![a(1, 1, 1), a(2, 1, 3)],
+                vec![a(1, 2, 0), a(3, 2, 2)],
+                vec![a(3, 1, 1), a(4, 1, 3)],
+                vec![a(2, 2, 0), a(4, 2, 2)],
+            ],
+        }
+    }
+
+    #[test]
+    fn one_entry_per_subnet_matches_any_address_in_it() {
+        let tables = two_paths(24).shortest_paths();
+        assert_eq!(tables[0].subnets.len(), 4);
+        let h0 = table(tables[0].clone());
+        assert_eq!(h0.reachable(), 4);
+        // H2's address on link 3 is reached over R1, the one on link 4 over R3; any address
+        // of those subnets goes the same way.
+        assert_eq!(h0.lookup(Ipv4Addr::new(10, 0, 3, 1), None), Some(IfaceId(0)));
+        assert_eq!(h0.lookup(Ipv4Addr::new(10, 0, 4, 1), None), Some(IfaceId(1)));
+        assert_eq!(h0.lookup(Ipv4Addr::new(10, 0, 4, 77), None), Some(IfaceId(1)));
+        assert_eq!(h0.lookup(Ipv4Addr::new(10, 0, 5, 1), None), None);
+        // The router's connected subnets leave by their own interfaces.
+        let r1 = table(tables[1].clone());
+        assert_eq!(r1.lookup(Ipv4Addr::new(10, 0, 1, 1), None), Some(IfaceId(2)));
+        assert_eq!(r1.lookup(Ipv4Addr::new(10, 0, 3, 1), None), Some(IfaceId(3)));
+    }
+
+    #[test]
+    fn a_prefix_two_links_claim_falls_back_to_host_routes() {
+        // Every address in 10.0.0.0/16: the links cannot be told apart by prefix, so each
+        // address is a /32 of its own and routing is still exact.
+        let tables = two_paths(16).shortest_paths();
+        assert_eq!(tables[0].subnets.len(), 8);
+        let h0 = table(tables[0].clone());
+        assert_eq!(h0.lookup(Ipv4Addr::new(10, 0, 3, 1), None), Some(IfaceId(0)));
+        assert_eq!(h0.lookup(Ipv4Addr::new(10, 0, 4, 1), None), Some(IfaceId(1)));
+        assert_eq!(h0.lookup(Ipv4Addr::new(10, 0, 4, 77), None), None);
+    }
+
+    #[test]
+    fn an_address_inside_a_longer_prefix_of_another_link_gets_a_host_route() {
+        // Link 3 (R1 -- H2) is 10.0.0.0/8, and H2's address on it, 10.0.4.9, lies inside
+        // link 4's 10.0.4.0/24.
+        let mut g = two_paths(24);
+        g.addresses[2][0] = RoutedAddr { addr: Ipv4Addr::new(10, 0, 4, 9), prefix_len: 8, attached: Some((3, (1, 1))) };
+        g.addresses[1][1] = RoutedAddr { addr: Ipv4Addr::new(10, 0, 0, 2), prefix_len: 8, attached: Some((3, (2, 1))) };
+        let h0 = table(g.shortest_paths()[0].clone());
+        // 10.0.4.9 is on link 3 (via R1) although it lies in link 4's /24 (via R3).
+        assert_eq!(h0.lookup(Ipv4Addr::new(10, 0, 4, 9), None), Some(IfaceId(0)));
+        assert_eq!(h0.lookup(Ipv4Addr::new(10, 0, 4, 1), None), Some(IfaceId(1)));
+        // The rest of 10/8 holds only R1's address, entered from H2's end, which does not
+        // forward: unreachable from H0.
+        assert_eq!(h0.lookup(Ipv4Addr::new(10, 9, 9, 9), None), None);
+    }
+
+    #[test]
+    fn multihomed_hosts_keep_every_way_best_first() {
+        // Once R1 and R3 are joined, H0 reaches link 3 both ways (via R1 in 2 hops, via R3
+        // in 3): both are kept, best first, and a bound source address picks its own.
+        let mut g = two_paths(24);
+        // Join R1 and R3 (interfaces 8 on R1, 9 on R3), cost 1.
+        g.adjacency[1].push((IfaceId(8), 3, 1));
+        g.adjacency[3].push((IfaceId(9), 1, 1));
+        let h0 = table(g.shortest_paths()[0].clone());
+        assert_eq!(h0.candidates(Ipv4Addr::new(10, 0, 3, 1)), vec![IfaceId(0), IfaceId(1)]);
+        assert_eq!(h0.lookup(Ipv4Addr::new(10, 0, 3, 1), Some(IfaceId(1))), Some(IfaceId(1)));
+        assert_eq!(h0.lookup(Ipv4Addr::new(10, 0, 3, 1), None), Some(IfaceId(0)));
+        assert_eq!(h0.lookup(Ipv4Addr::new(10, 0, 3, 1), Some(IfaceId(7))), Some(IfaceId(0)));
     }
 }

@@ -9,14 +9,14 @@ use std::net::Ipv4Addr;
 
 use crate::agent::{Agent, Ctx};
 pub use crate::event::Event;
-use crate::event::{DropCounts, QueueCounts};
+use crate::event::{DropCounts, IfaceEvent, QueueCounts};
 use crate::fault::{Fault, FaultAction};
 use crate::ids::{AgentId, FlowId, IfaceId, LinkId, NodeId};
 use crate::kernel::{ScheduleInPast, Scheduler};
-use crate::network::{Channel, ChannelConfig, Network, NodeKind};
+use crate::network::{Channel, ChannelConfig, IfaceAddr, Network, NodeKind};
 use crate::recorder::{EventTable, Recorder, Scalars, TimeSeries, TraceEvent, TraceSink};
 use crate::rng::RngTree;
-use crate::routing::{Graph, StaticRoute};
+use crate::routing::StaticRoute;
 use crate::time::{Duration, Instant};
 
 /// Errors a run can end with.
@@ -99,7 +99,7 @@ impl WorldBuilder {
     pub fn iface(&mut self, node: NodeId, name: &str, addr: Ipv4Addr) -> IfaceId {
         let names = &mut self.rec.names;
         names.ifaces.push(format!("{}/{}", names.nodes[node.index()], name));
-        self.net.add_iface(node, addr)
+        self.net.add_iface(node, Some(IfaceAddr::new(addr)))
     }
 
     /// Connect `a` and `b`; `ab` configures a→b and `ba` b→a. Each direction's queue and loss
@@ -174,45 +174,7 @@ impl WorldBuilder {
 
     /// Compute routes and produce a world ready to run.
     pub fn build(mut self) -> World {
-        let graph = Graph {
-            transit: self.net.nodes.iter().map(|n| n.kind == NodeKind::Router).collect(),
-            adjacency: self
-                .net
-                .nodes
-                .iter()
-                .map(|n| {
-                    n.ifaces
-                        .iter()
-                        .filter_map(|&i| {
-                            let (l, side) = self.net.ifaces[i.index()].link?;
-                            let link = &self.net.links[l.index()];
-                            Some((i, self.net.ifaces[link.ends[1 - side].index()].node.index(), link.cost))
-                        })
-                        .collect()
-                })
-                .collect(),
-            addresses: self
-                .net
-                .nodes
-                .iter()
-                .map(|n| {
-                    n.ifaces
-                        .iter()
-                        .map(|&i| {
-                            let iface = &self.net.ifaces[i.index()];
-                            let attached = iface.link.map(|(l, side)| {
-                                let link = &self.net.links[l.index()];
-                                (self.net.ifaces[link.ends[1 - side].index()].node.index(), link.cost)
-                            });
-                            (iface.addr, attached)
-                        })
-                        .collect()
-                })
-                .collect(),
-        };
-        for (node, table) in self.net.nodes.iter_mut().zip(graph.shortest_paths()) {
-            node.routes.set_auto(table);
-        }
+        self.net.recompute_routes();
         for (node, route) in self.statics {
             self.net.nodes[node.index()].routes.add_static(route);
         }
@@ -295,6 +257,53 @@ impl World {
         Ok(())
     }
 
+    /// Apply a change now (between runs): take a link or interface down or up, add or remove
+    /// an interface address. It is traced as a `fault` event; the agents on the interface's
+    /// node are told ([`crate::agent::Agent::on_iface_event`]); address changes recompute the
+    /// routes.
+    pub fn apply(&mut self, action: FaultAction) {
+        self.apply_at(self.sched.now(), action);
+    }
+
+    /// Give `iface` the address `new` in place of `old`: the agents on its node are told
+    /// `AddressRemoved(old)` then `AddressAdded(new)`. False (and nothing done) if the
+    /// interface does not have `old`.
+    pub fn change_address(&mut self, iface: IfaceId, old: Ipv4Addr, new: IfaceAddr) -> bool {
+        if !self.net.ifaces[iface.index()].has_addr(old) {
+            return false;
+        }
+        self.apply(FaultAction::AddressRemove(iface, old));
+        self.apply(FaultAction::AddressAdd(iface, new));
+        true
+    }
+
+    fn apply_at(&mut self, now: Instant, action: FaultAction) {
+        if self.rec.tracer.enabled() {
+            let entity = action.target_name(&self.rec.names);
+            self.rec.tracer.emit(now, &TraceEvent::Fault { entity, action: action.name() }, &self.rec.names);
+        }
+        if let Some((iface, event)) = action.apply(&mut self.net, now, &mut self.rec) {
+            self.notify_iface(now, iface, event);
+        }
+    }
+
+    /// Tell every agent on the interface's node, in the order they were added.
+    fn notify_iface(&mut self, now: Instant, iface: IfaceId, event: IfaceEvent) {
+        let node = self.net.ifaces[iface.index()].node;
+        for (i, slot) in self.agents.iter_mut().enumerate().filter(|(_, s)| s.node == node) {
+            let mut ctx = Ctx {
+                now,
+                node,
+                me: AgentId(i as u32),
+                net: &mut self.net,
+                sched: &mut self.sched,
+                rec: &mut self.rec,
+                faults: &self.faults,
+            };
+            slot.agent.on_iface_event(&mut ctx, iface, event);
+        }
+    }
+
     fn start_agents(&mut self) {
         for i in 0..self.agents.len() {
             let slot = &mut self.agents[i];
@@ -347,14 +356,7 @@ impl World {
                 };
                 slot.agent.on_timer(&mut ctx, token);
             }
-            Event::Fault(i) => {
-                let action = self.faults[i as usize].action;
-                if self.rec.tracer.enabled() {
-                    let entity = action.target_name(&self.rec.names);
-                    self.rec.tracer.emit(now, &TraceEvent::Fault { entity, action: action.name() }, &self.rec.names);
-                }
-                action.apply(&mut self.net, now, &mut self.rec);
-            }
+            Event::Fault(i) => self.apply_at(now, self.faults[i as usize].action),
             Event::Sample => {
                 self.sample(now);
                 if let Some(dt) = self.sample_interval {
