@@ -66,8 +66,8 @@ pub type SubnetId = u32;
 /// hash probes at most; one when every subnet has the same length).
 #[derive(Clone, Debug, Default)]
 pub struct SubnetIndex {
-    /// (prefix length, masked prefix -> subnet), longest length first.
-    by_len: Vec<(u8, FxHashMap<u32, SubnetId>)>,
+    /// (network mask, masked prefix -> subnet), longest prefix first.
+    by_len: Vec<(u32, FxHashMap<u32, SubnetId>)>,
     /// (prefix, length) of each subnet.
     subnets: Vec<(u32, u8)>,
 }
@@ -76,9 +76,11 @@ impl SubnetIndex {
     /// Add a subnet (or find it if present).
     fn insert(&mut self, net: u32, len: u8) -> SubnetId {
         let net = net & mask(len);
-        let at = self.by_len.partition_point(|(l, _)| *l > len);
-        if self.by_len.get(at).is_none_or(|(l, _)| *l != len) {
-            self.by_len.insert(at, (len, FxHashMap::default()));
+        // Longer prefixes have numerically larger masks.
+        let m = mask(len);
+        let at = self.by_len.partition_point(|(other, _)| *other > m);
+        if self.by_len.get(at).is_none_or(|(other, _)| *other != m) {
+            self.by_len.insert(at, (m, FxHashMap::default()));
         }
         let next = self.subnets.len() as SubnetId;
         let id = *self.by_len[at].1.entry(net).or_insert(next);
@@ -91,7 +93,12 @@ impl SubnetIndex {
     /// The subnet with the longest prefix containing `dst`.
     #[inline]
     pub fn longest_match(&self, dst: u32) -> Option<SubnetId> {
-        self.by_len.iter().find_map(|(len, map)| map.get(&(dst & mask(*len))).copied())
+        for (m, map) in &self.by_len {
+            if let Some(&id) = map.get(&(dst & m)) {
+                return Some(id);
+            }
+        }
+        None
     }
 
     /// Number of subnets.
@@ -210,7 +217,7 @@ impl Default for NextHops {
 
 impl AutoRoutes {
     /// The next-hop code for a subnet.
-    #[inline]
+    #[inline(always)]
     fn code(&self, id: SubnetId) -> u32 {
         match &self.next {
             NextHops::PerSubnet(codes) => codes.get(id as usize).copied().unwrap_or(NONE),
