@@ -22,6 +22,7 @@
 //! recompute_routes`]), not when a link or interface fails: failures are what the transports
 //! under study must detect and survive.
 
+use std::cell::Cell;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::net::Ipv4Addr;
@@ -91,7 +92,7 @@ impl SubnetIndex {
     }
 
     /// The subnet with the longest prefix containing `dst`.
-    #[inline]
+    #[inline(always)]
     pub fn longest_match(&self, dst: u32) -> Option<SubnetId> {
         for (m, map) in &self.by_len {
             if let Some(&id) = map.get(&(dst & m)) {
@@ -130,6 +131,34 @@ pub struct RoutingTable {
     explicit: Vec<StaticRoute>,
     /// Automatic routes.
     auto: AutoRoutes,
+    /// Next-hop codes of recently looked-up destinations.
+    cache: LookupCache,
+}
+
+/// Entries of the [`LookupCache`] (a power of two).
+const CACHE_SLOTS: usize = 32;
+/// A cache slot holding nothing (`LIST` with an index no table reaches).
+const EMPTY: u32 = LIST | (LIST - 1);
+
+/// A direct-mapped cache of (destination, next-hop code) for the automatic routes: the fast
+/// path of a lookup, one multiply and one compare for the destinations a node sees over and
+/// over. Emptied whenever the automatic routes change.
+#[derive(Clone, Debug)]
+struct LookupCache([Cell<(u32, u32)>; CACHE_SLOTS]);
+
+impl Default for LookupCache {
+    fn default() -> Self {
+        LookupCache(std::array::from_fn(|_| Cell::new((0, EMPTY))))
+    }
+}
+
+impl LookupCache {
+    #[inline(always)]
+    fn slot(&self, dst: u32) -> &Cell<(u32, u32)> {
+        // Fibonacci hashing: the top bits of dst × 2^32/φ.
+        let i = (dst.wrapping_mul(0x9E37_79B9) >> (32 - CACHE_SLOTS.trailing_zeros())) as usize;
+        &self.0[i & (CACHE_SLOTS - 1)]
+    }
 }
 
 impl RoutingTable {
@@ -142,17 +171,27 @@ impl RoutingTable {
     /// Replace the automatic routes.
     pub fn set_auto(&mut self, auto: AutoRoutes) {
         self.auto = auto;
+        self.cache = LookupCache::default();
     }
 
     /// The interface for a packet to `dst`. `preferred` is the interface owning the packet's
-    /// source address (hosts only): it is used when it reaches `dst` at all.
-    #[inline]
+    /// source address (hosts only): it is used when it reaches `dst` at all. Inlined: it is
+    /// on every hop's path.
+    #[inline(always)]
     pub fn lookup(&self, dst: Ipv4Addr, preferred: Option<IfaceId>) -> Option<IfaceId> {
         let dst = u32::from(dst);
         if let Some(r) = self.explicit.iter().find(|r| r.matches(dst)) {
             return Some(r.iface);
         }
-        let code = self.auto.code(self.auto.subnets.longest_match(dst)?);
+        let slot = self.cache.slot(dst);
+        let code = match slot.get() {
+            (d, code) if d == dst && code != EMPTY => code,
+            _ => {
+                let code = self.auto.subnets.longest_match(dst).map_or(NONE, |id| self.auto.code(id));
+                slot.set((dst, code));
+                code
+            }
+        };
         if code & LIST == 0 {
             return Some(IfaceId(code));
         }
@@ -620,5 +659,22 @@ mod tests {
         assert_eq!(h0.lookup(Ipv4Addr::new(10, 0, 2, 1), None), None);
         assert_eq!(h0.candidates(Ipv4Addr::new(10, 0, 2, 1)), vec![]);
         assert_eq!(h0.lookup(Ipv4Addr::new(10, 0, 9, 1), None), None);
+    }
+
+    #[test]
+    fn cached_lookups_follow_new_routes_and_colliding_destinations() {
+        let mut t = table(two_paths(24).shortest_paths()[0].clone());
+        // Many destinations share the cache's slots; each keeps its own answer.
+        for round in 0..2 {
+            for i in 0..=255u8 {
+                let via = t.lookup(Ipv4Addr::new(10, 0, 3, i), None);
+                assert_eq!(via, Some(IfaceId(0)), "round {round}");
+                assert_eq!(t.lookup(Ipv4Addr::new(10, 0, 4, i), None), Some(IfaceId(1)));
+                assert_eq!(t.lookup(Ipv4Addr::new(10, 0, 9, i), None), None);
+            }
+        }
+        // New routes replace the cached answers.
+        t.set_auto(AutoRoutes::default());
+        assert_eq!(t.lookup(Ipv4Addr::new(10, 0, 3, 1), None), None);
     }
 }
