@@ -1,7 +1,8 @@
 //! An established association receives arbitrary chunks: the input becomes the chunk bytes
 //! of a packet with the right ports, verification tag and CRC32c, so it passes the
 //! endpoint's checks (RFC 9260 §8.5) and reaches the association's state machine, which
-//! must never panic, whatever it does with the chunks. Time then runs on so timers fire.
+//! must never panic, whatever it does with the chunks. Time then runs on so timers fire;
+//! after each `handle_timeout(now)` no deadline may be at or before `now`.
 //!
 //! The input's first byte picks variations: bit 0 puts tag 0 in the header (so an INIT
 //! reaches the handling of an INIT for an existing association, §5.2), bit 1 restarts the
@@ -79,5 +80,9 @@ fuzz_target!(|input: &[u8]| {
         now = next.max(now + Duration::from_millis(1));
         server.handle_timeout(now);
         client.handle_timeout(now);
+        // The timer-table invariant: after handle_timeout(now) nothing is due at `now`.
+        for ep in [&server, &client] {
+            assert!(ep.poll_timeout().is_none_or(|t| t > now), "a deadline at or before {now:?} after handle_timeout");
+        }
     }
 });

@@ -5,9 +5,10 @@
 //! Trace events are built only when at least one sink is attached, so a run that asks for no
 //! event log and no capture pays one branch per potential event.
 
+use std::hash::{Hash, Hasher};
 use std::net::Ipv4Addr;
 
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHasher};
 
 pub use crate::event::{DropCounts, DropReason, Location};
 use crate::event::{NetEvent, NetObserver};
@@ -364,7 +365,21 @@ pub struct SeriesName {
     pub unit: String,
 }
 
+impl SeriesName {
+    fn is(&self, kind: &str, entity: &str, metric: &str, unit: &str) -> bool {
+        self.kind == kind && self.entity == entity && self.metric == metric && self.unit == unit
+    }
+}
+
+/// A registered series of a [`TimeSeries`]: its index in [`TimeSeries::names`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct SeriesId(pub u32);
+
 /// Sampled time series in long form: one row per (time, series, value).
+///
+/// A series is registered once ([`TimeSeries::series`]: its name's strings are allocated
+/// then, and only then); a sample is three numbers (time, series id, value) in column vectors.
+/// [`TimeSeries::push`] finds the series by its borrowed name without allocating.
 #[derive(Clone, Debug, Default)]
 pub struct TimeSeries {
     /// Series identities; a row's `series` indexes this list.
@@ -375,22 +390,68 @@ pub struct TimeSeries {
     pub series: Vec<u32>,
     /// Sample values.
     pub value: Vec<f64>,
-    index: FxHashMap<SeriesName, u32>,
+    /// Series ids by the hash of their name's parts (ids whose names share a hash in one list).
+    index: FxHashMap<u64, Vec<u32>>,
 }
 
 impl TimeSeries {
-    /// Record `value` for the series (kind, entity, metric) at `now`. Series ids are assigned
-    /// in order of first appearance, which is deterministic because sampling visits entities
-    /// in a fixed order.
-    pub fn push(&mut self, now: Instant, kind: &str, entity: &str, metric: &str, unit: &str, value: f64) {
-        let name = SeriesName { kind: kind.into(), entity: entity.into(), metric: metric.into(), unit: unit.into() };
-        let next = self.names.len() as u32;
-        let id = *self.index.entry(name.clone()).or_insert_with(|| next);
-        if id == next {
-            self.names.push(name);
+    /// The id of the series (kind, entity, metric, unit), registered now if new. Series ids
+    /// are assigned in order of first appearance, which is deterministic because sampling
+    /// visits entities in a fixed order.
+    pub fn series(&mut self, kind: &str, entity: &str, metric: &str, unit: &str) -> SeriesId {
+        let mut h = FxHasher::default();
+        (kind, entity, metric, unit).hash(&mut h);
+        let ids = self.index.entry(h.finish()).or_default();
+        if let Some(&id) = ids.iter().find(|&&id| self.names[id as usize].is(kind, entity, metric, unit)) {
+            return SeriesId(id);
         }
+        let id = self.names.len() as u32;
+        ids.push(id);
+        self.names.push(SeriesName {
+            kind: kind.into(),
+            entity: entity.into(),
+            metric: metric.into(),
+            unit: unit.into(),
+        });
+        SeriesId(id)
+    }
+
+    /// Record `value` for a registered series at `now`.
+    #[inline]
+    pub fn sample(&mut self, id: SeriesId, now: Instant, value: f64) {
         self.time_ns.push(now.as_nanos());
-        self.series.push(id);
+        self.series.push(id.0);
         self.value.push(value);
+    }
+
+    /// Record `value` for the series (kind, entity, metric, unit) at `now`, registering it if
+    /// new (see [`TimeSeries::series`]).
+    pub fn push(&mut self, now: Instant, kind: &str, entity: &str, metric: &str, unit: &str, value: f64) {
+        let id = self.series(kind, entity, metric, unit);
+        self.sample(id, now, value);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn series_are_registered_once_in_order_of_first_appearance() {
+        let mut ts = TimeSeries::default();
+        let t = |ms: u64| Instant(ms * 1_000_000);
+        ts.push(t(0), "iface", "A/eth0", "queue_packets", "packets", 1.0);
+        ts.push(t(0), "iface", "A/eth0", "queue_bytes", "bytes", 2.0);
+        // The same parts split differently are another series.
+        ts.push(t(0), "iface", "A/eth0q", "ueue_bytes", "bytes", 3.0);
+        let id = ts.series("iface", "A/eth0", "queue_bytes", "bytes");
+        assert_eq!(id, SeriesId(1));
+        ts.sample(id, t(10), 4.0);
+        ts.push(t(10), "iface", "A/eth0", "queue_packets", "packets", 5.0);
+        assert_eq!(ts.names.len(), 3);
+        assert_eq!((ts.names[2].entity.as_str(), ts.names[2].metric.as_str()), ("A/eth0q", "ueue_bytes"));
+        assert_eq!(ts.series, [0, 1, 2, 1, 0]);
+        assert_eq!(ts.time_ns, [0, 0, 0, 10_000_000, 10_000_000]);
+        assert_eq!(ts.value, [1.0, 2.0, 3.0, 4.0, 5.0]);
     }
 }

@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 use std::net::Ipv4Addr;
 
 use netsim::apps::onoff::OnOffConfig;
+use netsim::apps::sctp::{SctpAppConfig, SctpRole, MESSAGE_HEADER_LEN};
 use netsim::apps::tcp::{BulkConfig, SinkConfig};
 use netsim::apps::udp::{CbrConfig, CBR_HEADER_LEN};
 use netsim::apps::vbr::VbrConfig;
@@ -16,9 +17,8 @@ use netsim::fault::FaultAction;
 use netsim::loss::LossConfig;
 use netsim::network::{ChannelConfig, IfaceId, LinkId, NodeKind};
 use netsim::queue::QueueConfig;
-use netsim::transport::sctp::{SctpAppConfig, SctpRole, MESSAGE_HEADER_LEN};
 use netsim::wire::PROTO_SCTP;
-use netsim::wire::{PROTO_TCP, PROTO_UDP};
+use netsim::wire::{NO_FLOW, PROTO_TCP, PROTO_UDP};
 use netsim::{Duration, Instant};
 use toml::{Table, Value};
 
@@ -214,6 +214,7 @@ impl Scenario {
         b.links = links.iter().map(|l| l.name.clone()).collect();
         let routes = b.list(&mut r, "routes", Parser::route)?;
         let mut apps = b.list(&mut r, "apps", Parser::app)?;
+        b.check_sctp_streams(&apps)?;
         let mut links = links;
         let mut flow_groups = Vec::new();
         let mut group_readers = r.table_list("groups")?;
@@ -634,7 +635,40 @@ impl Parser {
             }
         };
         let addrs = self.nodes[node].ifaces.iter().map(|(_, a)| *a).collect();
-        Ok(AppSpec::Sctp { node, config: SctpAppConfig { name, addrs, port, config, role, seed: 0 } })
+        Ok(AppSpec::Sctp { node, config: SctpAppConfig { name, addrs, port, config, role, seed: 0, flow: NO_FLOW } })
+    }
+
+    /// Every `sctp-bulk`'s `streams` must be open on its association: no more than its own
+    /// outbound streams (`sctp.streams`) and the peer's maximum inbound streams (the sink's
+    /// `sctp.streams`), which RFC 9260 §5.1.1 makes the most the association can have.
+    fn check_sctp_streams(&self, apps: &[AppSpec]) -> Result<(), ScenarioError> {
+        for (i, app) in apps.iter().enumerate() {
+            let AppSpec::Sctp { config, .. } = app else { continue };
+            let SctpRole::Bulk { streams, ref peer, peer_port, .. } = config.role else { continue };
+            let key = format!("apps[{i}].streams");
+            let own = config.config.outbound_streams;
+            if streams > own {
+                return Err(ScenarioError::new(
+                    key,
+                    format!("{streams} is more than the association's {own} outbound streams (apps[{i}].sctp.streams)"),
+                ));
+            }
+            let Some(&addr) = peer.first() else { continue };
+            let peer_node = self.node_of(addr);
+            let sink = apps.iter().enumerate().find_map(|(j, a)| match a {
+                AppSpec::Sctp { node, config: c } if *node == peer_node && c.port == peer_port => {
+                    matches!(c.role, SctpRole::Sink { .. }).then_some((j, c.config.max_inbound_streams))
+                }
+                _ => None,
+            });
+            if let Some((j, inbound)) = sink.filter(|&(_, inbound)| streams > inbound) {
+                return Err(ScenarioError::new(
+                    key,
+                    format!("{streams} is more than the {inbound} inbound streams the peer accepts (apps[{j}].sctp.streams)"),
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// `apps[].sctp`: a preset, then every key given.

@@ -386,7 +386,7 @@ pub static APP: Section = Section {
                 f("start", Ty::Duration, Value("0s"), "s", "When the association is opened (data follows at once)."),
                 f("bytes", Ty::Size, Absent("unlimited: sends until the end of the run"), "bytes", "User bytes to transfer."),
                 f("message_size", Ty::Size, Value("1452"), "bytes", "User message size (16..1048576); the first 16 bytes carry a sequence number and the send time."),
-                f("streams", Ty::Int(1, 65535), Value("1"), "", "Messages go round-robin over this many streams."),
+                f("streams", Ty::Int(1, 65535), Value("1"), "", "Messages go round-robin over this many streams: at most the association's outbound streams (`sctp.streams`) and the sink's (its `sctp.streams`); if the association negotiates fewer, it uses those, with an event."),
                 f("delivery", Ty::Enum(&["ordered", "unordered"]), Value("ordered"), "", "Ordered or unordered delivery."),
                 f("sctp", Ty::Table(&SCTP), Value("{}"), "", "Association parameters."),
             ],

@@ -292,3 +292,42 @@ events = ["sctp"]
         assert_eq!(connected.len(), 1, "{app}: one association");
     }
 }
+
+#[test]
+fn a_slow_reader_keeps_its_read_rate_over_several_associations() {
+    // Two uploads from H0 feed one sink: its read rate is the application's, whatever the
+    // number of associations, and each association reports what was read from it.
+    let text = common::chain(
+        "rate = \"1Gbps\"\ndelay = \"1ms\"\nqueue = { limit = 1000 }",
+        "rate = \"10Mbps\"\ndelay = \"10ms\"\nqueue = { limit = 100 }",
+        r#"
+[[apps]]
+kind = "sctp-sink"
+name = "sink"
+node = "H1"
+drain_rate = "2Mbps"
+sctp = { recv_buffer = "64KiB" }
+[[apps]]
+kind = "sctp-bulk"
+name = "up0"
+node = "H0"
+peer = "H1"
+start = "0.5s"
+[[apps]]
+kind = "sctp-bulk"
+name = "up1"
+node = "H0"
+peer = "H1"
+start = "0.6s"
+"#,
+    );
+    let r = run_with(&text, &["duration=30s"]);
+    let goodput = get(&r, "sctp", "sink", "goodput");
+    assert!((goodput / 2e6 - 1.0).abs() < 0.03, "goodput {goodput}");
+    let (a, b) = (get(&r, "sctp", "sink/assoc0", "delivered_bytes"), get(&r, "sctp", "sink/assoc1", "delivered_bytes"));
+    assert_eq!(a + b, get(&r, "sctp", "sink", "delivered_bytes"));
+    assert!((a / b - 1.0).abs() < 0.1, "the reads go round the associations: {a} {b}");
+    // The second association's transport results are its own.
+    assert_eq!(get(&r, "sctp", "sink/assoc1", "closed"), 0.0);
+    assert!(r.scalars.get("sctp_path", "sink/assoc1/path0", "bytes_acked").is_some());
+}

@@ -10,10 +10,28 @@
 //!
 //! Driving contract: like [`Association`] — `handle` / `handle_timeout` in,
 //! [`poll_transmit`](Endpoint::poll_transmit) until `None`, then events from each
-//! association, then [`poll_timeout`](Endpoint::poll_timeout).
+//! association, then [`poll_closed`](Endpoint::poll_closed) until `None`, then
+//! [`poll_timeout`](Endpoint::poll_timeout).
+//!
+//! # Association lifetime
+//!
+//! Each association has an [`AssocId`] that is never reused. An association that has closed
+//! is *finished* once the driver has taken everything it had for it: its packets
+//! (`poll_transmit`), its events ([`Association::poll_event`], the last being
+//! [`Event::Closed`](crate::Event::Closed)) and its received messages
+//! ([`Association::read`]). A finished association leaves the endpoint, so a long-running
+//! server does not grow: [`poll_closed`](Endpoint::poll_closed) hands it to the driver
+//! (which may keep it, for its final counters); one the driver has not taken by its next
+//! input (`handle`, `handle_timeout`, `connect`) is dropped then.
+//!
+//! Demultiplexing is by hash lookup: a packet goes to the live association that has its
+//! source address among its paths and its source port as peer port.
 
-use std::collections::VecDeque;
+use std::collections::{BTreeMap, VecDeque};
+use std::fmt;
 use std::net::IpAddr;
+
+use rustc_hash::FxHashMap;
 
 use rand::{RngCore, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -27,8 +45,34 @@ use crate::config::Config;
 use crate::wire::{Chunk, ChunkView, CommonHeader, ErrorCause, HeaderView, InitChunk, PacketBuilder, Parameter};
 use crate::State;
 
-/// Index of an association in its endpoint.
-pub type AssocId = usize;
+/// An association of an endpoint, numbered from 0 in order of creation and never reused,
+/// even after the association has closed and left the endpoint.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct AssocId(u32);
+
+impl AssocId {
+    /// The id with number `n`.
+    pub const fn new(n: u32) -> Self {
+        AssocId(n)
+    }
+    /// Its number.
+    pub const fn get(self) -> u32 {
+        self.0
+    }
+}
+
+/// Written as its bare number.
+impl fmt::Debug for AssocId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&self.0, f)
+    }
+}
+
+impl fmt::Display for AssocId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&self.0, f)
+    }
+}
 
 /// A packet the endpoint wants sent.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -40,6 +84,8 @@ pub struct Datagram {
     pub local: Option<IpAddr>,
     /// Association that sent it, if any.
     pub assoc: Option<AssocId>,
+    /// ECN codepoint for the IP header (RFC 3168): 0 Not-ECT.
+    pub ecn: u8,
     /// The SCTP packet.
     pub payload: Vec<u8>,
 }
@@ -69,9 +115,40 @@ pub struct Endpoint {
     listening: bool,
     secret: [u8; 32],
     rng: Xoshiro256PlusPlus,
-    associations: Vec<Association>,
+    /// Associations by id, in creation order.
+    associations: BTreeMap<AssocId, Association>,
+    /// The next id to hand out.
+    next_id: u32,
+    /// Demultiplexing: (peer address, peer port) of every path of every live association.
+    by_peer: FxHashMap<(IpAddr, u16), AssocId>,
+    /// Our verification tag of every live association (§8.5).
+    by_tag: FxHashMap<u32, AssocId>,
+    /// What each live association is indexed under (its peer addresses, port and tag).
+    keys: FxHashMap<AssocId, IndexKeys>,
     replies: VecDeque<Datagram>,
     stats: EndpointStats,
+}
+
+/// The keys an association is indexed under, to compare after it has handled a packet.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct IndexKeys {
+    peers: Vec<IpAddr>,
+    port: u16,
+    tag: u32,
+}
+
+impl IndexKeys {
+    fn of(a: &Association) -> Self {
+        IndexKeys { peers: a.paths().values().map(|p| p.remote).collect(), port: a.peer_port(), tag: a.local_tag() }
+    }
+
+    /// True if these are `a`'s keys.
+    fn describe(&self, a: &Association) -> bool {
+        self.port == a.peer_port()
+            && self.tag == a.local_tag()
+            && self.peers.len() == a.paths().len()
+            && a.paths().values().zip(&self.peers).all(|(p, r)| p.remote == *r)
+    }
 }
 
 impl Endpoint {
@@ -88,7 +165,11 @@ impl Endpoint {
             listening,
             secret,
             rng,
-            associations: Vec::new(),
+            associations: BTreeMap::new(),
+            next_id: 0,
+            by_peer: FxHashMap::default(),
+            by_tag: FxHashMap::default(),
+            keys: FxHashMap::default(),
             replies: VecDeque::new(),
             stats: EndpointStats::default(),
         }
@@ -96,6 +177,7 @@ impl Endpoint {
 
     /// Opens an association to `remote_addrs` (the first is the primary) on `peer_port`.
     pub fn connect(&mut self, now: Instant, remote_addrs: &[IpAddr], peer_port: u16) -> AssocId {
+        self.drop_finished();
         let seed = self.rng.next_u64();
         let a = Association::connect(
             self.config.clone(),
@@ -106,18 +188,147 @@ impl Endpoint {
             now,
             seed,
         );
-        self.associations.push(a);
-        self.associations.len() - 1
+        self.insert(a)
     }
 
-    /// The associations, indexed by [`AssocId`].
-    pub fn associations(&self) -> &[Association] {
-        &self.associations
+    /// The associations in the endpoint, by id (creation order).
+    pub fn associations(&self) -> impl Iterator<Item = (AssocId, &Association)> + '_ {
+        self.associations.iter().map(|(&id, a)| (id, a))
+    }
+
+    /// The associations in the endpoint, mutably, by id.
+    pub fn associations_mut(&mut self) -> impl Iterator<Item = (AssocId, &mut Association)> + '_ {
+        self.associations.iter_mut().map(|(&id, a)| (id, a))
+    }
+
+    /// The ids of the associations in the endpoint, in order.
+    pub fn ids(&self) -> impl Iterator<Item = AssocId> + '_ {
+        self.associations.keys().copied()
+    }
+
+    /// Number of associations in the endpoint (closed ones not yet finished included).
+    pub fn len(&self) -> usize {
+        self.associations.len()
+    }
+
+    /// True if the endpoint has no association.
+    pub fn is_empty(&self) -> bool {
+        self.associations.is_empty()
+    }
+
+    /// One association, if it is still in the endpoint.
+    pub fn association(&self, id: AssocId) -> Option<&Association> {
+        self.associations.get(&id)
     }
 
     /// One association, mutably (application commands, events).
     pub fn association_mut(&mut self, id: AssocId) -> Option<&mut Association> {
-        self.associations.get_mut(id)
+        self.associations.get_mut(&id)
+    }
+
+    /// The live association whose verification tag (the one the peer writes in its packets)
+    /// is `tag`.
+    pub fn association_by_tag(&self, tag: u32) -> Option<AssocId> {
+        self.by_tag.get(&tag).copied().filter(|id| self.is_live(*id))
+    }
+
+    /// The next finished association (closed, its packets, events and messages all taken;
+    /// see the module documentation), removed from the endpoint, lowest id first.
+    pub fn poll_closed(&mut self) -> Option<(AssocId, Association)> {
+        let id = self.associations.iter().find(|(_, a)| a.is_finished()).map(|(&id, _)| id)?;
+        self.unindex(id);
+        self.associations.remove(&id).map(|a| (id, a))
+    }
+
+    /// Drops the finished associations the driver has not taken.
+    fn drop_finished(&mut self) {
+        while self.poll_closed().is_some() {}
+    }
+
+    /// Adds an association under a new id and indexes it.
+    fn insert(&mut self, a: Association) -> AssocId {
+        let id = AssocId(self.next_id);
+        self.next_id += 1;
+        self.associations.insert(id, a);
+        self.reindex(id);
+        id
+    }
+
+    fn is_live(&self, id: AssocId) -> bool {
+        self.associations.get(&id).is_some_and(|a| a.state() != State::Closed)
+    }
+
+    /// Brings the demultiplexing maps up to date for association `id` after it may have
+    /// changed its peer addresses or tag (handshake, restart) or closed.
+    fn reindex(&mut self, id: AssocId) {
+        let keys = match self.associations.get(&id) {
+            Some(a) if a.state() != State::Closed => {
+                // Called for every packet: compare in place, allocate only on a change.
+                if self.keys.get(&id).is_some_and(|k| k.describe(a)) {
+                    return;
+                }
+                IndexKeys::of(a)
+            }
+            _ => {
+                self.unindex(id);
+                return;
+            }
+        };
+        self.unindex(id);
+        for &r in &keys.peers {
+            self.index_peer((r, keys.port), id);
+        }
+        self.index_tag(keys.tag, id);
+        self.keys.insert(id, keys);
+    }
+
+    /// Claims `key` for `id` unless a live association with a lower id holds it (the
+    /// association found first, as by a scan in creation order).
+    fn index_peer(&mut self, key: (IpAddr, u16), id: AssocId) {
+        let holder = self.by_peer.get(&key).copied();
+        if holder.is_none_or(|h| h > id || !self.is_live(h)) {
+            self.by_peer.insert(key, id);
+        }
+    }
+
+    fn index_tag(&mut self, tag: u32, id: AssocId) {
+        let holder = self.by_tag.get(&tag).copied();
+        if holder.is_none_or(|h| h > id || !self.is_live(h)) {
+            self.by_tag.insert(tag, id);
+        }
+    }
+
+    /// Removes association `id` from the demultiplexing maps; another live association that
+    /// shares one of its keys takes the key over.
+    fn unindex(&mut self, id: AssocId) {
+        let Some(keys) = self.keys.remove(&id) else { return };
+        let mut freed = false;
+        for &r in &keys.peers {
+            if self.by_peer.get(&(r, keys.port)) == Some(&id) {
+                self.by_peer.remove(&(r, keys.port));
+                freed = true;
+            }
+        }
+        if self.by_tag.get(&keys.tag) == Some(&id) {
+            self.by_tag.remove(&keys.tag);
+            freed = true;
+        }
+        if !freed {
+            return;
+        }
+        // Rare (two live associations with one key): let the others claim what was freed.
+        let others: Vec<(AssocId, IndexKeys)> =
+            self.keys.iter().map(|(&other, k)| (other, k.clone())).collect::<BTreeMap<_, _>>().into_iter().collect();
+        for (other, k) in others {
+            for &r in &k.peers {
+                if !self.by_peer.contains_key(&(r, k.port)) {
+                    self.index_peer((r, k.port), other);
+                }
+            }
+            if !self.by_tag.contains_key(&k.tag) {
+                self.index_tag(k.tag, other);
+            }
+        }
     }
 
     /// Counters.
@@ -132,6 +343,15 @@ impl Endpoint {
 
     /// A packet from `from` to our address `to`. Returns the association it went to.
     pub fn handle(&mut self, now: Instant, from: IpAddr, to: IpAddr, packet: &[u8]) -> Option<AssocId> {
+        self.drop_finished();
+        let id = self.demux(now, from, to, packet);
+        if let Some(id) = id {
+            self.reindex(id);
+        }
+        id
+    }
+
+    fn demux(&mut self, now: Instant, from: IpAddr, to: IpAddr, packet: &[u8]) -> Option<AssocId> {
         let Ok(header) = HeaderView::new_checked(packet) else {
             self.stats.malformed += 1;
             return None;
@@ -174,19 +394,24 @@ impl Endpoint {
                 }
             }
             // §8.5.1 E: a SHUTDOWN ACK before the association is up is out of the blue.
-            8 if matches!(self.associations[id].state(), State::CookieWait | State::CookieEchoed) => {
+            8 if self.association(id).is_some_and(|a| matches!(a.state(), State::CookieWait | State::CookieEchoed)) => {
                 return self.out_of_the_blue(now, from, to, &header, &first);
             }
-            _ => self.associations[id].handle_packet(now, from, packet),
+            _ => {
+                if let Some(a) = self.association_mut(id) {
+                    a.handle_packet(now, from, packet);
+                }
+            }
         }
         Some(id)
     }
 
     /// The association, not closed, with the peer port `peer_port` and one of `addrs`.
     fn association_with(&self, peer_port: u16, addrs: &[IpAddr]) -> Option<AssocId> {
-        self.associations.iter().position(|a| {
-            a.peer_port() == peer_port && a.state() != State::Closed && addrs.iter().any(|&r| a.path_of(r).is_some())
-        })
+        // The first address that some association has decides, as a scan over associations
+        // would for addresses that only one association has (two live associations never
+        // share a peer address and port: §5.2 finds the existing one first).
+        addrs.iter().filter_map(|&r| self.by_peer.get(&(r, peer_port)).copied()).filter(|&id| self.is_live(id)).min()
     }
 
     /// A COOKIE ECHO from an address no association has. If its cookie names addresses an
@@ -220,10 +445,11 @@ impl Endpoint {
         }
         let seed = self.rng.next_u64();
         let a = Association::accept(self.config.clone(), self.local_addrs.clone(), &state, from, now, seed);
-        self.associations.push(a);
-        let id = self.associations.len() - 1;
+        let id = self.insert(a);
         // Chunks bundled after the COOKIE ECHO (§5.1 D) are processed now.
-        self.associations[id].handle_bundled_after_cookie(now, from, header);
+        if let Some(a) = self.association_mut(id) {
+            a.handle_bundled_after_cookie(now, from, header);
+        }
         Some(id)
     }
 
@@ -301,7 +527,8 @@ impl Endpoint {
                 return;
             }
         };
-        let chunk = match self.associations[id].on_unexpected_init(from, &init) {
+        let Some(a) = self.association_mut(id) else { return };
+        let chunk = match a.on_unexpected_init(from, &init) {
             InitAnswer::InitAck(tags, offer) => self.answer_init(now, from, header, &init, tags, offer, unrecognized),
             InitAnswer::NewAddresses(addrs) => Chunk::Abort {
                 t_bit: false,
@@ -326,8 +553,9 @@ impl Endpoint {
         state: &CookieState,
     ) {
         let staleness = state.staleness(now);
-        match self.associations[id].on_cookie_echo(now, from, state, staleness.is_some()) {
-            CookieEchoOutcome::Accepted => self.associations[id].handle_bundled_after_cookie(now, from, header),
+        let Some(a) = self.association_mut(id) else { return };
+        match a.on_cookie_echo(now, from, state, staleness.is_some()) {
+            CookieEchoOutcome::Accepted => a.handle_bundled_after_cookie(now, from, header),
             CookieEchoOutcome::Stale => self.report_stale(header, from, to, state, staleness.unwrap_or_default()),
             CookieEchoOutcome::Discarded => {}
         }
@@ -365,7 +593,7 @@ impl Endpoint {
             b.chunk(c);
         }
         let payload = b.finish();
-        self.replies.push_back(Datagram { remote: from, local: Some(to), assoc: None, payload });
+        self.replies.push_back(Datagram { remote: from, local: Some(to), assoc: None, ecn: 0, payload });
     }
 
     /// Builds an INIT ACK with a signed cookie, keeping no state (§5.1 B): for an INIT out of
@@ -428,9 +656,15 @@ impl Endpoint {
         if let Some(d) = self.replies.pop_front() {
             return Some(d);
         }
-        for (id, a) in self.associations.iter_mut().enumerate() {
+        for (&id, a) in self.associations.iter_mut() {
             if let Some(t) = a.poll_transmit(now) {
-                return Some(Datagram { remote: t.remote, local: None, assoc: Some(id), payload: t.payload });
+                return Some(Datagram {
+                    remote: t.remote,
+                    local: t.local,
+                    assoc: Some(id),
+                    ecn: t.ecn,
+                    payload: t.payload,
+                });
             }
         }
         None
@@ -438,14 +672,24 @@ impl Endpoint {
 
     /// The earliest timer of any association.
     pub fn poll_timeout(&self) -> Option<Instant> {
-        self.associations.iter().filter_map(Association::poll_timeout).min()
+        self.associations.values().filter_map(Association::poll_timeout).min()
     }
 
     /// Fires every association timer due at `now`.
     pub fn handle_timeout(&mut self, now: Instant) {
-        for a in &mut self.associations {
+        self.drop_finished();
+        let mut closed = false;
+        for a in self.associations.values_mut() {
             if a.poll_timeout().is_some_and(|t| t <= now) {
                 a.handle_timeout(now);
+                closed |= a.state() == State::Closed;
+            }
+        }
+        if closed {
+            let mut ids: Vec<AssocId> = self.keys.keys().copied().filter(|&id| !self.is_live(id)).collect();
+            ids.sort_unstable();
+            for id in ids {
+                self.unindex(id);
             }
         }
     }

@@ -12,8 +12,8 @@ pub mod endpoint;
 pub mod wire;
 
 pub use association::{
-    AssocStats, Association, CloseReason, Event, Message, Path, PathId, PathState, PathStats, SendError, State,
-    Transmit,
+    AssocStats, Association, CloseReason, Event, Message, Path, PathId, PathState, PathStats, Paths, PathsIter,
+    SendError, State, Timer, Transmit,
 };
 pub use config::{Config, Preset};
 pub use congestion::{CongestionConfig, Controller};

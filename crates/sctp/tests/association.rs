@@ -7,9 +7,12 @@ mod harness;
 
 use harness::{addr, Harness, CLIENT, PORTS, SERVER};
 use sctp::wire::{Chunk, CommonHeader, ErrorCause, InitChunk, Packet, Parameter};
-use sctp::{CloseReason, Config, Endpoint, Event, PathState, State};
+use sctp::{AssocId, CloseReason, Config, Endpoint, Event, PathId, PathState, State, Timer};
 use simtime::{Duration, Instant};
 use std::net::IpAddr;
+
+const P0: PathId = PathId::new(0);
+const P1: PathId = PathId::new(1);
 
 fn ms(v: u64) -> Duration {
     Duration::from_millis(v)
@@ -41,8 +44,12 @@ fn four_way_handshake_and_path_confirmation() {
     assert_eq!(c.paths().len(), 2);
     assert_eq!(s.paths().len(), 2);
     // The second address of each side is confirmed by a heartbeat round trip.
-    assert!(c.paths().iter().all(|p| p.confirmed), "{:?}", c.paths().iter().map(|p| p.confirmed).collect::<Vec<_>>());
-    assert!(h.assoc(SERVER).paths().iter().all(|p| p.confirmed));
+    assert!(
+        c.paths().values().all(|p| p.confirmed),
+        "{:?}",
+        c.paths().values().map(|p| p.confirmed).collect::<Vec<_>>()
+    );
+    assert!(h.assoc(SERVER).paths().values().all(|p| p.confirmed));
 }
 
 #[test]
@@ -68,7 +75,7 @@ fn ordered_transfer_with_loss_delivers_every_message_once_in_stream_order() {
         sorted.sort();
         assert_eq!(seqs, sorted, "stream {stream} out of order");
     }
-    let stats: u64 = h.assoc_ref(CLIENT).paths().iter().map(|p| p.stats.fast_retransmissions).sum();
+    let stats: u64 = h.assoc_ref(CLIENT).paths().values().map(|p| p.stats.fast_retransmissions).sum();
     assert!(stats > 0, "losses should have been repaired by fast retransmit");
 }
 
@@ -146,7 +153,7 @@ fn single_loss_is_repaired_by_one_fast_retransmit() {
     h.apps[SERVER].reading = true;
     h.run_for(Duration::from_secs(5));
     assert_eq!(h.apps[SERVER].received_bytes, 200_000);
-    let p = &h.assoc_ref(CLIENT).paths()[0];
+    let p = &h.assoc_ref(CLIENT).paths()[P0];
     assert_eq!(p.stats.fast_retransmissions, 1);
     assert_eq!(p.stats.t3_timeouts, 0);
     assert_eq!(h.event_times(CLIENT, |e| matches!(e, Event::FastRetransmit { .. })).len(), 1);
@@ -242,15 +249,15 @@ fn failover_case(pmr: u32, rto_max_s: u64) {
         rto = rto.saturating_mul(2).min(Duration::from_secs(rto_max_s));
     }
     let inactive =
-        h.event_times(CLIENT, |e| matches!(e, Event::PathStateChanged { path: 0, to: PathState::Inactive, .. }));
+        h.event_times(CLIENT, |e| matches!(e, Event::PathStateChanged { path: P0, to: PathState::Inactive, .. }));
     assert_eq!(inactive, vec![expected], "pmr {pmr}, rto_max {rto_max_s}");
     // New data goes to the alternate from then on (once the retransmissions marked at that
     // timeout have left, cwnd permitting).
-    let moved = h.event_times(CLIENT, |e| matches!(e, Event::DataPathChanged { from: 0, to: 1 }));
+    let moved = h.event_times(CLIENT, |e| matches!(e, Event::DataPathChanged { from: P0, to: P1 }));
     assert_eq!(moved.len(), 1);
     assert!(moved[0] >= expected && moved[0] - expected < Duration::from_secs(1));
     // The first retransmission went to the alternate at the first timeout.
-    let first_rtx = h.event_times(CLIENT, |e| matches!(e, Event::RetransmitOnAlternate { from: 0, to: 1 }));
+    let first_rtx = h.event_times(CLIENT, |e| matches!(e, Event::RetransmitOnAlternate { from: P0, to: P1 }));
     assert_eq!(first_rtx.first(), Some(&(last_sack + Duration::from_secs(1))));
 }
 
@@ -273,10 +280,10 @@ fn potentially_failed_moves_data_after_the_first_timeout() {
     let last_sack = h.last_delivery(CLIENT, 0, secs(5)).unwrap();
     let expected = last_sack + Duration::from_secs(1);
     let pf = h.event_times(CLIENT, |e| {
-        matches!(e, Event::PathStateChanged { path: 0, to: PathState::PotentiallyFailed, .. })
+        matches!(e, Event::PathStateChanged { path: P0, to: PathState::PotentiallyFailed, .. })
     });
     assert_eq!(pf, vec![expected]);
-    let moved = h.event_times(CLIENT, |e| matches!(e, Event::DataPathChanged { from: 0, to: 1 }));
+    let moved = h.event_times(CLIENT, |e| matches!(e, Event::DataPathChanged { from: P0, to: P1 }));
     assert_eq!(moved.len(), 1, "data stays on the alternate while the primary is PF");
     assert!(moved[0] >= expected && moved[0] - expected < Duration::from_secs(1));
     // With PF off, the same break keeps new data on the primary for 63 s (see above).
@@ -297,26 +304,27 @@ fn switchback_run(switchback: bool) -> Harness {
 #[test]
 fn switch_back_happens_on_the_first_heartbeat_ack() {
     let h = switchback_run(true);
-    let back = h.event_times(CLIENT, |e| matches!(e, Event::DataPathChanged { from: 1, to: 0 }));
+    let back = h.event_times(CLIENT, |e| matches!(e, Event::DataPathChanged { from: P1, to: P0 }));
     let acks: Vec<Instant> = h
-        .event_times(CLIENT, |e| matches!(e, Event::HeartbeatAcked { path: 0, .. }))
+        .event_times(CLIENT, |e| matches!(e, Event::HeartbeatAcked { path: P0, .. }))
         .into_iter()
         .filter(|&t| t > secs(20))
         .collect();
-    let active = h.event_times(CLIENT, |e| matches!(e, Event::PathStateChanged { path: 0, to: PathState::Active, .. }));
+    let active =
+        h.event_times(CLIENT, |e| matches!(e, Event::PathStateChanged { path: P0, to: PathState::Active, .. }));
     assert_eq!(active, vec![acks[0]], "the primary is active again at the first HEARTBEAT ACK");
     // New data returns to it with the next new data after that instant (within one RTT).
     assert_eq!(back.len(), 1);
     assert!(back[0] >= acks[0] && back[0] - acks[0] < ms(20), "{:?} vs {:?}", back[0], acks[0]);
-    assert_eq!(h.assoc_ref(CLIENT).primary(), 0);
+    assert_eq!(h.assoc_ref(CLIENT).primary(), P0);
 }
 
 #[test]
 fn without_switch_back_the_alternate_stays_primary() {
     let h = switchback_run(false);
-    assert_eq!(h.assoc_ref(CLIENT).primary(), 1);
-    assert!(h.event_times(CLIENT, |e| matches!(e, Event::DataPathChanged { from: 1, to: 0 })).is_empty());
-    assert_eq!(h.assoc_ref(CLIENT).paths()[0].state, PathState::Active, "the old primary recovered");
+    assert_eq!(h.assoc_ref(CLIENT).primary(), P1);
+    assert!(h.event_times(CLIENT, |e| matches!(e, Event::DataPathChanged { from: P1, to: P0 })).is_empty());
+    assert_eq!(h.assoc_ref(CLIENT).paths()[P0].state, PathState::Active, "the old primary recovered");
 }
 
 #[test]
@@ -446,7 +454,7 @@ fn a_stale_cookie_is_reported_and_the_handshake_starts_again() {
     h.connect();
     h.run_for(Duration::from_secs(1000));
     assert_eq!(h.eps[SERVER].stats().stale_cookies, 9);
-    assert!(h.eps[SERVER].associations().iter().all(|a| a.state() != State::Established));
+    assert!(h.eps[SERVER].associations().all(|(_, a)| a.state() != State::Established));
     // The ERROR chunk (type 9) with cause 3 went out.
     assert!(h.sent.iter().any(|(_, side, _, p)| *side == SERVER && p.get(12) == Some(&9)));
     let closed = h.event_times(CLIENT, |e| *e == Event::Closed { reason: CloseReason::InitFailed });
@@ -536,7 +544,7 @@ fn collision_at_once(server_listens: bool) {
     h.connect_from(SERVER);
     h.run_for(ms(100));
     for side in [CLIENT, SERVER] {
-        assert_eq!(h.eps[side].associations().len(), 1, "side {side}");
+        assert_eq!(h.eps[side].len(), 1, "side {side}");
         assert_eq!(h.assoc_ref(side).state(), State::Established);
         // INITs cross (10 ms), INIT ACKs cross (20 ms), then the COOKIE ECHOs, and each finds
         // both its tags (§5.2.4 D) at 30 ms; the COOKIE ACKs arriving later are discarded.
@@ -584,7 +592,7 @@ fn init_collision_after_a_stateless_init_ack_takes_the_peer_tag_from_the_cookie(
     assert_eq!(h.event_times(CLIENT, |e| *e == Event::Connected), vec![Instant::ZERO + ms(45)]);
     assert_eq!(h.event_times(SERVER, |e| *e == Event::Connected), vec![Instant::ZERO + ms(55)]);
     for side in [CLIENT, SERVER] {
-        assert_eq!(h.eps[side].associations().len(), 1);
+        assert_eq!(h.eps[side].len(), 1);
         assert_eq!(h.assoc_ref(side).paths().len(), 2);
     }
     let (c, s) = (h.assoc_ref(CLIENT), h.assoc_ref(SERVER));
@@ -621,7 +629,7 @@ fn a_restarted_peer_restarts_the_association() {
     let client_connected: Vec<Instant> =
         h.event_times(CLIENT, |e| *e == Event::Connected).into_iter().filter(|&x| x >= t).collect();
     assert_eq!(client_connected, vec![t + ms(40)]);
-    assert_eq!(h.eps[SERVER].associations().len(), 1, "the old association is reused, not duplicated");
+    assert_eq!(h.eps[SERVER].len(), 1, "the old association is reused, not duplicated");
     let (c, s) = (h.assoc_ref(CLIENT), h.assoc_ref(SERVER));
     assert_eq!(s.state(), State::Established);
     assert_eq!((s.local_tag(), s.peer_tag()), (c.peer_tag(), c.local_tag()));
@@ -676,7 +684,7 @@ fn a_restart_with_new_addresses_is_aborted_and_the_association_kept() {
     assert_eq!(server[0].1.chunks, vec![Chunk::Abort { t_bit: false, causes: vec![cause] }]);
     assert_eq!(h.event_times(CLIENT, |e| *e == Event::Closed { reason: CloseReason::AbortedByPeer }), vec![t + ms(20)]);
     // The association is untouched.
-    assert_eq!(h.eps[SERVER].associations().len(), 1);
+    assert_eq!(h.eps[SERVER].len(), 1);
     let s = h.assoc_ref(SERVER);
     assert_eq!(s.state(), State::Established);
     assert_eq!((s.local_tag(), s.peer_tag()), old);
@@ -706,9 +714,12 @@ fn an_init_in_shutdown_ack_sent_gets_the_shutdown_ack_again() {
     // T1-init repeats the INIT at t + 1 s; now out of the blue, it sets up a new association.
     h.run_for(Duration::from_secs(2));
     assert_eq!(h.event_times(CLIENT, |e| *e == Event::Connected).last(), Some(&(t + Duration::from_secs(1) + ms(40))));
-    let states: Vec<State> = h.eps[SERVER].associations().iter().map(|a| a.state()).collect();
-    assert_eq!(states, vec![State::Closed, State::Established]);
-    assert_eq!(h.eps[SERVER].associations()[1].peer_tag(), h.assoc_ref(CLIENT).local_tag());
+    // The closed association has left the endpoint (its events were taken); the new one has
+    // a new id.
+    let states: Vec<(AssocId, State)> = h.all_assocs(SERVER).iter().map(|(id, a)| (*id, a.state())).collect();
+    assert_eq!(states, vec![(AssocId::new(0), State::Closed), (AssocId::new(1), State::Established)]);
+    assert_eq!(h.eps[SERVER].ids().collect::<Vec<_>>(), vec![AssocId::new(1)]);
+    assert_eq!(h.any_assoc(SERVER, AssocId::new(1)).unwrap().peer_tag(), h.assoc_ref(CLIENT).local_tag());
 }
 
 #[test]
@@ -724,7 +735,7 @@ fn a_lost_cookie_ack_is_sent_again_for_the_repeated_cookie_echo() {
     assert_eq!(acks, vec![Instant::ZERO + ms(30), Instant::ZERO + ms(1030)]);
     assert_eq!(h.event_times(CLIENT, |e| *e == Event::Connected), vec![Instant::ZERO + ms(1040)]);
     assert_eq!(h.event_times(SERVER, |e| *e == Event::Connected), vec![Instant::ZERO + ms(30)]);
-    assert_eq!(h.eps[SERVER].associations().len(), 1);
+    assert_eq!(h.eps[SERVER].len(), 1);
 }
 
 #[test]
@@ -747,8 +758,8 @@ fn a_late_cookie_from_an_earlier_init_ack_is_discarded() {
     let echo = to_server(first.initiate_tag, Chunk::CookieEcho { cookie: cookie_of(&first) });
     h.eps[SERVER].handle(now, addr(CLIENT, 0), addr(SERVER, 0), &echo);
     assert_eq!(h.eps[SERVER].poll_transmit(now), None, "silently discarded");
-    assert_eq!(h.eps[SERVER].associations().len(), 1);
-    let s = h.eps[SERVER].association_mut(0).unwrap();
+    assert_eq!(h.eps[SERVER].len(), 1);
+    let s = h.eps[SERVER].association_mut(AssocId::new(0)).unwrap();
     assert_eq!((s.local_tag(), s.peer_tag(), s.state()), (before.0, before.1, State::Established));
     assert_eq!(s.poll_event(), None);
     assert_eq!((h.eps[SERVER].stats().invalid_cookies, h.eps[SERVER].stats().stale_cookies), (0, 0));
@@ -930,7 +941,7 @@ fn an_init_with_tag_zero_is_discarded_and_one_without_streams_is_aborted() {
     }
     let a = h.assoc_ref(SERVER);
     assert_eq!((a.local_tag(), a.peer_tag(), a.state()), (before.0, before.1, State::Established));
-    assert_eq!(h.eps[SERVER].associations().len(), 1);
+    assert_eq!(h.eps[SERVER].len(), 1);
 
     // In SHUTDOWN-ACK-SENT an INIT makes the association repeat its SHUTDOWN ACK (§9.2); an
     // invalid one does not.
@@ -1000,7 +1011,7 @@ fn an_init_from_a_new_address_listing_a_known_one_reaches_the_association() {
     let cause =
         ErrorCause::RestartWithNewAddresses { addresses: Parameter::emit_list(&[Parameter::Ipv4Address(new_addr)]) };
     assert_eq!(reply[0].chunks, vec![Chunk::Abort { t_bit: false, causes: vec![cause] }]);
-    assert_eq!(h.eps[SERVER].associations().len(), 1);
+    assert_eq!(h.eps[SERVER].len(), 1);
     let s = h.assoc_ref(SERVER);
     assert_eq!((s.local_tag(), s.peer_tag(), s.state()), (old.0, old.1, State::Established));
 }
@@ -1018,8 +1029,8 @@ fn a_cookie_echo_from_a_new_address_reaches_the_association_its_cookie_names() {
     let reply = replies(&mut h, SERVER, now);
     assert_eq!(reply.len(), 1);
     assert_eq!((reply[0].header.verification_tag, &reply[0].chunks), (0x1234_5678, &vec![Chunk::CookieAck]));
-    assert_eq!(h.eps[SERVER].associations().len(), 1);
-    let s = h.eps[SERVER].association_mut(0).unwrap();
+    assert_eq!(h.eps[SERVER].len(), 1);
+    let s = h.eps[SERVER].association_mut(AssocId::new(0)).unwrap();
     assert_eq!((s.local_tag(), s.peer_tag()), (ack.initiate_tag, 0x1234_5678));
     assert_eq!(s.poll_event(), Some(Event::Restarted { discarded_bytes: 0 }));
 }
@@ -1125,7 +1136,7 @@ fn a_cookie_ack_leads_its_packet_even_ahead_of_a_sack() {
     assert_eq!(again[0][0], Chunk::CookieAck);
     let Chunk::Sack(ref sack) = again[0][1] else { panic!("{again:?}") };
     assert_eq!((sack.cumulative_tsn_ack, &sack.duplicate_tsns), (tsn, &vec![tsn]));
-    assert_eq!(h.eps[SERVER].associations().len(), 1);
+    assert_eq!(h.eps[SERVER].len(), 1);
 }
 
 #[test]
@@ -1134,9 +1145,9 @@ fn a_restart_keeps_the_path_ids_and_the_primary() {
     // second address, so the INIT's addresses come in the other order: [C1, C0]. The server
     // keeps its paths in their old order (a PathId keeps naming one address) and C0 primary.
     let mut h = connected(2, Config::default());
-    let remotes = |h: &Harness| h.assoc_ref(SERVER).paths().iter().map(|p| p.remote).collect::<Vec<_>>();
+    let remotes = |h: &Harness| h.assoc_ref(SERVER).paths().values().map(|p| p.remote).collect::<Vec<_>>();
     let (c0, c1) = (addr(CLIENT, 0), addr(CLIENT, 1));
-    assert_eq!((remotes(&h), h.assoc_ref(SERVER).primary()), (vec![c0, c1], 0));
+    assert_eq!((remotes(&h), h.assoc_ref(SERVER).primary()), (vec![c0, c1], P0));
     let fresh = Endpoint::new(Config::default(), h.addrs[CLIENT].clone(), PORTS[CLIENT], false, 99);
     h.replace_endpoint(CLIENT, fresh);
     let t = h.now;
@@ -1145,15 +1156,15 @@ fn a_restart_keeps_the_path_ids_and_the_primary() {
     h.run_for(ms(35));
     assert_eq!(h.event_times(SERVER, |e| matches!(e, Event::Restarted { .. })), vec![t + ms(30)]);
     let s = h.assoc_ref(SERVER);
-    assert_eq!((remotes(&h), s.primary(), s.data_path()), (vec![c0, c1], 0, 0));
+    assert_eq!((remotes(&h), s.primary(), s.data_path()), (vec![c0, c1], P0, P0));
     // As for a new association, the address the INIT came from is confirmed (§5.4); the
     // other one is probed at once.
-    assert_eq!(s.paths().iter().map(|p| p.confirmed).collect::<Vec<_>>(), vec![false, true]);
+    assert_eq!(s.paths().values().map(|p| p.confirmed).collect::<Vec<_>>(), vec![false, true]);
     assert!(h.event_times(SERVER, |e| matches!(e, Event::PrimaryChanged { .. })).is_empty());
     h.run_for(ms(100));
-    assert!(h.assoc_ref(SERVER).paths().iter().all(|p| p.confirmed));
+    assert!(h.assoc_ref(SERVER).paths().values().all(|p| p.confirmed));
     assert!(data_flows_both_ways(&mut h));
-    assert_eq!(h.assoc_ref(SERVER).data_path(), 0);
+    assert_eq!(h.assoc_ref(SERVER).data_path(), P0);
 }
 
 #[test]
@@ -1224,7 +1235,7 @@ fn a_restart_with_data_in_flight_starts_every_path_afresh() {
     let mut h = connected(1, Config::default());
     let initial = |h: &Harness| {
         let a = h.assoc_ref(SERVER);
-        sctp::Path::new(a.paths()[0].remote, a.config(), Config::default().recv_buffer, 0)
+        sctp::Path::new(a.paths()[P0].remote, a.config(), Config::default().recv_buffer, 0)
     };
     // A first transfer grows the server's cwnd; one lost packet makes a fast retransmit
     // lower its ssthresh.
@@ -1233,7 +1244,7 @@ fn a_restart_with_data_in_flight_starts_every_path_afresh() {
     h.apps[CLIENT].reading = true;
     h.run_for(Duration::from_secs(5));
     assert_eq!(h.apps[CLIENT].received_bytes, 200_000);
-    let p = &h.assoc_ref(SERVER).paths()[0];
+    let p = &h.assoc_ref(SERVER).paths()[P0];
     assert!(p.stats.fast_retransmissions > 0);
     assert!(p.cc.cwnd > initial(&h).cc.cwnd && p.cc.ssthresh < initial(&h).cc.ssthresh, "{:?}", p.cc);
     assert!(p.rto.srtt.is_some());
@@ -1246,8 +1257,9 @@ fn a_restart_with_data_in_flight_starts_every_path_afresh() {
     let t = h.now;
     h.connect();
     h.run_until(t + ms(29));
-    let p = &h.assoc_ref(SERVER).paths()[0];
-    assert!(p.flight_size > 0 && p.t3_rtx.is_some(), "{} {:?}", p.flight_size, p.t3_rtx);
+    let p = &h.assoc_ref(SERVER).paths()[P0];
+    let t3 = h.assoc_ref(SERVER).timer(Timer::T3Rtx(P0));
+    assert!(p.flight_size > 0 && t3.is_some(), "{} {:?}", p.flight_size, t3);
     // The COOKIE ECHO at t + 30 ms restarts the association: nothing outstanding or queued,
     // T3-rtx stopped, the path as new: RTO, cwnd and ssthresh at their initial values.
     h.run_until(t + ms(30));
@@ -1255,9 +1267,9 @@ fn a_restart_with_data_in_flight_starts_every_path_afresh() {
     assert!(h.events[SERVER].iter().any(|(_, e)| *e == Event::Restarted { discarded_bytes: 50_000 }));
     let s = h.assoc_ref(SERVER);
     assert_eq!((s.outstanding_chunks(), s.buffered_bytes(), s.error_count()), (0, 0, 0));
-    let p = &s.paths()[0];
+    let p = &s.paths()[P0];
     let fresh = initial(&h);
-    assert_eq!((p.flight_size, p.t3_rtx, p.state, p.error_count), (0, None, PathState::Active, 0));
+    assert_eq!((p.flight_size, s.timer(Timer::T3Rtx(P0)), p.state, p.error_count), (0, None, PathState::Active, 0));
     assert_eq!((p.cc, &p.rto), (fresh.cc, &fresh.rto));
     assert!(p.stats.fast_retransmissions > 0, "counters go on");
 }
@@ -1340,7 +1352,7 @@ fn a_collision_cookie_in_established_only_changes_the_peer_tag() {
     h.run_for(ms(100));
     let snapshot = |h: &Harness| {
         let a = h.assoc_ref(CLIENT);
-        let paths: Vec<_> = a.paths().iter().map(|p| (p.remote, p.confirmed, p.state, p.cc)).collect();
+        let paths: Vec<_> = a.paths().values().map(|p| (p.remote, p.confirmed, p.state, p.cc)).collect();
         (
             a.state(),
             a.local_tag(),

@@ -159,7 +159,7 @@ fn init_retransmissions_rotate_over_the_peer_addresses_so_a_dead_primary_does_no
     // The COOKIE ECHO goes where the INIT ACK came from.
     assert_eq!(client_links(&h, |c| matches!(c, Chunk::CookieEcho { .. })), vec![1]);
     // The address that never answered is not confirmed by the INIT ACK.
-    let confirmed: Vec<bool> = h.assoc_ref(CLIENT).paths().iter().map(|p| p.confirmed).collect();
+    let confirmed: Vec<bool> = h.assoc_ref(CLIENT).paths().values().map(|p| p.confirmed).collect();
     assert_eq!(confirmed, vec![false, true]);
     // Data flows (over the alternate, once the primary fails).
     h.apps[CLIENT] = harness::App { to_send: 10_000, msg_size: 1000, ..Default::default() };

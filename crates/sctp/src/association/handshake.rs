@@ -12,7 +12,7 @@ use crate::wire::{unknown_parameter_action, Chunk, ErrorCause, InitChunk, Parame
 
 use super::inbound::Inbound;
 use super::outbound::Outbound;
-use super::{random_tag, AssocTimers, Association, CloseReason, CookieState, Event, Path, PathId, State};
+use super::{random_tag, Association, CloseReason, CookieState, Event, Path, PathId, State, Timer};
 
 /// The address parameters (§3.3.2.1) listing `addrs`.
 pub(crate) fn address_params(addrs: &[IpAddr]) -> Vec<Parameter> {
@@ -193,7 +193,7 @@ impl Association {
                 a.paths.push(Path::new(r, &a.config, a.config.recv_buffer, nonce));
             }
         }
-        a.state = State::CookieWait;
+        a.set_state(State::CookieWait);
         a.send_init(now);
         a
     }
@@ -211,7 +211,7 @@ impl Association {
         });
         self.init_retransmits = 0;
         self.t1_rto = self.config.rto_initial.min(self.config.rto_max);
-        self.timers.t1 = Some(now + self.t1_rto);
+        self.timers.set(Timer::T1, now + self.t1_rto);
         self.handshake_chunk = Some((self.primary, init.clone()));
         if !self.paths.is_empty() {
             self.control.push_back((self.primary, init));
@@ -232,7 +232,7 @@ impl Association {
             self.close(CloseReason::InitFailed);
             return;
         }
-        self.state = State::CookieWait;
+        self.set_state(State::CookieWait);
         self.peer_tag = 0;
         self.send_init(now);
     }
@@ -257,10 +257,10 @@ impl Association {
             let nonce = a.next_nonce();
             a.paths.push(Path::new(r, &a.config, cookie.peer_rwnd, nonce));
         }
-        if let Some(p) = a.paths.first_mut() {
-            p.confirmed = true;
+        if let Some(p) = a.paths.first() {
+            a.paths[p].confirmed = true;
         }
-        let ack_to = a.path_of(from).unwrap_or(0);
+        let ack_to = a.path_of(from).unwrap_or_default();
         a.control.push_back((ack_to, Chunk::CookieAck));
         a.on_established(now);
         a
@@ -299,7 +299,7 @@ impl Association {
         };
         // §5.4: the address the INIT went to is confirmed by the INIT ACK.
         self.learn_peer(peer, &[init_dest, from]);
-        self.state = State::CookieEchoed;
+        self.set_state(State::CookieEchoed);
         let echo = Chunk::CookieEcho { cookie };
         // The COOKIE ECHO goes where the INIT ACK came from, an address known to work.
         let echo_to = self.path_of(from).unwrap_or(self.primary);
@@ -313,38 +313,52 @@ impl Association {
         }
         self.init_retransmits = 0;
         self.t1_rto = self.paths[self.primary].rto.rto;
-        self.timers.t1 = Some(now + self.t1_rto);
+        self.timers.set(Timer::T1, now + self.t1_rto);
     }
 
     /// Takes the peer's tag, window, streams, initial TSN and addresses, with a fresh receiver.
     /// Every path starts afresh (active, initial RTO and congestion state); the addresses in
-    /// `confirmed` start confirmed (§5.4). Addresses the association had keep their order, so
-    /// a PathId goes on naming the same address, and the peer's new ones follow; addresses the
-    /// peer no longer lists go. The primary, the data path and the SACK path stay on their
-    /// addresses while listed; otherwise the primary is the address the peer's chunk came from
-    /// and the others follow it. Returns the old paths.
-    fn learn_peer(&mut self, peer: PeerInit, confirmed: &[IpAddr]) -> Vec<Path> {
+    /// `confirmed` start confirmed (§5.4). An address the association had keeps its
+    /// [`PathId`]; an address the peer no longer lists is removed, its id left unused, so no
+    /// other path moves; the peer's new addresses get new ids, in the order it lists them.
+    /// The primary, the data path and the SACK path stay on their paths while listed;
+    /// otherwise they go to the path of the address the peer's chunk came from. Returns the
+    /// old paths, by the ids they had.
+    fn learn_peer(&mut self, peer: PeerInit, confirmed: &[IpAddr]) -> Vec<(PathId, Path)> {
         self.peer_tag = peer.tag;
         self.out.peer_rwnd = peer.rwnd;
         self.out.set_stream_count(peer.outbound_streams);
         self.inb = Inbound::new(peer.initial_tsn, peer.inbound_streams, self.config.recv_buffer);
-        let old = std::mem::take(&mut self.paths);
-        let remote_of = |id: PathId| old.get(id).map(|p| p.remote);
-        let (primary, data_path, sack_path) =
-            (remote_of(self.primary), remote_of(self.data_path), remote_of(self.sack_path));
-        let kept = old.iter().map(|p| p.remote).filter(|r| peer.addrs.contains(r));
-        let added = peer.addrs.iter().copied().filter(|&r| !old.iter().any(|p| p.remote == r));
-        let order: Vec<IpAddr> = kept.chain(added).collect();
-        for r in order {
-            let nonce = self.next_nonce();
-            let mut path = Path::new(r, &self.config, peer.rwnd, nonce);
-            path.confirmed = confirmed.contains(&r);
-            self.paths.push(path);
+        // The receiver and every path start afresh, and so do their timers.
+        self.timers.stop(Timer::DelayedSack);
+        let mut old = Vec::with_capacity(self.paths.len());
+        let ids: Vec<PathId> = self.paths.ids().collect();
+        for id in ids {
+            self.timers.stop_path(id);
+            let remote = self.paths[id].remote;
+            let removed = if peer.addrs.contains(&remote) {
+                let nonce = self.next_nonce();
+                let mut path = Path::new(remote, &self.config, peer.rwnd, nonce);
+                path.confirmed = confirmed.contains(&remote);
+                self.paths.replace(id, path)
+            } else {
+                self.paths.remove(id)
+            };
+            old.extend(removed.map(|p| (id, p)));
+        }
+        for &r in &peer.addrs {
+            if self.path_of(r).is_none() {
+                let nonce = self.next_nonce();
+                let mut path = Path::new(r, &self.config, peer.rwnd, nonce);
+                path.confirmed = confirmed.contains(&r);
+                self.paths.push(path);
+            }
         }
         let source = peer.addrs.first().and_then(|&r| self.path_of(r));
-        self.primary = primary.and_then(|r| self.path_of(r)).or(source).unwrap_or(0);
-        self.data_path = data_path.and_then(|r| self.path_of(r)).unwrap_or(self.primary);
-        self.sack_path = sack_path.and_then(|r| self.path_of(r)).unwrap_or(self.primary);
+        let keep = |id: PathId, paths: &super::Paths| Some(id).filter(|&id| paths.contains(id));
+        self.primary = keep(self.primary, &self.paths).or(source).unwrap_or_default();
+        self.data_path = keep(self.data_path, &self.paths).unwrap_or(self.primary);
+        self.sack_path = keep(self.sack_path, &self.paths).unwrap_or(self.primary);
         old
     }
 
@@ -353,19 +367,20 @@ impl Association {
         if self.state != State::CookieEchoed {
             return;
         }
-        self.timers.t1 = None;
+        self.timers.stop(Timer::T1);
         self.handshake_chunk = None;
         self.on_established(now);
     }
 
     fn on_established(&mut self, now: Instant) {
-        self.state = State::Established;
+        self.set_state(State::Established);
         self.events.push_back(Event::Connected);
         self.start_heartbeats(now);
     }
 
     fn start_heartbeats(&mut self, now: Instant) {
-        for p in 0..self.paths.len() {
+        let ids: Vec<PathId> = self.paths.ids().collect();
+        for p in ids {
             // §5.4: probe unconfirmed addresses at once; §8.3: heartbeat confirmed ones.
             let due = if self.paths[p].confirmed {
                 self.config.hb_interval.map(|i| {
@@ -375,7 +390,7 @@ impl Association {
             } else {
                 Some(now)
             };
-            self.paths[p].hb_due = due;
+            self.timers.put(Timer::Heartbeat(p), due);
         }
     }
 
@@ -385,16 +400,16 @@ impl Association {
     /// Linux and FreeBSD send T1 retransmissions to the peer's addresses in turn), so a primary
     /// that is unreachable from the start does not fail the handshake.
     pub(super) fn on_t1_expiry(&mut self, now: Instant) {
-        self.timers.t1 = None;
+        self.timers.stop(Timer::T1);
         self.init_retransmits += 1;
         if self.init_retransmits > self.config.max_init_retransmits {
             self.close(CloseReason::InitFailed);
             return;
         }
         self.t1_rto = self.t1_rto.saturating_mul(2).min(self.config.rto_max);
-        self.timers.t1 = Some(now + self.t1_rto);
+        self.timers.set(Timer::T1, now + self.t1_rto);
         if let Some((last, chunk)) = self.handshake_chunk.take() {
-            let to = if self.paths.is_empty() { last } else { (last + 1) % self.paths.len() };
+            let to = self.paths.after(last).next().unwrap_or(last);
             self.control.push_back((to, chunk.clone()));
             self.handshake_chunk = Some((to, chunk));
         }
@@ -545,12 +560,12 @@ impl Association {
         let init_source: Vec<IpAddr> = cookie.peer_addrs.first().copied().into_iter().collect();
         let old_paths = self.learn_peer(PeerInit::from_cookie(cookie), &init_source);
         self.inb.inherit_unread(old_inb);
-        for p in &mut self.paths {
-            if let Some(old) = old_paths.iter().find(|o| o.remote == p.remote) {
-                p.stats = old.stats.clone();
+        for (id, old) in old_paths {
+            if let Some(p) = self.paths.get_mut(id) {
+                p.stats = old.stats;
             }
         }
-        self.timers = AssocTimers::default();
+        self.timers.clear();
         self.init_retransmits = 0;
         self.t2_retransmits = 0;
         self.handshake_chunk = None;
@@ -560,7 +575,7 @@ impl Association {
         self.control.clear();
         self.transmits.clear();
         self.queue_cookie_ack(from);
-        self.state = State::Established;
+        self.set_state(State::Established);
         self.events.push_back(Event::Restarted { discarded_bytes });
         self.start_heartbeats(now);
         true
@@ -573,10 +588,10 @@ impl Association {
     fn on_cookie_collision(&mut self, now: Instant, from: IpAddr, cookie: &CookieState) {
         if matches!(self.state, State::CookieWait | State::CookieEchoed) {
             // Addresses confirmed so far stay so (§5.4); our INIT ACK reached the INIT's source.
-            let mut confirmed: Vec<IpAddr> = self.paths.iter().filter(|p| p.confirmed).map(|p| p.remote).collect();
+            let mut confirmed: Vec<IpAddr> = self.paths.values().filter(|p| p.confirmed).map(|p| p.remote).collect();
             confirmed.extend(cookie.peer_addrs.first());
             self.learn_peer(PeerInit::from_cookie(cookie), &confirmed);
-            self.timers.t1 = None;
+            self.timers.stop(Timer::T1);
             self.handshake_chunk = None;
             self.on_established(now);
         } else {
@@ -589,7 +604,7 @@ impl Association {
     /// collision): ESTABLISHED if not yet, T1 stopped, COOKIE ACK again.
     fn on_duplicate_cookie_echo(&mut self, now: Instant, from: IpAddr) {
         if self.state == State::CookieEchoed {
-            self.timers.t1 = None;
+            self.timers.stop(Timer::T1);
             self.handshake_chunk = None;
             self.on_established(now);
         }
@@ -617,9 +632,13 @@ impl Association {
         }
     }
 
+    /// Starts T2-shutdown with the RTO of the destination the SHUTDOWN or SHUTDOWN ACK goes
+    /// to, and remembers that destination: an expiry counts against it.
     fn start_t2(&mut self, now: Instant) {
-        let rto = self.paths.get(self.shutdown_path()).map_or(self.config.rto_initial, |p| p.rto.rto);
-        self.timers.t2 = Some(now + rto);
+        let p = self.shutdown_path();
+        self.t2_path = p;
+        let rto = self.paths.get(p).map_or(self.config.rto_initial, |p| p.rto.rto);
+        self.timers.set(Timer::T2, now + rto);
     }
 
     /// Moves SHUTDOWN-PENDING / SHUTDOWN-RECEIVED on once everything is acknowledged.
@@ -629,14 +648,14 @@ impl Association {
         }
         match self.state {
             State::ShutdownPending => {
-                self.state = State::ShutdownSent;
+                self.set_state(State::ShutdownSent);
                 self.queue_shutdown();
                 self.t2_retransmits = 0;
                 self.start_t2(now);
-                self.timers.t5 = Some(now + self.config.rto_max.saturating_mul(5));
+                self.timers.set(Timer::T5, now + self.config.rto_max.saturating_mul(5));
             }
             State::ShutdownReceived => {
-                self.state = State::ShutdownAckSent;
+                self.set_state(State::ShutdownAckSent);
                 self.control.push_back((self.shutdown_path(), Chunk::ShutdownAck));
                 self.t2_retransmits = 0;
                 self.start_t2(now);
@@ -647,6 +666,12 @@ impl Association {
 
     pub(super) fn on_shutdown(&mut self, now: Instant, cum: u32) {
         match self.state {
+            // §9.2: the receiver of a SHUTDOWN enters SHUTDOWN-RECEIVED, then checks with the
+            // Cumulative TSN Ack that the sender has all its DATA. In SHUTDOWN-PENDING too: the
+            // peer's shutdown now carries ours, so no SHUTDOWN of our own follows (and no
+            // T5-shutdown-guard, which guards a SHUTDOWN we sent); once everything is
+            // acknowledged the answer is SHUTDOWN ACK. In SHUTDOWN-RECEIVED a later SHUTDOWN's
+            // Cumulative TSN Ack is processed likewise.
             State::Established | State::ShutdownPending | State::ShutdownReceived => {
                 let sack = SackChunk {
                     cumulative_tsn_ack: cum,
@@ -654,13 +679,13 @@ impl Association {
                     gap_ack_blocks: Vec::new(),
                     duplicate_tsns: Vec::new(),
                 };
+                self.set_state(State::ShutdownReceived);
                 self.process_sack(now, &sack, false);
-                self.state = State::ShutdownReceived;
                 self.maybe_progress_shutdown(now);
             }
             State::ShutdownSent => {
                 // Both sides shut down at once: answer with SHUTDOWN ACK.
-                self.state = State::ShutdownAckSent;
+                self.set_state(State::ShutdownAckSent);
                 self.control.push_back((self.shutdown_path(), Chunk::ShutdownAck));
                 self.start_t2(now);
             }
@@ -676,14 +701,23 @@ impl Association {
         }
     }
 
-    /// T2-shutdown expired: count the error and retransmit SHUTDOWN or SHUTDOWN ACK.
+    /// T2-shutdown expired (§9.2): as for a T3-rtx expiry, the destination the SHUTDOWN or
+    /// SHUTDOWN ACK went to backs off its RTO and counts an error, and so does the
+    /// association (§8.1, §8.2): the destination may become PF or inactive, and the next
+    /// retransmission then goes to an active one; past Association.Max.Retrans the
+    /// association fails. Otherwise retransmit and restart T2.
     pub(super) fn on_t2_expiry(&mut self, now: Instant) {
-        self.timers.t2 = None;
+        self.timers.stop(Timer::T2);
         self.t2_retransmits += 1;
-        self.error_count += 1;
-        if self.error_count > self.config.assoc_max_retrans {
-            self.close(CloseReason::AssociationFailure);
-            return;
+        let p = self.t2_path;
+        if let Some(path) = self.paths.get_mut(p) {
+            path.rto.back_off(&self.config);
+            self.path_error(now, p);
+        } else {
+            self.error_count += 1;
+            if self.error_count > self.config.assoc_max_retrans {
+                self.close(CloseReason::AssociationFailure);
+            }
         }
         match self.state {
             State::ShutdownSent => self.queue_shutdown(),
@@ -693,8 +727,6 @@ impl Association {
             }
             _ => return,
         }
-        let p = self.shutdown_path();
-        self.paths[p].rto.back_off(&self.config);
         self.start_t2(now);
     }
 }

@@ -4,8 +4,6 @@
 
 use std::collections::{BTreeMap, VecDeque};
 
-use simtime::{Duration, Instant};
-
 use crate::wire::{DataRef, GapAckBlock, SackChunk};
 
 use super::buffers::BufferPool;
@@ -69,7 +67,6 @@ pub(crate) struct Inbound {
     // SACK policy (§6.2).
     packets_since_sack: u32,
     sack_now: bool,
-    pub(crate) sack_timer: Option<Instant>,
     /// Bytes delivered to the application so far.
     pub(crate) delivered_bytes: u64,
     /// Messages delivered to the application so far.
@@ -95,7 +92,6 @@ impl Inbound {
             last_advertised: capacity,
             packets_since_sack: 0,
             sack_now: false,
-            sack_timer: None,
             delivered_bytes: 0,
             delivered_messages: 0,
         }
@@ -286,22 +282,19 @@ impl Inbound {
     }
 
     /// Notes a received packet that carried DATA; returns true if a SACK is due now
-    /// (§6.2: at least every second packet, at once on gaps and duplicates), otherwise
-    /// arms the delayed-SACK timer.
-    pub(crate) fn on_data_packet(&mut self, now: Instant, sack_freq: u32, sack_delay: Duration) -> bool {
+    /// (§6.2: at least every second packet, at once on gaps and duplicates); otherwise the
+    /// association runs its delayed-SACK timer.
+    pub(crate) fn on_data_packet(&mut self, sack_freq: u32) -> bool {
         self.packets_since_sack += 1;
         if self.packets_since_sack >= sack_freq {
             self.sack_now = true;
         }
-        if !self.sack_now && self.sack_timer.is_none() {
-            self.sack_timer = Some(now + sack_delay);
-        }
         self.sack_now
     }
 
-    /// True if a SACK should go out with the next packet.
-    pub(crate) fn sack_due(&self, now: Instant) -> bool {
-        self.sack_now || self.sack_timer.is_some_and(|t| t <= now)
+    /// True if a SACK should go out with the next packet (the delayed-SACK timer aside).
+    pub(crate) fn sack_due(&self) -> bool {
+        self.sack_now
     }
 
     /// Asks for a SACK at the next transmission (window updates, SHUTDOWN handling).
@@ -331,7 +324,6 @@ impl Inbound {
             .collect();
         self.packets_since_sack = 0;
         self.sack_now = false;
-        self.sack_timer = None;
         self.last_advertised = self.a_rwnd();
         SackChunk {
             cumulative_tsn_ack: cum,

@@ -35,7 +35,9 @@ mod handshake;
 mod inbound;
 mod outbound;
 mod path;
+mod paths;
 mod reachability;
+mod timers;
 mod tsn;
 
 use std::collections::VecDeque;
@@ -56,7 +58,10 @@ pub(crate) use handshake::{
 pub use inbound::Message;
 use inbound::{DataOutcome, Inbound};
 use outbound::{Outbound, SackTallies};
-pub use path::{Path, PathId, PathState, PathStats, RtoEstimator};
+pub use path::{Path, PathState, PathStats, RtoEstimator};
+pub use paths::{Iter as PathsIter, PathId, Paths};
+pub use timers::Timer;
+use timers::TimerTable;
 
 /// Association states (RFC 9260 §4).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -131,8 +136,10 @@ pub enum Event {
     /// SHUTDOWN-ACK-SENT the association does not restart (§5.2.4 A).
     ///
     /// Paths: an address the association had keeps its [`PathId`], and the primary and the
-    /// data path stay on their addresses (an address the new INIT no longer lists is dropped,
-    /// and the paths after it move down one). Every path starts afresh, as in a new
+    /// data path stay on their paths. An address the new INIT no longer lists is removed: its
+    /// id is left unused (never given to another address) and no other path moves; a primary
+    /// or data path that was on it goes to the path of the INIT's source. New addresses get
+    /// new ids. Every path starts afresh, as in a new
     /// association: state active (no [`Event::PathStateChanged`] for it), error counter 0,
     /// initial RTO, cwnd and ssthresh at their initial values, nothing in flight, T3-rtx
     /// stopped. Only the address the INIT came from starts confirmed (§5.4); the others are
@@ -216,12 +223,17 @@ pub enum Event {
     },
 }
 
-/// A datagram to send: an SCTP packet for one of the peer's addresses. The driver picks
-/// the source address (routing decides the interface).
+/// A datagram to send: an SCTP packet for one of the peer's addresses.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Transmit {
     /// Destination address.
     pub remote: IpAddr,
+    /// Source address the association chose, or `None`: the driver picks it (routing decides
+    /// the interface). Today's associations always leave it to the driver.
+    pub local: Option<IpAddr>,
+    /// ECN codepoint for the IP header (RFC 3168 §5): 0 Not-ECT (the only one used today),
+    /// 1 ECT(1), 2 ECT(0), 3 CE.
+    pub ecn: u8,
     /// Path it belongs to.
     pub path: PathId,
     /// The SCTP packet (common header, chunks, CRC32c).
@@ -266,18 +278,6 @@ pub struct AssocStats {
     pub bytes_submitted: u64,
 }
 
-/// Timers that are not per destination (§4, §6.2, §9.2). T3-rtx and heartbeat timers live
-/// in [`Path`].
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-struct AssocTimers {
-    /// T1-init or T1-cookie (§5.1).
-    t1: Option<Instant>,
-    /// T2-shutdown (§9.2).
-    t2: Option<Instant>,
-    /// T5-shutdown-guard (§9.2).
-    t5: Option<Instant>,
-}
-
 /// A random verification tag or Tie-Tag: never zero (§5.3.1).
 pub(crate) fn random_tag(rng: &mut impl RngCore) -> u32 {
     loop {
@@ -303,12 +303,13 @@ pub struct Association {
     /// association without revealing its tags; drawn when first needed, zero until then.
     tie_tags: (u32, u32),
     local_addrs: Vec<IpAddr>,
-    paths: Vec<Path>,
+    paths: Paths,
     /// The primary destination (§6.4).
     primary: PathId,
     /// Destination of the last new DATA chunk.
     data_path: PathId,
-    timers: AssocTimers,
+    /// Every timer, association-wide and per destination.
+    timers: TimerTable,
     /// T1 retransmissions so far and the RTO they back off from.
     init_retransmits: u32,
     /// Stale Cookie errors answered with a new INIT (§5.2.6).
@@ -318,6 +319,8 @@ pub struct Association {
     /// went to.
     handshake_chunk: Option<(PathId, Chunk)>,
     t2_retransmits: u32,
+    /// Destination of the SHUTDOWN or SHUTDOWN ACK that T2-shutdown times.
+    t2_path: PathId,
     out: Outbound,
     /// Scratch space for SACK processing, kept to avoid allocating per SACK.
     sack_tallies: SackTallies,
@@ -356,20 +359,21 @@ impl Association {
             peer_tag: 0,
             tie_tags: (0, 0),
             local_addrs,
-            paths: Vec::new(),
-            primary: 0,
-            data_path: 0,
-            timers: AssocTimers::default(),
+            paths: Paths::new(),
+            primary: PathId::default(),
+            data_path: PathId::default(),
+            timers: TimerTable::default(),
             init_retransmits: 0,
             stale_restarts: 0,
             t1_rto,
             handshake_chunk: None,
             t2_retransmits: 0,
+            t2_path: PathId::default(),
             out,
             sack_tallies: SackTallies::default(),
             inb,
             buffers: BufferPool::new(config.pmtu as usize),
-            sack_path: 0,
+            sack_path: PathId::default(),
             control: VecDeque::new(),
             force_packet: None,
             error_count: 0,
@@ -393,7 +397,7 @@ impl Association {
         &self.config
     }
     /// Every destination, indexed by [`PathId`].
-    pub fn paths(&self) -> &[Path] {
+    pub fn paths(&self) -> &Paths {
         &self.paths
     }
     /// The primary destination.
@@ -406,7 +410,7 @@ impl Association {
     }
     /// Path to `remote`, if it is one of the peer's addresses.
     pub fn path_of(&self, remote: IpAddr) -> Option<PathId> {
-        self.paths.iter().position(|p| p.remote == remote)
+        self.paths.find(remote)
     }
     /// Association-wide counters.
     pub fn stats(&self) -> &AssocStats {
@@ -443,6 +447,16 @@ impl Association {
     /// User-data bytes accepted and not yet acknowledged (queued, in flight or marked).
     pub fn buffered_bytes(&self) -> u32 {
         self.out.buffered
+    }
+    /// True once the association has closed and the driver has taken everything it had: its
+    /// packets, its events and its received messages. The [`Endpoint`](crate::Endpoint)
+    /// removes such an association.
+    pub fn is_finished(&self) -> bool {
+        self.state == State::Closed
+            && !self.dirty
+            && self.transmits.is_empty()
+            && self.events.is_empty()
+            && !self.inb.readable()
     }
     /// True when every message sent has been acknowledged.
     pub fn all_acked(&self) -> bool {
@@ -489,46 +503,69 @@ impl Association {
         self.events.pop_front()
     }
 
-    /// The earliest timer, if any runs.
+    /// The earliest timer, if any runs. After [`handle_timeout`](Association::handle_timeout)
+    /// at `now` it is `None` or later than `now`.
     pub fn poll_timeout(&self) -> Option<Instant> {
-        let t = &self.timers;
-        // Polled after every packet: a plain fold compiles to less than a flattened chain.
-        let earliest = |a: Option<Instant>, b: Option<Instant>| match (a, b) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        };
-        let assoc = [t.t2, t.t5, self.inb.sack_timer].into_iter().fold(t.t1, earliest);
-        self.paths.iter().fold(assoc, |m, p| earliest(earliest(m, p.t3_rtx), p.hb_due))
+        self.timers.earliest()
+    }
+
+    /// When `timer` expires, if it runs.
+    pub fn timer(&self, timer: Timer) -> Option<Instant> {
+        self.timers.get(timer)
     }
 
     // ----- inputs -----
 
-    /// Fires every timer due at `now`.
+    /// Fires every timer due at `now`. Afterwards no timer is due at `now`: one that its
+    /// handler left due (armed for `now` again) fires in the same call, up to a few rounds;
+    /// past those it is put off by a nanosecond, so a driver never spins on one instant.
     pub fn handle_timeout(&mut self, now: Instant) {
         self.dirty = true;
-        if self.timers.t1.is_some_and(|t| t <= now) {
+        for _ in 0..4 {
+            self.fire_due_timers(now);
+            if self.timers.earliest().is_none_or(|t| t > now) {
+                return;
+            }
+        }
+        self.timers.postpone_due(now);
+    }
+
+    /// One round over the table: association timers, then each destination's.
+    fn fire_due_timers(&mut self, now: Instant) {
+        if self.timers.is_due(Timer::T1, now) {
             self.on_t1_expiry(now);
         }
-        if self.timers.t2.is_some_and(|t| t <= now) {
+        if self.timers.is_due(Timer::T2, now) {
             self.on_t2_expiry(now);
         }
-        if self.timers.t5.is_some_and(|t| t <= now) {
-            self.timers.t5 = None;
+        if self.timers.is_due(Timer::T5, now) {
+            self.timers.stop(Timer::T5);
             self.abort_with(now, CloseReason::ShutdownGuardExpired, Vec::new());
         }
-        for p in 0..self.paths.len() {
+        if self.timers.is_due(Timer::T4, now) {
+            // Reserved for ASCONF (RFC 5061 §5): nothing arms it yet.
+            self.timers.stop(Timer::T4);
+        }
+        if self.timers.is_due(Timer::DelayedSack, now) {
+            // §6.2: the SACK is due; the next poll_transmit sends it.
+            self.timers.stop(Timer::DelayedSack);
+            self.inb.request_sack();
+        }
+        for i in 0..self.paths.id_bound() {
+            let p = PathId::new(i as u32);
             if self.state == State::Closed {
                 return;
             }
-            if self.paths[p].t3_rtx.is_some_and(|t| t <= now) {
+            if !self.paths.contains(p) {
+                continue;
+            }
+            if self.timers.is_due(Timer::T3Rtx(p), now) {
                 self.on_t3_expiry(now, p);
             }
-            if self.paths[p].hb_due.is_some_and(|t| t <= now) {
+            if self.timers.is_due(Timer::Heartbeat(p), now) {
                 self.on_heartbeat_timer(now, p);
             }
         }
-        // The delayed-SACK timer (§6.2) needs no action here: the SACK is due, and the
-        // next poll_transmit sends it.
     }
 
     /// Processes a packet from the peer's address `from`. `packet` has passed the CRC32c
@@ -591,7 +628,10 @@ impl Association {
             }
         }
         if data_seen && matches!(self.state, State::Established | State::ShutdownPending | State::ShutdownSent) {
-            self.inb.on_data_packet(now, self.config.sack_freq, self.config.sack_delay);
+            let sack_now = self.inb.on_data_packet(self.config.sack_freq);
+            if !sack_now && !self.timers.is_armed(Timer::DelayedSack) {
+                self.timers.set(Timer::DelayedSack, now + self.config.sack_delay);
+            }
             if self.state == State::ShutdownSent {
                 // §9.2: in SHUTDOWN-SENT, answer DATA with a SACK and a fresh SHUTDOWN.
                 self.inb.request_sack();
@@ -760,7 +800,7 @@ impl Association {
     pub fn shutdown(&mut self, now: Instant) {
         match self.state {
             State::Established => {
-                self.state = State::ShutdownPending;
+                self.set_state(State::ShutdownPending);
                 self.dirty = true;
                 self.maybe_progress_shutdown(now);
             }
@@ -778,7 +818,7 @@ impl Association {
 
     /// Makes `path` the primary (§6.4: the application may change it at any time).
     pub fn set_primary(&mut self, path: PathId) {
-        if path < self.paths.len() && path != self.primary {
+        if self.paths.contains(path) && path != self.primary {
             self.events.push_back(Event::PrimaryChanged { from: self.primary, to: path });
             self.primary = path;
             self.dirty = true;
@@ -789,7 +829,7 @@ impl Association {
 
     fn abort_with(&mut self, _now: Instant, reason: CloseReason, causes: Vec<ErrorCause>) {
         if self.state != State::Closed && self.peer_tag != 0 {
-            let p = self.primary.min(self.paths.len().saturating_sub(1));
+            let p = self.primary;
             self.control.clear();
             self.control.push_back((p, Chunk::Abort { t_bit: false, causes }));
         }
@@ -800,15 +840,15 @@ impl Association {
         if self.state == State::Closed {
             return;
         }
-        self.state = State::Closed;
-        self.timers = AssocTimers::default();
-        self.inb.sack_timer = None;
-        for p in &mut self.paths {
-            p.t3_rtx = None;
-            p.hb_due = None;
-        }
+        self.set_state(State::Closed);
         self.dirty = true;
         self.events.push_back(Event::Closed { reason });
+    }
+
+    /// Enters `to`, stopping the timers it has no use for ([`Timer::serves`]).
+    fn set_state(&mut self, to: State) {
+        self.state = to;
+        self.timers.keep_serving(to);
     }
 
     /// A random value in [-span/2, +span/2] added to `base` (§8.3 heartbeat jitter).

@@ -12,7 +12,7 @@ use crate::wire::{Chunk, CommonHeader, DataRef, PacketBuilder, SackChunk};
 
 use super::buffers::BufferPool;
 use super::tsn::{tsn_gt, tsn_le, tsn_lt};
-use super::{Association, Event, PathId, State, Transmit};
+use super::{Association, Event, PathId, State, Timer, Transmit};
 
 /// Why a chunk is marked for retransmission.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -190,15 +190,19 @@ pub(crate) struct SackTallies {
 }
 
 impl SackTallies {
-    fn reset(&mut self, paths: &[super::Path]) {
+    fn reset(&mut self, paths: &super::Paths) {
+        let n = paths.id_bound();
         self.flight_before.clear();
-        self.flight_before.extend(paths.iter().map(|p| p.flight_size));
+        self.flight_before.resize(n, 0);
+        for (id, p) in paths {
+            self.flight_before[id.index()] = p.flight_size;
+        }
         for v in [&mut self.acked, &mut self.fast] {
             v.clear();
-            v.resize(paths.len(), 0);
+            v.resize(n, 0);
         }
         self.cum_acked_on.clear();
-        self.cum_acked_on.resize(paths.len(), false);
+        self.cum_acked_on.resize(n, false);
     }
 }
 
@@ -225,7 +229,6 @@ impl Association {
         if tsn_lt(cum, self.out.cum_ack) || !tsn_lt(cum, self.out.next_tsn) {
             return;
         }
-        let n = self.paths.len();
         // Per-path tallies live in buffers kept in the association: a SACK arrives for every
         // second packet, and allocating them each time was a measurable share of the cost.
         let mut t = std::mem::take(&mut self.sack_tallies);
@@ -241,7 +244,7 @@ impl Association {
             if s.state != SentState::Acked {
                 // §6.3.2 R3 concerns data outstanding on the path, not chunks marked for
                 // retransmission.
-                cum_acked_on[s.path] |= s.state == SentState::InFlight;
+                cum_acked_on[s.path.index()] |= s.state == SentState::InFlight;
                 self.newly_acked(now, &s, acked);
                 highest_newly_acked = Some(s.tsn);
             }
@@ -276,7 +279,7 @@ impl Association {
         // §7.2.4 miss indications (HTNA): TSNs missing below the highest TSN newly
         // acknowledged. In Fast Recovery, a SACK advancing the cumulative ack counts every
         // TSN reported missing.
-        let any_fr = self.paths.iter().any(|p| p.fast_recovery_exit.is_some());
+        let any_fr = self.paths.values().any(|p| p.fast_recovery_exit.is_some());
         let limit = match highest_newly_acked {
             Some(h) if any_fr && cum_advanced => Some(if tsn_gt(highest_reported, h) { highest_reported } else { h }),
             other => other,
@@ -300,13 +303,13 @@ impl Association {
         }
 
         // §7.2.1 / §7.2.2 window growth first, then §7.2.4 reductions.
-        for p in 0..n {
-            let path = &mut self.paths[p];
-            if acked[p] > 0 {
-                path.stats.bytes_acked += u64::from(acked[p]);
+        for (p, path) in self.paths.iter_mut() {
+            let i = p.index();
+            if acked[i] > 0 {
+                path.stats.bytes_acked += u64::from(acked[i]);
                 let info = AckInfo {
-                    bytes_acked: acked[p],
-                    flight_before: flight_before[p],
+                    bytes_acked: acked[i],
+                    flight_before: flight_before[i],
                     cum_advanced,
                     in_fast_recovery: path.fast_recovery_exit.is_some(),
                     all_acked: path.flight_size == 0,
@@ -318,11 +321,12 @@ impl Association {
             }
         }
         let highest_outstanding = self.out.next_tsn.wrapping_sub(1);
-        for (p, &count) in fast.iter().enumerate() {
+        for (i, &count) in fast.iter().enumerate() {
             if count == 0 {
                 continue;
             }
-            let path = &mut self.paths[p];
+            let p = PathId::new(i as u32);
+            let Some(path) = self.paths.get_mut(p) else { continue };
             if path.fast_recovery_exit.is_none() {
                 path.controller.on_fast_retransmit(&mut path.cc);
                 path.fast_recovery_exit = Some(highest_outstanding);
@@ -335,17 +339,18 @@ impl Association {
         // §6.2.1 D iv: rwnd = a_rwnd less the bytes still in flight.
         if update_rwnd {
             // The per-path flight sizes add up to the bytes in flight (no scan of the queue).
-            let in_flight: u32 = self.paths.iter().map(|p| p.flight_size).sum();
+            let in_flight: u32 = self.paths.values().map(|p| p.flight_size).sum();
             self.out.peer_rwnd = sack.a_rwnd.saturating_sub(in_flight);
         }
 
         // §6.3.2 R2/R3: stop T3 where nothing is outstanding; restart it where the earliest
         // outstanding TSN was acknowledged.
-        for (path, &restart) in self.paths.iter_mut().zip(cum_acked_on.iter()) {
+        for (p, path) in self.paths.iter_mut() {
+            let restart = cum_acked_on[p.index()];
             if path.flight_size == 0 {
-                path.t3_rtx = None;
+                self.timers.stop(Timer::T3Rtx(p));
             } else if restart {
-                path.t3_rtx = Some(now + path.rto.rto);
+                self.timers.set(Timer::T3Rtx(p), now + path.rto.rto);
             }
         }
         self.sack_tallies = t;
@@ -370,7 +375,7 @@ impl Association {
                 path.flight_size = path.flight_size.saturating_sub(s.frag.len());
                 // §6.2.1 C: a chunk marked for retransmission gives its size back to rwnd.
                 self.out.peer_rwnd = self.out.peer_rwnd.saturating_add(s.frag.len());
-                fast[s.path] += 1;
+                fast[s.path.index()] += 1;
             }
         }
     }
@@ -404,7 +409,7 @@ impl Association {
             }
             SentState::Acked => return,
         }
-        acked[p] += len;
+        acked[p.index()] += len;
         self.error_count = 0;
         let path = &mut self.paths[p];
         path.error_count = 0;
@@ -425,7 +430,7 @@ impl Association {
     // ----- T3-rtx (§6.3.3) -----
 
     pub(super) fn on_t3_expiry(&mut self, now: Instant, p: PathId) {
-        self.paths[p].t3_rtx = None;
+        self.timers.stop(Timer::T3Rtx(p));
         let mut marked = 0u32;
         for s in self.out.sent.iter_mut() {
             if s.path == p && s.state == SentState::InFlight {
@@ -459,16 +464,14 @@ impl Association {
     /// it; else (every destination PF or inactive, RFC 7829 dormant state) the PF
     /// destination with the fewest errors, or the primary.
     pub(super) fn select_data_path(&self) -> PathId {
-        let n = self.paths.len();
-        if self.paths[self.primary].is_usable() {
+        if self.paths.get(self.primary).is_some_and(|p| p.is_usable()) {
             return self.primary;
         }
-        if let Some(p) = (1..n).map(|k| (self.primary + k) % n).find(|&p| self.paths[p].is_usable()) {
+        if let Some(p) = self.paths.after(self.primary).find(|&p| self.paths[p].is_usable()) {
             return p;
         }
         self.paths
             .iter()
-            .enumerate()
             .filter(|(_, p)| p.confirmed && p.state == super::PathState::PotentiallyFailed)
             .min_by_key(|(i, p)| (p.error_count, *i != self.primary))
             .map_or(self.primary, |(i, _)| i)
@@ -476,8 +479,7 @@ impl Association {
 
     /// An active destination other than `p` for retransmissions (§6.4), or `p` itself.
     pub(super) fn alternate(&self, p: PathId) -> PathId {
-        let n = self.paths.len();
-        (1..n).map(|k| (p + k) % n).find(|&q| self.paths[q].is_usable()).unwrap_or(p)
+        self.paths.after(p).find(|&q| self.paths[q].is_usable()).unwrap_or(p)
     }
 
     fn retransmit_path(&self, s: &Sent) -> PathId {
@@ -505,7 +507,13 @@ impl Association {
         }
         let path = &mut self.paths[open.path];
         path.stats.packets_sent += 1;
-        self.transmits.push_back(Transmit { remote: path.remote, path: open.path, payload: open.builder.finish() });
+        self.transmits.push_back(Transmit {
+            remote: path.remote,
+            local: None,
+            ecn: 0,
+            path: open.path,
+            payload: open.builder.finish(),
+        });
     }
 
     /// The builder of the open packet for `path` with room for `need` more bytes, closing
@@ -521,6 +529,18 @@ impl Association {
         &mut open.get_or_insert_with(|| self.open_packet(path)).builder
     }
 
+    /// `p` if it names a path, else the primary (or any path): a chunk queued for a path
+    /// that has since been removed goes elsewhere.
+    fn existing_or_primary(&self, p: PathId) -> PathId {
+        if self.paths.contains(p) {
+            return p;
+        }
+        if self.paths.contains(self.primary) {
+            return self.primary;
+        }
+        self.paths.first().unwrap_or(p)
+    }
+
     /// Builds every packet that may go out now: the SACK, control chunks, retransmissions,
     /// then new data.
     pub(super) fn flush(&mut self, now: Instant) {
@@ -533,7 +553,7 @@ impl Association {
         // DATA bundled with a repeated COOKIE ECHO makes due (§5.2.4 A, D).
         if let Some(i) = self.control.iter().position(|(_, c)| matches!(c, Chunk::CookieAck)) {
             if let Some((p, chunk)) = self.control.remove(i) {
-                let p = p.min(self.paths.len() - 1);
+                let p = self.existing_or_primary(p);
                 self.packet_for(&mut open, p, chunk.buffer_len()).chunk(&chunk);
             }
         }
@@ -543,17 +563,19 @@ impl Association {
             self.state,
             State::Established | State::ShutdownPending | State::ShutdownSent | State::ShutdownReceived
         );
-        if data_states && (self.inb.sack_due(now) || self.inb.window_update_due(self.config.pmtu)) {
+        let sack_due = self.inb.sack_due() || self.timers.is_due(Timer::DelayedSack, now);
+        if data_states && (sack_due || self.inb.window_update_due(self.config.pmtu)) {
+            self.timers.stop(Timer::DelayedSack);
             // Room for gap blocks after the common and SACK headers, keeping 256 bytes for
             // other chunks; Config::validate's PMTU floor keeps it positive.
             let max_blocks = self.config.max_packet().saturating_sub(12 + 16 + 64 * 4) / 4;
             let sack = Chunk::Sack(self.inb.make_sack(max_blocks.max(1)));
             self.stats.sacks_sent += 1;
-            let p = self.sack_path.min(self.paths.len() - 1);
+            let p = self.existing_or_primary(self.sack_path);
             self.packet_for(&mut open, p, sack.buffer_len()).chunk(&sack);
         }
         while let Some((p, chunk)) = self.control.pop_front() {
-            let p = p.min(self.paths.len() - 1);
+            let p = self.existing_or_primary(p);
             let len = chunk.buffer_len();
             self.packet_for(&mut open, p, len).chunk(&chunk);
             if let Chunk::Heartbeat { .. } = chunk {
@@ -584,7 +606,7 @@ impl Association {
         // A destination whose cwnd refused its lowest marked chunk takes no later ones in
         // this flush (lowest TSN first); once every possible destination is full the scan
         // stops, instead of visiting every marked chunk on every packet received.
-        let mut blocked = vec![false; self.paths.len()];
+        let mut blocked = vec![false; self.paths.id_bound()];
         for i in 0..self.out.sent.len() {
             if self.out.marked == 0 {
                 break;
@@ -595,8 +617,8 @@ impl Association {
             let chunk_len = (16 + len as usize).next_multiple_of(4);
             let forced =
                 forced_path == Some(dst) && forced_bytes + chunk_len <= self.config.max_packet().saturating_sub(12);
-            if !forced && (blocked[dst] || !self.paths[dst].cwnd_allows(len)) {
-                blocked[dst] = true;
+            if !forced && (blocked[dst.index()] || !self.paths[dst].cwnd_allows(len)) {
+                blocked[dst.index()] = true;
                 if self.all_destinations_blocked(&blocked) {
                     break;
                 }
@@ -625,8 +647,8 @@ impl Association {
             }
             path.data_since_hb = true;
             path.last_data_sent = Some(now);
-            if path.t3_rtx.is_none() {
-                path.t3_rtx = Some(now + path.rto.rto);
+            if !self.timers.is_armed(Timer::T3Rtx(dst)) {
+                self.timers.set(Timer::T3Rtx(dst), now + path.rto.rto);
             }
             self.out.peer_rwnd = self.out.peer_rwnd.saturating_sub(len);
             if kind == RtxKind::Timeout && dst != from {
@@ -640,7 +662,8 @@ impl Association {
     /// ones (an active path is usable once confirmed, and data only goes to confirmed ones).
     fn all_destinations_blocked(&self, blocked: &[bool]) -> bool {
         let mut any_usable = false;
-        for (path, &b) in self.paths.iter().zip(blocked) {
+        for (id, path) in self.paths.iter() {
+            let b = blocked[id.index()];
             if path.is_usable() {
                 any_usable = true;
                 if !b {
@@ -684,8 +707,8 @@ impl Association {
             if path.rtt_probe.is_none() {
                 path.rtt_probe = Some((tsn, now));
             }
-            if path.t3_rtx.is_none() {
-                path.t3_rtx = Some(now + path.rto.rto);
+            if !self.timers.is_armed(Timer::T3Rtx(p)) {
+                self.timers.set(Timer::T3Rtx(p), now + path.rto.rto);
             }
             self.out.peer_rwnd = self.out.peer_rwnd.saturating_sub(len);
             self.out.sent.push_back(Sent {

@@ -1,5 +1,6 @@
 //! One destination transport address of the peer and everything kept per destination:
-//! reachability state, error counter, RTO estimator, congestion state, timers and counters
+//! reachability state, error counter, RTO estimator, congestion state and counters (its
+//! timers, T3-rtx and heartbeat, are in the association's timer table)
 //! (RFC 9260 §6.3, §7.2, §8.2, §8.3; RFC 7829). Multihoming is choosing and updating paths.
 
 use std::net::IpAddr;
@@ -8,9 +9,6 @@ use simtime::{Duration, Instant};
 
 use crate::config::Config;
 use crate::congestion::{CongestionState, Controller};
-
-/// Index of a path in its association (the order of the peer's addresses as learned).
-pub type PathId = usize;
 
 /// Reachability of a destination (§8.2; RFC 7829 adds potentially failed).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -130,10 +128,6 @@ pub struct Path {
     /// User-data bytes sent to this destination and not yet acknowledged or marked for
     /// retransmission.
     pub flight_size: u32,
-    /// T3-rtx expiry, if running (§6.3.2).
-    pub t3_rtx: Option<Instant>,
-    /// Next heartbeat instant, if heartbeating (§8.3).
-    pub hb_due: Option<Instant>,
     /// A HEARTBEAT is outstanding (sent, no ACK yet).
     pub hb_outstanding: bool,
     /// Data were sent to this destination since the heartbeat timer was last armed.
@@ -167,8 +161,6 @@ impl Path {
             cc,
             controller,
             flight_size: 0,
-            t3_rtx: None,
-            hb_due: None,
             hb_outstanding: false,
             data_since_hb: false,
             hb_nonce,

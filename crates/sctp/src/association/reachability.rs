@@ -8,7 +8,7 @@ use simtime::{Duration, Instant};
 
 use crate::wire::Chunk;
 
-use super::{Association, CloseReason, Event, PathId, PathState};
+use super::{Association, CloseReason, Event, PathId, PathState, Timer};
 
 /// HEARTBEAT information we send (opaque to the peer): the destination address, the path's
 /// nonce and the send time.
@@ -79,7 +79,7 @@ impl Association {
         match to {
             PathState::PotentiallyFailed => {
                 // RFC 7829 §4: probe a PF destination at once, then once per RTO.
-                self.paths[p].hb_due = Some(now);
+                self.timers.set(Timer::Heartbeat(p), now);
             }
             PathState::Inactive if p == self.primary && !self.config.switchback => {
                 let alt = self.alternate(p);
@@ -109,15 +109,14 @@ impl Association {
 
     fn reschedule_heartbeat(&mut self, now: Instant, p: PathId) {
         let next = self.heartbeat_interval(p).map(|d| now + d);
-        let path = &mut self.paths[p];
-        path.hb_due = next;
-        path.data_since_hb = false;
+        self.timers.put(Timer::Heartbeat(p), next);
+        self.paths[p].data_since_hb = false;
     }
 
     /// The heartbeat timer of destination `p` fired (§8.3).
     pub(super) fn on_heartbeat_timer(&mut self, now: Instant, p: PathId) {
+        self.timers.stop(Timer::Heartbeat(p));
         let path = &mut self.paths[p];
-        path.hb_due = None;
         if path.hb_outstanding {
             // The previous HEARTBEAT went unanswered: an error, and the RTO backs off.
             path.hb_outstanding = false;

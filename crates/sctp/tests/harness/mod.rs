@@ -10,7 +10,7 @@ use std::net::IpAddr;
 
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
-use sctp::{AssocId, Config, Endpoint, Event, Message};
+use sctp::{AssocId, Association, Config, Endpoint, Event, Message};
 use simtime::{Duration, Instant};
 
 pub const CLIENT: usize = 0;
@@ -74,6 +74,9 @@ pub struct Harness {
     seq: u64,
     rng: Xoshiro256PlusPlus,
     pub assoc: [Option<AssocId>; 2],
+    /// Associations that finished and left their endpoint (see `Endpoint::poll_closed`),
+    /// kept so tests can look at their final state.
+    pub closed: [BTreeMap<AssocId, Association>; 2],
 }
 
 /// Address `i` of `side`: the end of link `i`.
@@ -112,6 +115,7 @@ impl Harness {
             seq: 0,
             rng: Xoshiro256PlusPlus::seed_from_u64(seed ^ 0xabcdef),
             assoc: [None, None],
+            closed: [BTreeMap::new(), BTreeMap::new()],
         }
     }
 
@@ -131,15 +135,33 @@ impl Harness {
     pub fn replace_endpoint(&mut self, side: usize, ep: Endpoint) {
         self.eps[side] = ep;
         self.assoc[side] = None;
+        self.closed[side].clear();
     }
 
+    /// `side`'s association, in its endpoint or finished.
     pub fn assoc(&mut self, side: usize) -> &mut sctp::Association {
         let id = self.assoc[side].expect("association exists");
-        self.eps[side].association_mut(id).expect("association exists")
+        match self.eps[side].association_mut(id) {
+            Some(a) => a,
+            None => self.closed[side].get_mut(&id).expect("association exists"),
+        }
     }
 
     pub fn assoc_ref(&self, side: usize) -> &sctp::Association {
-        &self.eps[side].associations()[self.assoc[side].expect("association exists")]
+        self.any_assoc(side, self.assoc[side].expect("association exists")).expect("association exists")
+    }
+
+    /// Association `id` of `side`, in its endpoint or finished.
+    pub fn any_assoc(&self, side: usize, id: AssocId) -> Option<&sctp::Association> {
+        self.eps[side].association(id).or_else(|| self.closed[side].get(&id))
+    }
+
+    /// Every association `side` has had, live or finished, by id.
+    pub fn all_assocs(&self, side: usize) -> Vec<(AssocId, &sctp::Association)> {
+        let mut all: Vec<_> =
+            self.eps[side].associations().chain(self.closed[side].iter().map(|(&id, a)| (id, a))).collect();
+        all.sort_by_key(|(id, _)| *id);
+        all
     }
 
     fn route(&mut self, side: usize, remote: IpAddr, mut bytes: Vec<u8>) {
@@ -211,6 +233,9 @@ impl Harness {
                             self.events[side].push((self.now, e));
                         }
                     }
+                }
+                while let Some((id, a)) = self.eps[side].poll_closed() {
+                    self.closed[side].insert(id, a);
                 }
             }
             if !any {
