@@ -1,5 +1,8 @@
-//! The wired network: nodes (hosts and routers), interfaces with IPv4 addresses, full-duplex
-//! point-to-point links, and the forwarding path a packet takes through them.
+//! The wired network: nodes (hosts and routers), interfaces with IPv4 addresses (changeable
+//! at run time), full-duplex point-to-point links, and the forwarding path a packet takes
+//! through them. What happens to packets (drops, and when traced, queue and wire events) is
+//! reported to a [`NetObserver`] passed in by the caller; drops are also counted here, at
+//! their location.
 //!
 //! A link has one [`Channel`] per direction. A channel is the transmitter of the interface at
 //! its sending end: an output queue, a serialiser (rate), a propagation delay, an MTU and a loss
