@@ -13,7 +13,7 @@ use netsim::loss::LossConfig;
 use netsim::network::{ChannelConfig, LinkId, NodeId, NodeKind};
 use netsim::queue::{QueueConfig, QueueLimit};
 use netsim::recorder::{EventLog, EventTable};
-use netsim::wire::{NO_FLOW, PROTO_SCTP, PROTO_TCP};
+use netsim::wire::{PROTO_SCTP, PROTO_TCP};
 use netsim::world::{RunResult, WorldBuilder};
 use netsim::{Duration, Instant};
 
@@ -165,7 +165,7 @@ fn sctp_streams(bytes: Option<u64>, down_until: Option<f64>, stop: f64, streams:
         config: sctp::Config { max_inbound_streams: inbound, ..config.clone() },
         role: SctpRole::Sink { drain_rate: None },
         seed: 1,
-        flow: NO_FLOW,
+        flows: Vec::new(),
     };
     let flow = p.b.flow("up");
     let up = SctpAppConfig {
@@ -175,6 +175,7 @@ fn sctp_streams(bytes: Option<u64>, down_until: Option<f64>, stop: f64, streams:
         config,
         role: SctpRole::Bulk {
             peer: vec![B0, B1],
+            more_peers: Vec::new(),
             peer_port: 5000,
             start: secs(0.1),
             bytes,
@@ -183,7 +184,7 @@ fn sctp_streams(bytes: Option<u64>, down_until: Option<f64>, stop: f64, streams:
             unordered: false,
         },
         seed: 2,
-        flow,
+        flows: vec![flow],
     };
     let s = p.b.agent(p.z, Box::new(SctpApp::new(sink)));
     p.b.bind_port(s, PROTO_SCTP, 5000);

@@ -18,7 +18,7 @@ use netsim::loss::LossConfig;
 use netsim::network::{ChannelConfig, IfaceId, LinkId, NodeKind};
 use netsim::queue::QueueConfig;
 use netsim::wire::PROTO_SCTP;
-use netsim::wire::{NO_FLOW, PROTO_TCP, PROTO_UDP};
+use netsim::wire::{PROTO_TCP, PROTO_UDP};
 use netsim::{Duration, Instant};
 use toml::{Table, Value};
 
@@ -615,8 +615,10 @@ impl Parser {
                 ));
             }
             if kind == "sctp-bulk" {
+                let more_peers = self.more_peers(r, node, peer_node)?;
                 SctpRole::Bulk {
                     peer,
+                    more_peers,
                     peer_port,
                     start,
                     bytes: r.opt_size("bytes")?,
@@ -635,7 +637,39 @@ impl Parser {
             }
         };
         let addrs = self.nodes[node].ifaces.iter().map(|(_, a)| *a).collect();
-        Ok(AppSpec::Sctp { node, config: SctpAppConfig { name, addrs, port, config, role, seed: 0, flow: NO_FLOW } })
+        Ok(AppSpec::Sctp {
+            node,
+            config: SctpAppConfig { name, addrs, port, config, role, seed: 0, flows: Vec::new() },
+        })
+    }
+
+    /// `more_peers` of an `sctp-bulk` on `node` whose `peer` is `peer_node`: the addresses of
+    /// each (the host's interfaces, the first as primary); each another host, once.
+    fn more_peers(
+        &self,
+        r: &mut Reader<'_>,
+        node: usize,
+        peer_node: usize,
+    ) -> Result<Vec<Vec<Ipv4Addr>>, ScenarioError> {
+        if !r.has("more_peers") {
+            return Ok(Vec::new());
+        }
+        let mut seen = vec![peer_node];
+        let mut out = Vec::new();
+        for (i, name) in r.str_list("more_peers")?.into_iter().enumerate() {
+            let key = format!("more_peers[{i}]");
+            let n = self.node_ref(&name).map_err(|m| r.error(&key, m))?;
+            if n == node || self.nodes[n].ifaces.is_empty() {
+                return Err(r.error(&key, format!("\"{name}\" must be another host with interfaces")));
+            }
+            // One association between two endpoints (RFC 9260 §1.4, §5.2).
+            if seen.contains(&n) {
+                return Err(r.error(&key, format!("\"{name}\" is already a peer of this application")));
+            }
+            seen.push(n);
+            out.push(self.nodes[n].ifaces.iter().map(|(_, a)| *a).collect());
+        }
+        Ok(out)
     }
 
     /// Every `sctp-bulk`'s `streams` must be open on its association: no more than its own
@@ -644,7 +678,7 @@ impl Parser {
     fn check_sctp_streams(&self, apps: &[AppSpec]) -> Result<(), ScenarioError> {
         for (i, app) in apps.iter().enumerate() {
             let AppSpec::Sctp { config, .. } = app else { continue };
-            let SctpRole::Bulk { streams, ref peer, peer_port, .. } = config.role else { continue };
+            let SctpRole::Bulk { streams, ref peer, ref more_peers, peer_port, .. } = config.role else { continue };
             let key = format!("apps[{i}].streams");
             let own = config.config.outbound_streams;
             if streams > own {
@@ -653,19 +687,22 @@ impl Parser {
                     format!("{streams} is more than the association's {own} outbound streams (apps[{i}].sctp.streams)"),
                 ));
             }
-            let Some(&addr) = peer.first() else { continue };
-            let peer_node = self.node_of(addr);
-            let sink = apps.iter().enumerate().find_map(|(j, a)| match a {
-                AppSpec::Sctp { node, config: c } if *node == peer_node && c.port == peer_port => {
-                    matches!(c.role, SctpRole::Sink { .. }).then_some((j, c.config.max_inbound_streams))
+            for addr in std::iter::once(peer).chain(more_peers).filter_map(|p| p.first()) {
+                let peer_node = self.node_of(*addr);
+                let sink = apps.iter().enumerate().find_map(|(j, a)| match a {
+                    AppSpec::Sctp { node, config: c } if *node == peer_node && c.port == peer_port => {
+                        matches!(c.role, SctpRole::Sink { .. }).then_some((j, c.config.max_inbound_streams))
+                    }
+                    _ => None,
+                });
+                if let Some((j, inbound)) = sink.filter(|&(_, inbound)| streams > inbound) {
+                    return Err(ScenarioError::new(
+                        key,
+                        format!(
+                            "{streams} is more than the {inbound} inbound streams the peer accepts (apps[{j}].sctp.streams)"
+                        ),
+                    ));
                 }
-                _ => None,
-            });
-            if let Some((j, inbound)) = sink.filter(|&(_, inbound)| streams > inbound) {
-                return Err(ScenarioError::new(
-                    key,
-                    format!("{streams} is more than the {inbound} inbound streams the peer accepts (apps[{j}].sctp.streams)"),
-                ));
             }
         }
         Ok(())
