@@ -1,5 +1,8 @@
-//! The wired network: nodes (hosts and routers), interfaces with IPv4 addresses, full-duplex
-//! point-to-point links, and the forwarding path a packet takes through them.
+//! The wired network: nodes (hosts and routers), interfaces with IPv4 addresses (changeable
+//! at run time), full-duplex point-to-point links, and the forwarding path a packet takes
+//! through them. What happens to packets (drops, and when traced, queue and wire events) is
+//! reported to a [`NetObserver`] passed in by the caller; drops are also counted here, at
+//! their location.
 //!
 //! A link has one [`Channel`] per direction. A channel is the transmitter of the interface at
 //! its sending end: an output queue, a serialiser (rate), a propagation delay, an MTU and a loss
@@ -57,6 +60,9 @@ pub struct Node {
     /// Agents that take every packet of a protocol (a transport driver).
     protocols: FxHashMap<u8, AgentId>,
     ip_ident: u16,
+    /// Every address of its interfaces with the interface owning it (a copy of what the
+    /// interfaces hold, kept in one place for the per-packet "is it mine?" test).
+    local: Vec<(Ipv4Addr, IfaceId)>,
 }
 
 /// Prefix length an address gets when none is given: one /24 per link, as scenarios number
@@ -100,8 +106,9 @@ pub enum Attachment {
 pub struct Iface {
     /// Owning node.
     pub node: NodeId,
-    /// Its addresses, first = the source address of packets leaving by it unbound.
-    pub addrs: Vec<IfaceAddr>,
+    /// Its addresses, first = the source address of packets leaving by it unbound (changed
+    /// only through [`Network::add_address`] and [`Network::remove_address`]).
+    addrs: Vec<IfaceAddr>,
     /// Administrative state.
     pub up: bool,
     /// What it is attached to (`None`: unattached, it can neither send nor receive).
@@ -113,6 +120,12 @@ pub struct Iface {
 }
 
 impl Iface {
+    /// Its addresses, first = the source address of packets leaving by it unbound.
+    #[inline]
+    pub fn addrs(&self) -> &[IfaceAddr] {
+        &self.addrs
+    }
+
     /// Its first address, if it has one.
     #[inline]
     pub fn addr(&self) -> Option<Ipv4Addr> {
@@ -280,6 +293,7 @@ impl Network {
             ports: FxHashMap::default(),
             protocols: FxHashMap::default(),
             ip_ident: 0,
+            local: Vec::new(),
         });
         NodeId(self.nodes.len() as u32 - 1)
     }
@@ -290,6 +304,7 @@ impl Network {
         let addrs = addr.into_iter().collect();
         self.ifaces.push(Iface { node, addrs, up: true, attachment: None, rx_packets: 0, rx_bytes: 0 });
         self.nodes[node.index()].ifaces.push(id);
+        self.refresh_local(node);
         id
     }
 
@@ -325,7 +340,7 @@ impl Network {
 
     /// The interface of `node` that owns `addr`, if any.
     pub fn iface_with_addr(&self, node: NodeId, addr: Ipv4Addr) -> Option<IfaceId> {
-        self.nodes[node.index()].ifaces.iter().copied().find(|i| self.ifaces[i.index()].has_addr(addr))
+        self.nodes[node.index()].local.iter().find(|(a, _)| *a == addr).map(|&(_, i)| i)
     }
 
     /// The links and interfaces (both ends of each hop) a packet from `node` with source
@@ -802,6 +817,8 @@ impl Network {
             return false;
         }
         i.addrs.push(addr);
+        let node = i.node;
+        self.refresh_local(node);
         self.recompute_routes();
         true
     }
@@ -814,8 +831,18 @@ impl Network {
         if i.addrs.len() == before {
             return false;
         }
+        let node = i.node;
+        self.refresh_local(node);
         self.recompute_routes();
         true
+    }
+
+    /// Rebuild a node's list of local addresses from its interfaces.
+    fn refresh_local(&mut self, node: NodeId) {
+        let n = &self.nodes[node.index()];
+        let local =
+            n.ifaces.iter().flat_map(|&i| self.ifaces[i.index()].addrs.iter().map(move |a| (a.addr, i))).collect();
+        self.nodes[node.index()].local = local;
     }
 
     /// Recompute every node's automatic routes from the current topology and addresses

@@ -95,11 +95,18 @@ impl WorldBuilder {
         self.net.add_node(kind)
     }
 
-    /// Add an interface called `name` (shown as `node/name`).
+    /// Add an interface called `name` (shown as `node/name`) with `addr` in a subnet of the
+    /// default prefix length ([`crate::network::DEFAULT_PREFIX_LEN`]).
     pub fn iface(&mut self, node: NodeId, name: &str, addr: Ipv4Addr) -> IfaceId {
+        self.iface_with(node, name, Some(IfaceAddr::new(addr)))
+    }
+
+    /// Add an interface called `name` with an address of a given prefix length, or with none
+    /// yet (`None`: it gets one at run time, see [`World::apply`]).
+    pub fn iface_with(&mut self, node: NodeId, name: &str, addr: Option<IfaceAddr>) -> IfaceId {
         let names = &mut self.rec.names;
         names.ifaces.push(format!("{}/{}", names.nodes[node.index()], name));
-        self.net.add_iface(node, Some(IfaceAddr::new(addr)))
+        self.net.add_iface(node, addr)
     }
 
     /// Connect `a` and `b`; `ab` configures a→b and `ba` b→a. Each direction's queue and loss
