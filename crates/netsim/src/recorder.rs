@@ -5,11 +5,12 @@
 //! Trace events are built only when at least one sink is attached, so a run that asks for no
 //! event log and no capture pays one branch per potential event.
 
+use std::hash::{Hash, Hasher};
 use std::net::Ipv4Addr;
 
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHasher};
 
-pub use crate::event::{DropCounts, DropReason, Location};
+pub use crate::event::{DropCounts, DropReason, Location, QueueCounts, QueueReason};
 use crate::event::{NetEvent, NetObserver};
 use crate::ids::{FlowId, IfaceId};
 use crate::stats::DelayStats;
@@ -58,6 +59,16 @@ pub enum TraceEvent<'a> {
         /// The packet.
         pkt: &'a Packet,
     },
+    /// A queue discipline set Congestion Experienced on a packet instead of dropping it
+    /// (RFC 3168 §5).
+    Mark {
+        /// The interface whose queue it is.
+        iface: IfaceId,
+        /// Why.
+        reason: QueueReason,
+        /// The packet, as marked.
+        pkt: &'a Packet,
+    },
     /// A scheduled fault took effect.
     Fault {
         /// The entity affected (link or interface name).
@@ -85,6 +96,7 @@ impl TraceEvent<'_> {
             TraceEvent::Tx { .. } => "tx",
             TraceEvent::Rx { .. } => "rx",
             TraceEvent::Drop { .. } => "drop",
+            TraceEvent::Mark { .. } => "mark",
             TraceEvent::Fault { .. } => "fault",
             TraceEvent::Agent { kind, .. } => kind,
         }
@@ -179,6 +191,9 @@ impl TraceSink for EventLog {
             TraceEvent::Drop { reason, at, pkt } => {
                 (names.location(*at), format!("reason={} {}", reason.name(), pkt_detail(pkt)))
             }
+            TraceEvent::Mark { iface, reason, pkt } => {
+                (names.ifaces[iface.index()].clone(), format!("reason={} {}", reason.name(), pkt_detail(pkt)))
+            }
             TraceEvent::Fault { entity, action } => (entity.to_string(), format!("action={action}")),
             TraceEvent::Agent { entity, detail, .. } => (entity.to_string(), detail.to_string()),
         };
@@ -235,8 +250,9 @@ impl Tracer {
 }
 
 /// What the world records while it runs: the entities' names, the flows' counters and the
-/// trace sinks. It hears the network's reports ([`NetObserver`]): a drop is charged to the
-/// packet's flow and traced; other packet events are traced when a sink is attached.
+/// trace sinks. It hears the network's reports ([`NetObserver`]): a drop or an ECN mark is
+/// charged to the packet's flow and traced; other packet events are traced when a sink is
+/// attached.
 #[derive(Default)]
 pub struct Recorder {
     /// Entity names, for rendering events and results.
@@ -271,10 +287,18 @@ impl NetObserver for Recorder {
     }
 
     fn report(&mut self, now: Instant, event: &NetEvent<'_>) {
-        if let NetEvent::Drop { reason, pkt, .. } = *event {
-            if let Some(flow) = self.flows.get_mut(pkt.meta.flow as usize) {
-                flow.drops.add(reason);
+        match *event {
+            NetEvent::Drop { reason, pkt, .. } => {
+                if let Some(flow) = self.flows.get_mut(pkt.meta.flow as usize) {
+                    flow.drops.add(reason);
+                }
             }
+            NetEvent::Mark { reason, flow, .. } => {
+                if let Some(flow) = self.flows.get_mut(flow as usize) {
+                    flow.marks.add(reason);
+                }
+            }
+            _ => {}
         }
         if !self.tracer.enabled() {
             return;
@@ -285,6 +309,8 @@ impl NetObserver for Recorder {
             NetEvent::Tx { iface, pkt } => TraceEvent::Tx { iface, pkt },
             NetEvent::Rx { iface, pkt } => TraceEvent::Rx { iface, pkt },
             NetEvent::Drop { reason, at, pkt } => TraceEvent::Drop { reason, at, pkt },
+            NetEvent::Mark { iface, reason, pkt: Some(pkt), .. } => TraceEvent::Mark { iface, reason, pkt },
+            NetEvent::Mark { pkt: None, .. } => return,
         };
         self.tracer.emit(now, &trace, &self.names);
     }
@@ -304,6 +330,8 @@ pub struct FlowStats {
     pub rx_bytes: u64,
     /// Drops of this flow's packets, by reason.
     pub drops: DropCounts,
+    /// Congestion Experienced marks set on this flow's packets by queue disciplines, by reason.
+    pub marks: QueueCounts,
     /// One-way delay of received packets.
     pub delay: DelayStats,
     /// When the first packet was sent.
@@ -364,7 +392,21 @@ pub struct SeriesName {
     pub unit: String,
 }
 
+impl SeriesName {
+    fn is(&self, kind: &str, entity: &str, metric: &str, unit: &str) -> bool {
+        self.kind == kind && self.entity == entity && self.metric == metric && self.unit == unit
+    }
+}
+
+/// A registered series of a [`TimeSeries`]: its index in [`TimeSeries::names`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct SeriesId(pub u32);
+
 /// Sampled time series in long form: one row per (time, series, value).
+///
+/// A series is registered once ([`TimeSeries::series`]: its name's strings are allocated
+/// then, and only then); a sample is three numbers (time, series id, value) in column vectors.
+/// [`TimeSeries::push`] finds the series by its borrowed name without allocating.
 #[derive(Clone, Debug, Default)]
 pub struct TimeSeries {
     /// Series identities; a row's `series` indexes this list.
@@ -375,22 +417,68 @@ pub struct TimeSeries {
     pub series: Vec<u32>,
     /// Sample values.
     pub value: Vec<f64>,
-    index: FxHashMap<SeriesName, u32>,
+    /// Series ids by the hash of their name's parts (ids whose names share a hash in one list).
+    index: FxHashMap<u64, Vec<u32>>,
 }
 
 impl TimeSeries {
-    /// Record `value` for the series (kind, entity, metric) at `now`. Series ids are assigned
-    /// in order of first appearance, which is deterministic because sampling visits entities
-    /// in a fixed order.
-    pub fn push(&mut self, now: Instant, kind: &str, entity: &str, metric: &str, unit: &str, value: f64) {
-        let name = SeriesName { kind: kind.into(), entity: entity.into(), metric: metric.into(), unit: unit.into() };
-        let next = self.names.len() as u32;
-        let id = *self.index.entry(name.clone()).or_insert_with(|| next);
-        if id == next {
-            self.names.push(name);
+    /// The id of the series (kind, entity, metric, unit), registered now if new. Series ids
+    /// are assigned in order of first appearance, which is deterministic because sampling
+    /// visits entities in a fixed order.
+    pub fn series(&mut self, kind: &str, entity: &str, metric: &str, unit: &str) -> SeriesId {
+        let mut h = FxHasher::default();
+        (kind, entity, metric, unit).hash(&mut h);
+        let ids = self.index.entry(h.finish()).or_default();
+        if let Some(&id) = ids.iter().find(|&&id| self.names[id as usize].is(kind, entity, metric, unit)) {
+            return SeriesId(id);
         }
+        let id = self.names.len() as u32;
+        ids.push(id);
+        self.names.push(SeriesName {
+            kind: kind.into(),
+            entity: entity.into(),
+            metric: metric.into(),
+            unit: unit.into(),
+        });
+        SeriesId(id)
+    }
+
+    /// Record `value` for a registered series at `now`.
+    #[inline]
+    pub fn sample(&mut self, id: SeriesId, now: Instant, value: f64) {
         self.time_ns.push(now.as_nanos());
-        self.series.push(id);
+        self.series.push(id.0);
         self.value.push(value);
+    }
+
+    /// Record `value` for the series (kind, entity, metric, unit) at `now`, registering it if
+    /// new (see [`TimeSeries::series`]).
+    pub fn push(&mut self, now: Instant, kind: &str, entity: &str, metric: &str, unit: &str, value: f64) {
+        let id = self.series(kind, entity, metric, unit);
+        self.sample(id, now, value);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn series_are_registered_once_in_order_of_first_appearance() {
+        let mut ts = TimeSeries::default();
+        let t = |ms: u64| Instant(ms * 1_000_000);
+        ts.push(t(0), "iface", "A/eth0", "queue_packets", "packets", 1.0);
+        ts.push(t(0), "iface", "A/eth0", "queue_bytes", "bytes", 2.0);
+        // The same parts split differently are another series.
+        ts.push(t(0), "iface", "A/eth0q", "ueue_bytes", "bytes", 3.0);
+        let id = ts.series("iface", "A/eth0", "queue_bytes", "bytes");
+        assert_eq!(id, SeriesId(1));
+        ts.sample(id, t(10), 4.0);
+        ts.push(t(10), "iface", "A/eth0", "queue_packets", "packets", 5.0);
+        assert_eq!(ts.names.len(), 3);
+        assert_eq!((ts.names[2].entity.as_str(), ts.names[2].metric.as_str()), ("A/eth0q", "ueue_bytes"));
+        assert_eq!(ts.series, [0, 1, 2, 1, 0]);
+        assert_eq!(ts.time_ns, [0, 0, 0, 10_000_000, 10_000_000]);
+        assert_eq!(ts.value, [1.0, 2.0, 3.0, 4.0, 5.0]);
     }
 }

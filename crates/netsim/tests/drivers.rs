@@ -6,13 +6,13 @@
 
 use std::net::Ipv4Addr;
 
+use netsim::apps::sctp::{SctpApp, SctpAppConfig, SctpRole};
 use netsim::apps::tcp::{BulkConfig, SinkConfig, TcpBulk, TcpSink};
 use netsim::fault::FaultAction;
 use netsim::loss::LossConfig;
 use netsim::network::{ChannelConfig, LinkId, NodeId, NodeKind};
 use netsim::queue::{QueueConfig, QueueLimit};
 use netsim::recorder::{EventLog, EventTable};
-use netsim::transport::sctp::{SctpApp, SctpAppConfig, SctpRole};
 use netsim::wire::{PROTO_SCTP, PROTO_TCP};
 use netsim::world::{RunResult, WorldBuilder};
 use netsim::{Duration, Instant};
@@ -147,6 +147,12 @@ fn tcp_retransmission_timeouts_are_driven() {
 // ----- SCTP -----
 
 fn sctp_pair(bytes: Option<u64>, down_until: Option<f64>, stop: f64) -> RunResult {
+    sctp_streams(bytes, down_until, stop, 1, 10)
+}
+
+/// As [`sctp_pair`], the sender using `streams` streams and the sink accepting `inbound`. The
+/// sender's association is accounted to the flow `up`.
+fn sctp_streams(bytes: Option<u64>, down_until: Option<f64>, stop: f64, streams: u16, inbound: u16) -> RunResult {
     let mut p = pair(stop);
     if let Some(t) = down_until {
         p.down_until(t);
@@ -156,10 +162,12 @@ fn sctp_pair(bytes: Option<u64>, down_until: Option<f64>, stop: f64) -> RunResul
         name: "sink".into(),
         addrs: vec![B0, B1],
         port: 5000,
-        config: config.clone(),
+        config: sctp::Config { max_inbound_streams: inbound, ..config.clone() },
         role: SctpRole::Sink { drain_rate: None },
         seed: 1,
+        flows: Vec::new(),
     };
+    let flow = p.b.flow("up");
     let up = SctpAppConfig {
         name: "up".into(),
         addrs: vec![A0, A1],
@@ -167,14 +175,16 @@ fn sctp_pair(bytes: Option<u64>, down_until: Option<f64>, stop: f64) -> RunResul
         config,
         role: SctpRole::Bulk {
             peer: vec![B0, B1],
+            more_peers: Vec::new(),
             peer_port: 5000,
             start: secs(0.1),
             bytes,
             message_size: 1000,
-            streams: 1,
+            streams,
             unordered: false,
         },
         seed: 2,
+        flows: vec![flow],
     };
     let s = p.b.agent(p.z, Box::new(SctpApp::new(sink)));
     p.b.bind_port(s, PROTO_SCTP, 5000);
@@ -237,5 +247,56 @@ fn an_unlimited_sctp_sender_runs_until_the_end_and_reports_per_path() {
     assert_eq!(r.scalars.get("sctp", "up", "completion_time"), None);
     for path in ["up/path0", "up/path1"] {
         assert_eq!(r.scalars.get("sctp_path", path, "state"), Some(0.0));
+    }
+}
+
+#[test]
+fn a_sender_uses_no_more_streams_than_its_association_negotiated() {
+    // 8 streams asked for, 4 accepted by the peer (RFC 9260 §5.1.1): the sender goes round
+    // the 4, with an event, and the transfer runs at full speed.
+    let r = sctp_streams(Some(400_000), None, 10.0, 8, 4);
+    let s = &r.scalars;
+    assert_eq!(s.get("sctp", "sink", "delivered_bytes"), Some(400_000.0));
+    assert_eq!(s.get("sctp", "up", "streams_negotiated"), Some(4.0));
+    let clamped = events(&r.events, "sctp", "up");
+    assert!(clamped.iter().any(|(_, d)| *d == "StreamsClamped { requested: 8, negotiated: 4 }"), "{clamped:?}");
+    // Messages handed over before the association was up went on stream 0; the rest round
+    // the four.
+    let per_stream: Vec<f64> =
+        (0..4).map(|i| s.get("sctp", &format!("sink/stream{i}"), "delivered_messages").unwrap()).collect();
+    assert_eq!(per_stream.iter().sum::<f64>(), 400.0);
+    assert!(per_stream[1] > 0.0 && per_stream[1..].iter().all(|&n| (n - per_stream[1]).abs() <= 1.0), "{per_stream:?}");
+    assert_eq!(s.get("sctp", "sink/stream4", "delivered_messages"), None);
+    // As fast as over one stream (a sender stalled on a closed stream takes far longer).
+    let one = sctp_streams(Some(400_000), None, 10.0, 1, 4).scalars.get("sctp", "up", "completion_time").unwrap();
+    let t = s.get("sctp", "up", "completion_time").unwrap();
+    assert!(t < 1.05 * one, "{t} s, over one stream {one} s");
+    // Within the negotiated count nothing is clamped and nothing extra is reported.
+    let r = sctp_streams(Some(400_000), None, 5.0, 4, 4);
+    assert_eq!(r.scalars.get("sctp", "up", "streams_negotiated"), None);
+    assert!(r.scalars.get("sctp", "sink/stream3", "delivered_messages").unwrap() > 0.0);
+}
+
+#[test]
+fn an_sctp_association_is_accounted_to_its_flow() {
+    // The INIT lost on the down link is a drop of the association's flow; every packet the
+    // sender sent counts in it, the sink's packets in none; what the sink read is the flow's
+    // received bytes, with the messages' delays.
+    let r = sctp_pair(Some(50_000), Some(0.5), 20.0);
+    let s = &r.scalars;
+    let sent = events(&r.events, "tx", "A/eth0").len() + events(&r.events, "tx", "A/eth1").len();
+    assert_eq!(s.get("flow", "up", "tx_packets"), Some(sent as f64 + 1.0), "sent and the lost INIT");
+    assert_eq!(s.get("flow", "up", "drops"), Some(1.0));
+    assert_eq!(s.get("flow", "up", "drops_link_down"), Some(1.0));
+    // Each message's user data once (no loss after the handshake).
+    assert_eq!(s.get("flow", "up", "tx_bytes"), Some(50_000.0));
+    assert_eq!(s.get("flow", "up", "rx_bytes"), Some(50_000.0));
+    assert!(s.get("flow", "up", "delay_min").unwrap() >= 0.005);
+    assert!(s.get("flow", "up", "goodput").unwrap() > 0.0);
+    for (_, d) in events(&r.events, "tx", "B/eth0") {
+        assert_eq!(field(d, "flow"), "-", "{d}");
+    }
+    for (_, d) in events(&r.events, "tx", "A/eth0") {
+        assert_eq!(field(d, "flow"), "up", "{d}");
     }
 }

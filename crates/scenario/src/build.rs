@@ -3,13 +3,13 @@
 use std::path::Path;
 
 use netsim::apps::onoff::UdpOnOff;
+use netsim::apps::sctp::SctpApp;
 use netsim::apps::tcp::{TcpBulk, TcpSink};
 use netsim::apps::udp::{UdpCbr, UdpSink};
 use netsim::apps::vbr::UdpVbr;
 use netsim::pcap::PcapSink;
 use netsim::recorder::EventLog;
 use netsim::routing::StaticRoute;
-use netsim::transport::sctp::SctpApp;
 use netsim::wire::{PROTO_SCTP, PROTO_TCP, PROTO_UDP};
 use netsim::world::{World, WorldBuilder};
 use netsim::Instant;

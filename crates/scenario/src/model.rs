@@ -9,14 +9,14 @@ use std::collections::BTreeMap;
 use std::net::Ipv4Addr;
 
 use netsim::apps::onoff::OnOffConfig;
+use netsim::apps::sctp::{SctpAppConfig, SctpRole, MESSAGE_HEADER_LEN};
 use netsim::apps::tcp::{BulkConfig, SinkConfig};
 use netsim::apps::udp::{CbrConfig, CBR_HEADER_LEN};
 use netsim::apps::vbr::VbrConfig;
 use netsim::fault::FaultAction;
 use netsim::loss::LossConfig;
 use netsim::network::{ChannelConfig, IfaceId, LinkId, NodeKind};
-use netsim::queue::QueueConfig;
-use netsim::transport::sctp::{SctpAppConfig, SctpRole, MESSAGE_HEADER_LEN};
+use netsim::queue::{DropTail, QueueConfig};
 use netsim::wire::PROTO_SCTP;
 use netsim::wire::{PROTO_TCP, PROTO_UDP};
 use netsim::{Duration, Instant};
@@ -214,6 +214,7 @@ impl Scenario {
         b.links = links.iter().map(|l| l.name.clone()).collect();
         let routes = b.list(&mut r, "routes", Parser::route)?;
         let mut apps = b.list(&mut r, "apps", Parser::app)?;
+        b.check_sctp_streams(&apps)?;
         b.check_sctp_message_sizes()?;
         let mut links = links;
         let mut flow_groups = Vec::new();
@@ -400,10 +401,12 @@ impl Parser {
     }
 
     fn queue(&self, r: &mut Reader<'_>) -> Result<QueueConfig, ScenarioError> {
-        // The schema admits only the kinds listed in `schema::QUEUE`; each builds here.
+        // The schema admits only the registry's kinds (`netsim::queue::KINDS`); each builds here.
         let kind = r.str("kind")?;
-        debug_assert_eq!(kind, "droptail");
-        Ok(QueueConfig::DropTail { limit: r.queue_limit("limit")? })
+        match kind.as_str() {
+            DropTail::KIND => Ok(QueueConfig::DropTail { limit: r.queue_limit("limit")? }),
+            other => Err(r.error("kind", format!("unknown queue discipline {other:?}"))),
+        }
     }
 
     fn loss(r: &mut Reader<'_>) -> Result<LossConfig, ScenarioError> {
@@ -625,8 +628,16 @@ impl Parser {
                 ));
             }
             if kind == "sctp-bulk" {
+                let more_peers = self.more_peers(r, node, peer_node)?;
+                for addrs in &more_peers {
+                    if let Some(&a) = addrs.first() {
+                        let n = self.node_of(a);
+                        self.sctp_senders.push((r.key_path("message_size"), n, peer_port, message_size));
+                    }
+                }
                 SctpRole::Bulk {
                     peer,
+                    more_peers,
                     peer_port,
                     start,
                     bytes: r.opt_size("bytes")?,
@@ -645,7 +656,75 @@ impl Parser {
             }
         };
         let addrs = self.nodes[node].ifaces.iter().map(|(_, a)| *a).collect();
-        Ok(AppSpec::Sctp { node, config: SctpAppConfig { name, addrs, port, config, role, seed: 0 } })
+        Ok(AppSpec::Sctp {
+            node,
+            config: SctpAppConfig { name, addrs, port, config, role, seed: 0, flows: Vec::new() },
+        })
+    }
+
+    /// `more_peers` of an `sctp-bulk` on `node` whose `peer` is `peer_node`: the addresses of
+    /// each (the host's interfaces, the first as primary); each another host, once.
+    fn more_peers(
+        &self,
+        r: &mut Reader<'_>,
+        node: usize,
+        peer_node: usize,
+    ) -> Result<Vec<Vec<Ipv4Addr>>, ScenarioError> {
+        if !r.has("more_peers") {
+            return Ok(Vec::new());
+        }
+        let mut seen = vec![peer_node];
+        let mut out = Vec::new();
+        for (i, name) in r.str_list("more_peers")?.into_iter().enumerate() {
+            let key = format!("more_peers[{i}]");
+            let n = self.node_ref(&name).map_err(|m| r.error(&key, m))?;
+            if n == node || self.nodes[n].ifaces.is_empty() {
+                return Err(r.error(&key, format!("\"{name}\" must be another host with interfaces")));
+            }
+            // One association between two endpoints (RFC 9260 §1.4, §5.2).
+            if seen.contains(&n) {
+                return Err(r.error(&key, format!("\"{name}\" is already a peer of this application")));
+            }
+            seen.push(n);
+            out.push(self.nodes[n].ifaces.iter().map(|(_, a)| *a).collect());
+        }
+        Ok(out)
+    }
+
+    /// Every `sctp-bulk`'s `streams` must be open on its association: no more than its own
+    /// outbound streams (`sctp.streams`) and the peer's maximum inbound streams (the sink's
+    /// `sctp.streams`), which RFC 9260 §5.1.1 makes the most the association can have.
+    fn check_sctp_streams(&self, apps: &[AppSpec]) -> Result<(), ScenarioError> {
+        for (i, app) in apps.iter().enumerate() {
+            let AppSpec::Sctp { config, .. } = app else { continue };
+            let SctpRole::Bulk { streams, ref peer, ref more_peers, peer_port, .. } = config.role else { continue };
+            let key = format!("apps[{i}].streams");
+            let own = config.config.outbound_streams;
+            if streams > own {
+                return Err(ScenarioError::new(
+                    key,
+                    format!("{streams} is more than the association's {own} outbound streams (apps[{i}].sctp.streams)"),
+                ));
+            }
+            for addr in std::iter::once(peer).chain(more_peers).filter_map(|p| p.first()) {
+                let peer_node = self.node_of(*addr);
+                let sink = apps.iter().enumerate().find_map(|(j, a)| match a {
+                    AppSpec::Sctp { node, config: c } if *node == peer_node && c.port == peer_port => {
+                        matches!(c.role, SctpRole::Sink { .. }).then_some((j, c.config.max_inbound_streams))
+                    }
+                    _ => None,
+                });
+                if let Some((j, inbound)) = sink.filter(|&(_, inbound)| streams > inbound) {
+                    return Err(ScenarioError::new(
+                        key,
+                        format!(
+                            "{streams} is more than the {inbound} inbound streams the peer accepts (apps[{j}].sctp.streams)"
+                        ),
+                    ));
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Every SCTP message must fit the receive buffer of the application it goes to: a larger

@@ -292,3 +292,99 @@ events = ["sctp"]
         assert_eq!(connected.len(), 1, "{app}: one association");
     }
 }
+
+#[test]
+fn a_slow_reader_keeps_its_read_rate_over_several_associations() {
+    // Two uploads from H0 feed one sink: its read rate is the application's, whatever the
+    // number of associations, and each association reports what was read from it.
+    let text = common::chain(
+        "rate = \"1Gbps\"\ndelay = \"1ms\"\nqueue = { limit = 1000 }",
+        "rate = \"10Mbps\"\ndelay = \"10ms\"\nqueue = { limit = 100 }",
+        r#"
+[[apps]]
+kind = "sctp-sink"
+name = "sink"
+node = "H1"
+drain_rate = "2Mbps"
+sctp = { recv_buffer = "64KiB" }
+[[apps]]
+kind = "sctp-bulk"
+name = "up0"
+node = "H0"
+peer = "H1"
+start = "0.5s"
+[[apps]]
+kind = "sctp-bulk"
+name = "up1"
+node = "H0"
+peer = "H1"
+start = "0.6s"
+"#,
+    );
+    let r = run_with(&text, &["duration=30s"]);
+    let goodput = get(&r, "sctp", "sink", "goodput");
+    assert!((goodput / 2e6 - 1.0).abs() < 0.03, "goodput {goodput}");
+    let (a, b) = (get(&r, "sctp", "sink/assoc0", "delivered_bytes"), get(&r, "sctp", "sink/assoc1", "delivered_bytes"));
+    assert_eq!(a + b, get(&r, "sctp", "sink", "delivered_bytes"));
+    assert!((a / b - 1.0).abs() < 0.1, "the reads go round the associations: {a} {b}");
+    // The second association's transport results are its own.
+    assert_eq!(get(&r, "sctp", "sink/assoc1", "closed"), 0.0);
+    assert!(r.scalars.get("sctp_path", "sink/assoc1/path0", "bytes_acked").is_some());
+}
+
+#[test]
+fn a_sender_with_several_peers_opens_an_association_to_each_and_reports_each() {
+    // A – B and A – C: one application on A uploads 500 kB to B and 500 kB to C.
+    let text = r#"
+duration = "20s"
+[[nodes]]
+name = "A"
+interfaces = [{ address = "10.0.0.1" }, { address = "10.0.1.1" }]
+[[nodes]]
+name = "B"
+interfaces = [{ address = "10.0.0.2" }]
+[[nodes]]
+name = "C"
+interfaces = [{ address = "10.0.1.2" }]
+[[links]]
+ends = ["A/eth0", "B/eth0"]
+rate = "10Mbps"
+delay = "5ms"
+[[links]]
+ends = ["A/eth1", "C/eth0"]
+rate = "10Mbps"
+delay = "20ms"
+[[apps]]
+kind = "sctp-sink"
+name = "sink-b"
+node = "B"
+[[apps]]
+kind = "sctp-sink"
+name = "sink-c"
+node = "C"
+[[apps]]
+kind = "sctp-bulk"
+name = "up"
+node = "A"
+peer = "B"
+more_peers = ["C"]
+bytes = 500000
+streams = 2
+"#;
+    let r = run(text);
+    for sink in ["sink-b", "sink-c"] {
+        assert_eq!(get(&r, "sctp", sink, "delivered_bytes"), 500_000.0, "{sink}");
+        // Two streams used on each association.
+        let per_stream = get(&r, "sctp", &format!("{sink}/stream1"), "delivered_bytes");
+        assert!(per_stream > 100_000.0, "{sink}: {per_stream}");
+    }
+    // The first association under the application's name, the second under up/assoc1.
+    assert!(get(&r, "sctp", "up", "sent_bytes") >= 500_000.0);
+    assert!(get(&r, "sctp", "up/assoc1", "sent_bytes") >= 500_000.0);
+    assert_eq!(get(&r, "sctp", "up/assoc1", "closed"), 0.0);
+    assert!(get(&r, "sctp_path", "up/assoc1/path0", "bytes_acked") >= 500_000.0);
+    // The upload completes when both transfers are acknowledged; C's 40 ms round trip is the
+    // longer one.
+    let done = get(&r, "sctp", "up", "completion_time");
+    assert!(done > 0.4 && done < 5.0, "{done}");
+}

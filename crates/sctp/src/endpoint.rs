@@ -397,7 +397,9 @@ impl Endpoint {
             }
             // §8.5.1 E: a SHUTDOWN ACK before the association is up is out of the blue.
             ChunkType::SHUTDOWN_ACK
-                if self.association(id).is_some_and(|a| matches!(a.state(), State::CookieWait | State::CookieEchoed)) =>
+                if self
+                    .association(id)
+                    .is_some_and(|a| matches!(a.state(), State::CookieWait | State::CookieEchoed)) =>
             {
                 return self.out_of_the_blue(now, from, to, &header, &first);
             }

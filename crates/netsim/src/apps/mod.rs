@@ -4,8 +4,10 @@
 //! * [`vbr`]: variable bit rate UDP source (random packet sizes and gaps).
 //! * [`onoff`]: exponential on/off UDP source.
 //! * [`tcp`]: bulk transfer over TCP and a TCP sink.
+//! * [`sctp`]: bulk transfer, sink and request/response over SCTP sockets.
 
 pub mod onoff;
+pub mod sctp;
 pub mod tcp;
 pub mod udp;
 pub mod vbr;

@@ -1,118 +1,80 @@
-//! SCTP on simulated hosts: one [`SctpApp`] agent per application owns an
-//! [`sctp::Endpoint`] on the host's addresses and runs one of the applications: a bulk
-//! sender, a sink that reads at a configured rate, or a request/response client (with the
-//! sink answering each request).
+//! The SCTP driver: an [`sctp::Endpoint`] on a simulated host, behind the socket surface
+//! ([`SctpSocketApi`]) that applications ([`crate::apps::sctp`]) are written against.
 //!
-//! Every message starts with its sequence number and the instant the application handed
-//! it over (big-endian u64 each), so the receiving side measures end-to-end delay per
-//! message and the first send time for goodput (DESIGN.md metric definitions).
+//! [`SctpSocket`] follows the endpoint's driving contract: the owning agent hands it the
+//! packets that arrive ([`SctpSocket::on_packet`]) and its timer events
+//! ([`SctpSocket::on_timer`]); after every input and application command,
+//! [`SctpSocket::flush`] sends what the engine polls out (the source address is whatever
+//! interface the route leaves by, unless the engine names one), surfaces each association's
+//! events (traced as `sctp` events) and follows the endpoint's deadline with an
+//! [`EngineTimer`].
+//!
+//! Per association it keeps: the flow its packets are accounted to (one flow per association,
+//! so drops of an association's packets are charged to it like any flow's; stateless replies
+//! and the packets of an accepted association belong to no flow, as a TCP sink's ACKs), the
+//! flow of the peer's packets (learnt from their metadata, for the receiving side's
+//! accounting), and the failover bookkeeping of an association it opened: failover times are
+//! measured from the first scheduled link/interface failure on the static route to the primary
+//! address (`Ctx::first_break_on_route`).
+//!
+//! Associations are named in results by the order in which the socket met them: the first
+//! under the socket's name, the next ones as `<name>/assoc<k>` (k = 1, 2, ...), so a socket with
+//! one association reports exactly as it always did.
+//!
+//! The surface, [`SctpSocketApi`], is what an application needs from an SCTP socket and
+//! nothing of the simulator: it uses only the `sctp` engine's and `simtime`'s types, so the
+//! real-socket driver (SCTP over UDP, RFC 6951) implements the same trait and runs the same
+//! applications. It lives here, beside its first implementation, until that driver exists.
 
+use std::collections::BTreeMap;
 use std::net::{IpAddr, Ipv4Addr};
 
-use sctp::{AssocId, Association, Endpoint, Event, PathState, SendError};
+use sctp::{AssocId, Association, Endpoint, Event, Message, PathState, SendError};
 
-use crate::agent::{Agent, Ctx};
+use crate::agent::Ctx;
 use crate::recorder::{Scalars, TimeSeries};
-use crate::stats::DelayStats;
 use crate::time::{Duration, Instant};
 use crate::transport::timer::EngineTimer;
-use crate::wire::{Packet, PROTO_SCTP};
+use crate::wire::{Packet, NO_FLOW, PROTO_SCTP};
 
-/// Bytes at the start of every message: sequence number and hand-over time.
-pub const MESSAGE_HEADER_LEN: usize = 16;
-
-/// What the application does.
-#[derive(Clone, Debug, PartialEq)]
-pub enum SctpRole {
-    /// Opens an association and sends `bytes` (or without end) in messages.
-    Bulk {
-        /// The peer's addresses; the first is the primary.
-        peer: Vec<Ipv4Addr>,
-        /// The peer's port.
-        peer_port: u16,
-        /// When to connect.
-        start: Instant,
-        /// Bytes to send; `None` sends until the end of the run.
-        bytes: Option<u64>,
-        /// User message size, bytes.
-        message_size: usize,
-        /// Messages go round-robin over this many streams.
-        streams: u16,
-        /// Unordered delivery.
-        unordered: bool,
-    },
-    /// Opens an association and sends one `message_size` request every 1/`rate` seconds;
-    /// the sink answers each with a message of the same size.
-    Requests {
-        /// The peer's addresses; the first is the primary.
-        peer: Vec<Ipv4Addr>,
-        /// The peer's port.
-        peer_port: u16,
-        /// When to connect.
-        start: Instant,
-        /// Request size, bytes.
-        message_size: usize,
-        /// Requests per second.
-        rate: f64,
-    },
-    /// Accepts associations and reads; `drain_rate` in bytes per second (`None`: at once).
-    /// Requests (ppid 1) are answered.
-    Sink {
-        /// Application read rate, bytes per second.
-        drain_rate: Option<u64>,
-    },
+/// What an application does with an SCTP socket: open associations, send and read messages on
+/// their streams, shut them down, and look at their state. Events come from the driver (for
+/// the simulator: [`SctpSocket::flush`]), one `(association, event)` at a time.
+pub trait SctpSocketApi {
+    /// Opens an association to `peer` (the first address is the primary) on `peer_port`; its
+    /// packets are accounted to `flow` ([`NO_FLOW`] for none).
+    fn connect(&mut self, now: Instant, peer: &[IpAddr], peer_port: u16, flow: u32) -> AssocId;
+    /// Queues one message on `stream` of `assoc` (RFC 9260 §6.1).
+    fn send(&mut self, assoc: AssocId, stream: u16, ppid: u32, unordered: bool, data: &[u8]) -> Result<(), SendError>;
+    /// The next message `assoc` delivers, if any (§6.6).
+    fn read(&mut self, assoc: AssocId) -> Option<Message>;
+    /// Gives a buffer back (a read message's data) for the engine to build in.
+    fn recycle(&mut self, assoc: AssocId, buf: Vec<u8>);
+    /// Starts a graceful shutdown of `assoc` (§9.2).
+    fn shutdown(&mut self, now: Instant, assoc: AssocId);
+    /// The associations, in the order the socket met them.
+    fn associations(&self) -> &[AssocId];
+    /// One association's state and counters.
+    fn association(&self, assoc: AssocId) -> Option<&Association>;
 }
 
-/// Parameters of one SCTP application.
-#[derive(Clone, Debug, PartialEq)]
-pub struct SctpAppConfig {
-    /// Name in results.
-    pub name: String,
-    /// Local addresses (all the host's interfaces).
-    pub addrs: Vec<Ipv4Addr>,
-    /// Local port.
-    pub port: u16,
-    /// Association parameters.
-    pub config: sctp::Config,
-    /// The application.
-    pub role: SctpRole,
-    /// Seed of the endpoint's RNG.
-    pub seed: u64,
-}
-
-const TOKEN_START: u64 = 0;
-const TOKEN_READ: u64 = 1;
-const TOKEN_SEND: u64 = 2;
-const TOKEN_ENGINE: u64 = 3;
-
-const PPID_DATA: u32 = 0;
-const PPID_REQUEST: u32 = 1;
-const PPID_RESPONSE: u32 = 2;
-
-/// An SCTP application and its endpoint on one host.
-pub struct SctpApp {
-    cfg: SctpAppConfig,
-    ep: Endpoint,
-    assoc: Option<AssocId>,
-    /// The engine's timer (all its associations' deadlines, as the endpoint reports them).
-    timer: EngineTimer,
-    read_pending: bool,
-    // Sending side.
-    next_seq: u64,
-    bytes_queued: u64,
-    /// The bytes of the last message sent, reused for the next.
-    message_buf: Vec<u8>,
-    // Receiving side.
-    rx_messages: u64,
-    rx_bytes: u64,
-    first_sent_seen: Option<Instant>,
-    first_delivery: Option<Instant>,
-    last_delivery: Option<Instant>,
-    /// When every byte of a finite bulk transfer was acknowledged.
-    completed_at: Option<Instant>,
-    delay: DelayStats,
-    response_delay: DelayStats,
-    // Failover bookkeeping (sending side).
+/// What the socket keeps about one association.
+#[derive(Debug)]
+struct AssocRecord {
+    /// Name in results and events.
+    entity: String,
+    /// Names of its paths in results (`<entity>/path<i>`), kept as the paths come so that
+    /// sampling formats none.
+    paths: Vec<String>,
+    /// Flow this side's packets are accounted to.
+    flow: u32,
+    /// Flow of the peer's packets (from their metadata).
+    peer_flow: u32,
+    /// User bytes sent (new and retransmitted) when the last packet was accounted.
+    tx_bytes: u64,
+    /// The primary address of an association this side opened.
+    primary_addr: Option<Ipv4Addr>,
+    // Failover bookkeeping (the side that opened the association).
     primary_break: Option<Instant>,
     primary_inactive_at: Option<Instant>,
     primary_pf_at: Option<Instant>,
@@ -121,360 +83,295 @@ pub struct SctpApp {
     switched_back_at: Option<Instant>,
     path_changes: u64,
     closed: Option<String>,
-    /// The reported association once it has finished and left the endpoint (its final
-    /// counters and state).
-    finished: Option<Association>,
-    /// Association ids, reused between flushes.
-    ids: Vec<AssocId>,
+    /// The association once it has finished and left the endpoint (its final counters and
+    /// state, for results).
+    finished: Option<Box<Association>>,
 }
 
-impl SctpApp {
-    /// An application; its packets are bound by the caller to protocol 132 on the host.
-    pub fn new(cfg: SctpAppConfig) -> Self {
-        let addrs = cfg.addrs.iter().map(|a| IpAddr::V4(*a)).collect();
-        let listening = matches!(cfg.role, SctpRole::Sink { .. });
-        let ep = Endpoint::new(cfg.config.clone(), addrs, cfg.port, listening, cfg.seed);
-        SctpApp {
-            cfg,
-            ep,
-            assoc: None,
-            timer: EngineTimer::new(TOKEN_ENGINE),
-            read_pending: false,
-            next_seq: 0,
-            bytes_queued: 0,
-            message_buf: Vec::new(),
-            rx_messages: 0,
-            rx_bytes: 0,
-            first_sent_seen: None,
-            first_delivery: None,
-            last_delivery: None,
-            completed_at: None,
-            delay: DelayStats::default(),
-            response_delay: DelayStats::default(),
-            primary_break: None,
-            primary_inactive_at: None,
-            primary_pf_at: None,
-            first_alt_rtx_at: None,
-            data_moved_at: None,
-            switched_back_at: None,
-            path_changes: 0,
-            closed: None,
-            finished: None,
+/// An SCTP endpoint driven by the simulator.
+pub struct SctpSocket {
+    ep: Endpoint,
+    name: String,
+    /// The first local address (the source assumed when no route is known).
+    local: Option<Ipv4Addr>,
+    /// The engine's timer (all its associations' deadlines, as the endpoint reports them).
+    timer: EngineTimer,
+    /// Associations in the order met, with their ids alongside for [`SctpSocketApi`].
+    records: Vec<AssocRecord>,
+    ids: Vec<AssocId>,
+    /// Position of each association's record.
+    index: BTreeMap<AssocId, usize>,
+    /// The endpoint's association ids, reused between flushes.
+    scratch: Vec<AssocId>,
+}
+
+impl SctpSocket {
+    /// An endpoint on `addrs`:`port`, reported as `name`; its timer events carry `token`.
+    /// `listening` accepts associations; `seed` feeds the endpoint's RNG.
+    pub fn new(
+        name: &str,
+        config: sctp::Config,
+        addrs: &[Ipv4Addr],
+        port: u16,
+        listening: bool,
+        seed: u64,
+        token: u64,
+    ) -> Self {
+        let local = addrs.first().copied();
+        let addrs = addrs.iter().map(|a| IpAddr::V4(*a)).collect();
+        SctpSocket {
+            ep: Endpoint::new(config, addrs, port, listening, seed),
+            name: name.to_string(),
+            local,
+            timer: EngineTimer::new(token),
+            records: Vec::new(),
             ids: Vec::new(),
+            index: BTreeMap::new(),
+            scratch: Vec::new(),
         }
     }
 
-    fn association(&mut self) -> Option<&mut Association> {
-        self.ep.association_mut(self.assoc?)
+    /// Name in results.
+    pub fn name(&self) -> &str {
+        &self.name
     }
 
-    /// The association results are reported for, in the endpoint or finished.
-    fn reported(&self) -> Option<&Association> {
-        self.assoc.and_then(|id| self.ep.association(id)).or(self.finished.as_ref())
+    /// The name association `assoc` is reported under.
+    pub fn entity(&self, assoc: AssocId) -> &str {
+        self.record(assoc).map_or(&self.name, |r| &r.entity)
     }
 
-    /// The ids of the endpoint's associations, in `self.ids` (taken back by the caller).
-    fn take_ids(&mut self) -> Vec<AssocId> {
-        let mut ids = std::mem::take(&mut self.ids);
-        ids.clear();
-        ids.extend(self.ep.ids());
-        ids
+    fn record(&self, assoc: AssocId) -> Option<&AssocRecord> {
+        self.records.get(*self.index.get(&assoc)?)
     }
 
-    /// Hands the association one message of `size` bytes (at least the header): sequence
-    /// number and hand-over time, then zeros. The bytes are written into a buffer kept
-    /// between calls (the engine copies them), so a message costs no allocation here.
-    fn send_message(
-        &mut self,
-        now: Instant,
-        stream: u16,
-        ppid: u32,
-        unordered: bool,
-        size: usize,
-    ) -> Result<(), SendError> {
-        let mut m = std::mem::take(&mut self.message_buf);
-        // Only the header is ever written, so the rest of the buffer stays zero.
-        m.resize(size.max(MESSAGE_HEADER_LEN), 0);
-        m[..8].copy_from_slice(&self.next_seq.to_be_bytes());
-        m[8..16].copy_from_slice(&now.as_nanos().to_be_bytes());
-        self.next_seq += 1;
-        let sent = match self.association() {
-            Some(a) => a.send(stream, ppid, unordered, &m),
-            None => Err(SendError::NotOpen(sctp::State::Closed)),
+    /// The record of `assoc`, created when the socket meets it.
+    fn record_mut(&mut self, assoc: AssocId) -> &mut AssocRecord {
+        let i = match self.index.get(&assoc) {
+            Some(&i) => i,
+            None => {
+                let k = self.records.len();
+                let entity = if k == 0 { self.name.clone() } else { format!("{}/assoc{k}", self.name) };
+                self.records.push(AssocRecord {
+                    entity,
+                    paths: Vec::new(),
+                    flow: NO_FLOW,
+                    peer_flow: NO_FLOW,
+                    tx_bytes: 0,
+                    primary_addr: None,
+                    primary_break: None,
+                    primary_inactive_at: None,
+                    primary_pf_at: None,
+                    first_alt_rtx_at: None,
+                    data_moved_at: None,
+                    switched_back_at: None,
+                    path_changes: 0,
+                    closed: None,
+                    finished: None,
+                });
+                self.ids.push(assoc);
+                self.index.insert(assoc, k);
+                k
+            }
         };
-        self.message_buf = m;
-        sent
+        &mut self.records[i]
     }
 
-    /// Keeps the bulk sender's send buffer full.
-    fn refill(&mut self, now: Instant) {
-        let SctpRole::Bulk { bytes, message_size, streams, unordered, .. } = self.cfg.role else { return };
-        loop {
-            let remaining = bytes.map_or(u64::MAX, |b| b.saturating_sub(self.bytes_queued));
-            if remaining == 0 {
-                return;
+    /// A packet for this endpoint arrived: hand it to the engine. Returns the association it
+    /// went to.
+    pub fn on_packet(&mut self, ctx: &mut Ctx<'_>, pkt: Packet) -> Option<AssocId> {
+        let ip = pkt.ip()?;
+        let (src, dst) = (IpAddr::V4(ip.src()), IpAddr::V4(ip.dst()));
+        let id = self.ep.handle(ctx.now(), src, dst, ip.payload())?;
+        let flow = pkt.meta.flow;
+        let rec = self.record_mut(id);
+        if rec.peer_flow == NO_FLOW && flow != NO_FLOW {
+            rec.peer_flow = flow;
+        }
+        if flow != NO_FLOW {
+            if let Some(f) = ctx.flow_mut(flow) {
+                f.rx_packets += 1;
             }
-            let size = (message_size as u64).min(remaining) as usize;
-            let Some(a) = self.association() else { return };
-            if a.send_buffer_space() < size.max(MESSAGE_HEADER_LEN) {
-                return;
-            }
-            let stream = (self.next_seq % u64::from(streams.max(1))) as u16;
-            if self.send_message(now, stream, PPID_DATA, unordered, size).is_err() {
-                return;
-            }
-            self.bytes_queued += size.max(MESSAGE_HEADER_LEN) as u64;
+        }
+        // The association builds later packets in the datagram's buffer.
+        if let Some(a) = self.ep.association_mut(id) {
+            a.recycle(pkt.bytes);
+        }
+        self.name_paths(id);
+        Some(id)
+    }
+
+    /// Names the paths of `assoc` (the peer's addresses are learnt from its INIT or INIT ACK),
+    /// by [`sctp::PathId`], which is never reused.
+    fn name_paths(&mut self, assoc: AssocId) {
+        let n = self.ep.association(assoc).map_or(0, |a| a.paths().id_bound());
+        let rec = self.record_mut(assoc);
+        for i in rec.paths.len()..n {
+            let name = format!("{}/path{i}", rec.entity);
+            rec.paths.push(name);
         }
     }
 
-    /// Reads what the application may read now (all of it, or as the read rate allows).
-    fn read(&mut self, ctx: &mut Ctx<'_>) {
+    /// A timer with this socket's token fired.
+    pub fn on_timer(&mut self, ctx: &mut Ctx<'_>) {
+        if self.timer.fired(ctx) {
+            self.ep.handle_timeout(ctx.now());
+        }
+        // else: woken for a deadline since postponed or dropped
+    }
+
+    /// The application read `len` bytes of `assoc`, handed over `delay` before: the peer's
+    /// flow received them.
+    pub fn delivered(&self, ctx: &mut Ctx<'_>, assoc: AssocId, len: usize, delay: Option<Duration>) {
+        let Some(flow) = self.record(assoc).map(|r| r.peer_flow).filter(|&f| f != NO_FLOW) else { return };
         let now = ctx.now();
-        let rate = match self.cfg.role {
-            SctpRole::Sink { drain_rate } => drain_rate,
-            _ => None,
-        };
-        if rate.is_some() && self.read_pending {
-            return;
-        }
-        let mut replies = Vec::new();
-        let ids = self.take_ids();
-        for &id in &ids {
-            let Some(a) = self.ep.association_mut(id) else { continue };
-            while let Some(m) = a.read() {
-                let sent_at = m.data.get(8..16).and_then(|b| b.try_into().ok()).map(|b| Instant(u64::from_be_bytes(b)));
-                match m.ppid {
-                    PPID_REQUEST => replies.push((id, m.data.clone())),
-                    PPID_RESPONSE => {
-                        if let Some(t) = sent_at.filter(|&t| t <= now) {
-                            self.response_delay.record(now - t);
-                        }
-                    }
-                    _ => {}
-                }
-                let len = m.data.len();
-                // The association builds later chunks in the buffer.
-                a.recycle(m.data);
-                self.rx_messages += 1;
-                self.rx_bytes += len as u64;
-                self.first_delivery.get_or_insert(now);
-                self.last_delivery = Some(now);
-                if let Some(t) = sent_at.filter(|&t| t <= now) {
-                    self.first_sent_seen.get_or_insert(t);
-                    self.delay.record(now - t);
-                }
-                if let Some(r) = rate {
-                    // The next read waits for this message's share of the read rate.
-                    let wait = Duration::from_nanos((len as u128 * 1_000_000_000 / u128::from(r.max(1))) as u64);
-                    self.read_pending = true;
-                    ctx.timer_in(wait, TOKEN_READ);
-                    break;
-                }
-            }
-        }
-        self.ids = ids;
-        for (id, data) in replies {
-            if let Some(a) = self.ep.association_mut(id) {
-                let _ = a.send(0, PPID_RESPONSE, false, &data);
+        if let Some(f) = ctx.flow_mut(flow) {
+            f.rx_bytes += len as u64;
+            f.last_rx = Some(now);
+            if let Some(d) = delay {
+                f.delay.record(d);
             }
         }
     }
 
-    /// Sends everything the engine produced, records its events and re-arms the timer.
-    fn flush(&mut self, ctx: &mut Ctx<'_>) {
+    /// Sends everything the engine produced, collects each association's events into
+    /// `events` (tracing them and keeping the failover bookkeeping), and re-arms the timer.
+    /// Call after every input and application command.
+    pub fn flush(&mut self, ctx: &mut Ctx<'_>, events: &mut Vec<(AssocId, Event)>) {
         let now = ctx.now();
-        self.refill(now);
-        self.read(ctx);
-        if let SctpRole::Bulk { bytes: Some(total), .. } = self.cfg.role {
-            if self.completed_at.is_none()
-                && self.bytes_queued >= total
-                && self.reported().is_some_and(|a| a.all_acked())
-            {
-                self.completed_at = Some(now);
-            }
-        }
         while let Some(d) = self.ep.poll_transmit(now) {
             let IpAddr::V4(dst) = d.remote else { continue };
             let src = match d.local {
                 Some(IpAddr::V4(a)) => Some(a),
                 _ => None,
             };
+            let flow = d.assoc.and_then(|id| self.record(id)).map_or(NO_FLOW, |r| r.flow);
+            if flow != NO_FLOW {
+                self.account_tx(ctx, d.assoc, flow);
+            }
             let Some(route) = ctx.route(src, dst) else { continue };
-            let pkt = ctx.packet_around(route.src, dst, PROTO_SCTP, d.payload, u32::MAX);
+            let pkt = ctx.packet_around(route.src, dst, PROTO_SCTP, d.payload, flow);
             ctx.send_on(route, pkt);
         }
-        let ids = self.take_ids();
+        let mut ids = std::mem::take(&mut self.scratch);
+        ids.clear();
+        ids.extend(self.ep.ids());
         for &id in &ids {
             while let Some(e) = self.ep.association_mut(id).and_then(Association::poll_event) {
-                self.on_event(ctx, id, e);
+                self.on_event(ctx, id, &e);
+                events.push((id, e));
             }
         }
-        self.ids = ids;
-        // A finished association leaves the endpoint; the reported one's final state is kept.
+        self.scratch = ids;
+        // A finished association leaves the endpoint; its final state stays for results.
         while let Some((id, a)) = self.ep.poll_closed() {
-            if Some(id) == self.assoc {
-                self.finished = Some(a);
+            if let Some(rec) = self.index.get(&id).and_then(|&i| self.records.get_mut(i)) {
+                rec.finished = Some(Box::new(a));
             }
         }
         self.timer.update(ctx, self.ep.poll_timeout());
     }
 
-    fn on_event(&mut self, ctx: &mut Ctx<'_>, id: AssocId, e: Event) {
+    /// A packet of `assoc` accounted to `flow` leaves: one packet, and the user bytes it
+    /// carries (what the association's bytes sent grew by since the last one).
+    fn account_tx(&mut self, ctx: &mut Ctx<'_>, assoc: Option<AssocId>, flow: u32) {
+        let now = ctx.now();
+        let Some(id) = assoc else { return };
+        let sent = self
+            .ep
+            .association(id)
+            .map_or(0, |a| a.paths().values().map(|p| p.stats.bytes_sent + p.stats.bytes_retransmitted).sum::<u64>());
+        let rec = self.record_mut(id);
+        let bytes = sent.saturating_sub(rec.tx_bytes);
+        rec.tx_bytes = sent;
+        if let Some(f) = ctx.flow_mut(flow) {
+            f.tx_packets += 1;
+            f.tx_bytes += bytes;
+            f.first_tx.get_or_insert(now);
+        }
+    }
+
+    /// Failover bookkeeping and tracing of one event.
+    fn on_event(&mut self, ctx: &mut Ctx<'_>, id: AssocId, e: &Event) {
         let now = ctx.now();
         let primary = self.ep.association(id).map(|a| a.primary());
-        match &e {
+        let local = self.local;
+        let rec = self.record_mut(id);
+        let after_break = rec.primary_break.is_some_and(|b| now >= b);
+        match e {
             Event::Connected => {
-                if self.assoc.is_none() {
-                    self.assoc = Some(id);
-                }
-                if let (SctpRole::Bulk { peer, .. } | SctpRole::Requests { peer, .. }, Some(&p0)) =
-                    (&self.cfg.role, self.cfg.addrs.first())
-                {
-                    if let Some(&dst) = peer.first() {
-                        let src = ctx.route(None, dst).map_or(p0, |r| r.src);
-                        self.primary_break = ctx.first_break_on_route(src, dst);
-                    }
+                if let (Some(dst), Some(p0)) = (rec.primary_addr, local) {
+                    let src = ctx.route(None, dst).map_or(p0, |r| r.src);
+                    rec.primary_break = ctx.first_break_on_route(src, dst);
                 }
             }
             Event::PathStateChanged { path, to, .. } => {
-                self.path_changes += 1;
+                rec.path_changes += 1;
                 if Some(*path) == primary {
-                    let after_break = self.primary_break.is_some_and(|b| now >= b);
                     if *to == PathState::Inactive && after_break {
-                        self.primary_inactive_at.get_or_insert(now);
+                        rec.primary_inactive_at.get_or_insert(now);
                     }
                     if *to == PathState::PotentiallyFailed && after_break {
-                        self.primary_pf_at.get_or_insert(now);
+                        rec.primary_pf_at.get_or_insert(now);
                     }
                 }
             }
-            Event::RetransmitOnAlternate { .. } if self.primary_break.is_some_and(|b| now >= b) => {
-                self.first_alt_rtx_at.get_or_insert(now);
+            Event::RetransmitOnAlternate { .. } if after_break => {
+                rec.first_alt_rtx_at.get_or_insert(now);
             }
-            Event::DataPathChanged { to, .. } if self.primary_break.is_some_and(|b| now >= b) => {
-                if Some(*to) == primary && self.data_moved_at.is_some() {
-                    self.switched_back_at.get_or_insert(now);
+            Event::DataPathChanged { to, .. } if after_break => {
+                if Some(*to) == primary && rec.data_moved_at.is_some() {
+                    rec.switched_back_at.get_or_insert(now);
                 } else {
-                    self.data_moved_at.get_or_insert(now);
+                    rec.data_moved_at.get_or_insert(now);
                 }
             }
-            Event::Closed { reason } => self.closed = Some(format!("{reason:?}")),
+            Event::Closed { reason } => rec.closed = Some(format!("{reason:?}")),
             _ => {}
         }
         if ctx.tracing() {
-            ctx.trace("sctp", &self.cfg.name, &format!("{e:?}"));
+            let entity = &self.record_mut(id).entity;
+            ctx.trace("sctp", entity, &format!("{e:?}"));
         }
     }
 
-    fn schedule_request(&mut self, ctx: &mut Ctx<'_>) {
-        if let SctpRole::Requests { rate, .. } = self.cfg.role {
-            ctx.timer_in(Duration::from_secs_f64(1.0 / rate.max(1e-9)), TOKEN_SEND);
+    /// An application event about `assoc` (kind `sctp`, under the association's name).
+    pub fn trace(&self, ctx: &mut Ctx<'_>, assoc: AssocId, detail: &str) {
+        if ctx.tracing() {
+            ctx.trace("sctp", self.entity(assoc), detail);
         }
     }
-}
 
-impl Agent for SctpApp {
-    fn start(&mut self, ctx: &mut Ctx<'_>) {
-        let start = match &self.cfg.role {
-            SctpRole::Bulk { start, .. } | SctpRole::Requests { start, .. } => *start,
-            SctpRole::Sink { .. } => return,
-        };
-        let _ = ctx.timer_at(start.max(ctx.now()), TOKEN_START);
-    }
-
-    fn on_timer(&mut self, ctx: &mut Ctx<'_>, token: u64) {
-        let now = ctx.now();
-        match token {
-            TOKEN_START => {
-                let (peer, port) = match &self.cfg.role {
-                    SctpRole::Bulk { peer, peer_port, .. } | SctpRole::Requests { peer, peer_port, .. } => {
-                        (peer.iter().map(|a| IpAddr::V4(*a)).collect::<Vec<_>>(), *peer_port)
-                    }
-                    SctpRole::Sink { .. } => return,
-                };
-                self.assoc = Some(self.ep.connect(now, &peer, port));
-                self.schedule_request(ctx);
-            }
-            TOKEN_READ => self.read_pending = false,
-            TOKEN_SEND => {
-                if let SctpRole::Requests { message_size, .. } = self.cfg.role {
-                    let _ = self.send_message(now, 0, PPID_REQUEST, false, message_size);
-                }
-                self.schedule_request(ctx);
-            }
-            TOKEN_ENGINE => {
-                if !self.timer.fired(ctx) {
-                    return; // woken for a deadline since postponed or dropped
-                }
-                self.ep.handle_timeout(now);
-            }
-            _ => return,
-        }
-        self.flush(ctx);
-    }
-
-    fn on_packet(&mut self, ctx: &mut Ctx<'_>, pkt: Packet) {
-        let Some(ip) = pkt.ip() else { return };
-        let (src, dst) = (IpAddr::V4(ip.src()), IpAddr::V4(ip.dst()));
-        let now = ctx.now();
-        let id = self.ep.handle(now, src, dst, ip.payload());
-        if self.assoc.is_none() {
-            self.assoc = id;
-        }
-        // The association builds later packets in the datagram's buffer.
-        if let Some(a) = id.and_then(|id| self.ep.association_mut(id)) {
-            a.recycle(pkt.bytes);
-        }
-        self.flush(ctx);
-    }
-
-    fn report(&self, now: Instant, out: &mut Scalars) {
-        let name = &self.cfg.name;
-        if self.rx_messages > 0 {
-            out.push("sctp", name, "delivered_bytes", self.rx_bytes as f64, "bytes");
-            out.push("sctp", name, "delivered_messages", self.rx_messages as f64, "messages");
-            if let (Some(first), Some(last)) = (self.first_sent_seen, self.last_delivery) {
-                let span = last.saturating_since(first).as_secs_f64();
-                if span > 0.0 {
-                    out.push("sctp", name, "goodput", self.rx_bytes as f64 * 8.0 / span, "bit/s");
-                }
-            }
-            if let (Some(first), Some(last)) = (self.first_delivery, self.last_delivery) {
-                out.push("sctp", name, "first_delivery_at", first.as_secs_f64(), "s");
-                out.push("sctp", name, "last_delivery_at", last.as_secs_f64(), "s");
-            }
-            if self.delay.count() > 0 {
-                for (metric, value) in self.delay.summary() {
-                    out.push("sctp", name, metric, value, "s");
-                }
-            }
-            if self.response_delay.count() > 0 {
-                out.push("sctp", name, "response_time_mean", self.response_delay.mean_s(), "s");
-                out.push("sctp", name, "response_time_p99", self.response_delay.quantile_s(0.99), "s");
-            }
-        }
-        let Some(a) = self.reported() else { return };
-        let break_at = self.primary_break;
+    /// The failover scalars of `assoc` (under its name): when the primary's route broke and
+    /// how long after that each step of the failover came.
+    pub fn report_failover(&self, assoc: AssocId, out: &mut Scalars) {
+        let Some(rec) = self.record(assoc) else { return };
+        let name = &rec.entity;
+        let break_at = rec.primary_break;
         let since_break = |t: Option<Instant>| t.zip(break_at).map(|(t, b)| t.saturating_since(b).as_secs_f64());
         if let Some(b) = break_at {
             out.push("sctp", name, "primary_break_at", b.as_secs_f64(), "s");
         }
         for (metric, t) in [
-            ("failover_time", since_break(self.primary_inactive_at)),
-            ("pf_time", since_break(self.primary_pf_at)),
-            ("first_alternate_rtx_time", since_break(self.first_alt_rtx_at)),
-            ("data_moved_time", since_break(self.data_moved_at)),
-            ("switch_back_time", since_break(self.switched_back_at)),
+            ("failover_time", since_break(rec.primary_inactive_at)),
+            ("pf_time", since_break(rec.primary_pf_at)),
+            ("first_alternate_rtx_time", since_break(rec.first_alt_rtx_at)),
+            ("data_moved_time", since_break(rec.data_moved_at)),
+            ("switch_back_time", since_break(rec.switched_back_at)),
         ] {
             if let Some(v) = t {
                 out.push("sctp", name, metric, v, "s");
             }
         }
-        if let (SctpRole::Bulk { start, .. }, Some(done)) = (&self.cfg.role, self.completed_at) {
-            out.push("sctp", name, "completion_time", done.saturating_since(*start).as_secs_f64(), "s");
-        }
+    }
+
+    /// The transport scalars of `assoc`: retransmission counters (a `sender`'s), heartbeats,
+    /// path state changes, whether it closed, and one row set per path (`<name>/path<i>`).
+    pub fn report_transport(&self, assoc: AssocId, sender: bool, out: &mut Scalars) {
+        let (Some(rec), Some(a)) = (self.record(assoc), self.association(assoc)) else { return };
+        let name = &rec.entity;
         let sum = |f: fn(&sctp::PathStats) -> u64| a.paths().values().map(|p| f(&p.stats)).sum::<u64>() as f64;
-        if matches!(self.cfg.role, SctpRole::Bulk { .. } | SctpRole::Requests { .. }) {
+        if sender {
             out.push("sctp", name, "sent_bytes", sum(|s| s.bytes_sent), "bytes");
             out.push("sctp", name, "fast_retransmissions", sum(|s| s.fast_retransmissions), "chunks");
             out.push("sctp", name, "timeout_retransmissions", sum(|s| s.timeout_retransmissions), "chunks");
@@ -482,8 +379,8 @@ impl Agent for SctpApp {
             out.push("sctp", name, "t3_timeouts", sum(|s| s.t3_timeouts), "events");
         }
         out.push("sctp", name, "heartbeats_sent", sum(|s| s.heartbeats_sent), "chunks");
-        out.push("sctp", name, "path_state_changes", self.path_changes as f64, "events");
-        out.push("sctp", name, "closed", f64::from(u8::from(self.closed.is_some())), "bool");
+        out.push("sctp", name, "path_state_changes", rec.path_changes as f64, "events");
+        out.push("sctp", name, "closed", f64::from(u8::from(rec.closed.is_some())), "bool");
         for (i, p) in a.paths() {
             let entity = format!("{name}/path{i}");
             out.push("sctp_path", &entity, "bytes_sent", p.stats.bytes_sent as f64, "bytes");
@@ -493,25 +390,78 @@ impl Agent for SctpApp {
             out.push("sctp_path", &entity, "packets_sent", p.stats.packets_sent as f64, "packets");
             out.push("sctp_path", &entity, "state", f64::from(p.state.code()), "0=active,1=pf,2=inactive");
         }
-        let _ = now;
     }
 
-    fn sample(&self, now: Instant, out: &mut TimeSeries) {
-        let Some(a) = self.reported() else { return };
-        let name = &self.cfg.name;
+    /// Samples of `assoc`: per path window, flight size, RTO, SRTT and state, then the
+    /// association's advertised and peer windows.
+    pub fn sample(&self, now: Instant, assoc: AssocId, out: &mut TimeSeries) {
+        let (Some(rec), Some(a)) = (self.record(assoc), self.association(assoc)) else { return };
+        let name = &rec.entity;
         for (i, p) in a.paths() {
-            let entity = format!("{name}/path{i}");
-            out.push(now, "sctp_path", &entity, "cwnd", "bytes", f64::from(p.cc.cwnd));
-            out.push(now, "sctp_path", &entity, "ssthresh", "bytes", f64::from(p.cc.ssthresh));
-            out.push(now, "sctp_path", &entity, "flight_size", "bytes", f64::from(p.flight_size));
-            out.push(now, "sctp_path", &entity, "rto", "s", p.rto.rto.as_secs_f64());
+            let formatted;
+            let entity = match rec.paths.get(i.index()) {
+                Some(e) => e,
+                None => {
+                    formatted = format!("{name}/path{i}");
+                    &formatted
+                }
+            };
+            out.push(now, "sctp_path", entity, "cwnd", "bytes", f64::from(p.cc.cwnd));
+            out.push(now, "sctp_path", entity, "ssthresh", "bytes", f64::from(p.cc.ssthresh));
+            out.push(now, "sctp_path", entity, "flight_size", "bytes", f64::from(p.flight_size));
+            out.push(now, "sctp_path", entity, "rto", "s", p.rto.rto.as_secs_f64());
             if let Some(srtt) = p.rto.srtt {
-                out.push(now, "sctp_path", &entity, "srtt", "s", srtt.as_secs_f64());
+                out.push(now, "sctp_path", entity, "srtt", "s", srtt.as_secs_f64());
             }
-            out.push(now, "sctp_path", &entity, "state", "0=active,1=pf,2=inactive", f64::from(p.state.code()));
+            out.push(now, "sctp_path", entity, "state", "0=active,1=pf,2=inactive", f64::from(p.state.code()));
         }
         out.push(now, "sctp", name, "a_rwnd", "bytes", f64::from(a.a_rwnd()));
         out.push(now, "sctp", name, "peer_rwnd", "bytes", f64::from(a.peer_rwnd()));
-        out.push(now, "sctp", name, "delivered_bytes", "bytes", self.rx_bytes as f64);
+    }
+}
+
+impl SctpSocketApi for SctpSocket {
+    fn connect(&mut self, now: Instant, peer: &[IpAddr], peer_port: u16, flow: u32) -> AssocId {
+        let id = self.ep.connect(now, peer, peer_port);
+        let rec = self.record_mut(id);
+        rec.flow = flow;
+        rec.primary_addr = match peer.first() {
+            Some(IpAddr::V4(a)) => Some(*a),
+            _ => None,
+        };
+        self.name_paths(id);
+        id
+    }
+
+    fn send(&mut self, assoc: AssocId, stream: u16, ppid: u32, unordered: bool, data: &[u8]) -> Result<(), SendError> {
+        match self.ep.association_mut(assoc) {
+            Some(a) => a.send(stream, ppid, unordered, data),
+            None => Err(SendError::NotOpen(sctp::State::Closed)),
+        }
+    }
+
+    fn read(&mut self, assoc: AssocId) -> Option<Message> {
+        self.ep.association_mut(assoc)?.read()
+    }
+
+    fn recycle(&mut self, assoc: AssocId, buf: Vec<u8>) {
+        if let Some(a) = self.ep.association_mut(assoc) {
+            a.recycle(buf);
+        }
+    }
+
+    fn shutdown(&mut self, now: Instant, assoc: AssocId) {
+        if let Some(a) = self.ep.association_mut(assoc) {
+            a.shutdown(now);
+        }
+    }
+
+    fn associations(&self) -> &[AssocId] {
+        &self.ids
+    }
+
+    /// In the endpoint, or finished (its final state).
+    fn association(&self, assoc: AssocId) -> Option<&Association> {
+        self.ep.association(assoc).or_else(|| self.record(assoc)?.finished.as_deref())
     }
 }
