@@ -10,11 +10,11 @@
 use std::net::Ipv4Addr;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use netsim::apps::sctp::{SctpApp, SctpAppConfig, SctpRole};
 use netsim::loss::LossConfig;
 use netsim::network::{ChannelConfig, NodeKind};
 use netsim::queue::{QueueConfig, QueueLimit};
-use netsim::apps::sctp::{SctpApp, SctpAppConfig, SctpRole};
-use netsim::wire::{NO_FLOW, PROTO_SCTP};
+use netsim::wire::PROTO_SCTP;
 use netsim::world::{RunResult, WorldBuilder};
 use netsim::{Duration, Instant};
 
@@ -54,7 +54,7 @@ fn run() -> RunResult {
         config: config.clone(),
         role: SctpRole::Sink { drain_rate: None },
         seed: 2,
-        flow: NO_FLOW,
+        flows: Vec::new(),
     };
     let bulk = SctpAppConfig {
         name: "bulk".into(),
@@ -63,6 +63,7 @@ fn run() -> RunResult {
         config,
         role: SctpRole::Bulk {
             peer: vec![a1],
+            more_peers: Vec::new(),
             peer_port: 5000,
             start: Instant::ZERO,
             bytes: None,
@@ -71,7 +72,7 @@ fn run() -> RunResult {
             unordered: false,
         },
         seed: 1,
-        flow: NO_FLOW,
+        flows: Vec::new(),
     };
     let agent = b.agent(h1, Box::new(SctpApp::new(sink)));
     b.bind_port(agent, PROTO_SCTP, 5000);

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import math
 import threading
 import tomllib
@@ -11,6 +12,7 @@ import pandas as pd
 import pytest
 import sctpsim
 from sctpsim import Scenario, ScenarioError, _toml
+from sctpsim.summary import print_summary, summary_console
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "two-path-cbr.toml"
@@ -144,3 +146,46 @@ def test_runs_in_threads_release_the_gil() -> None:
 def test_toml_literals(value: object, text: str) -> None:
     assert _toml.literal(value) == text
     assert tomllib.loads(f"v = {text}")["v"] == value
+
+
+def test_sctp_results_per_association_and_stream() -> None:
+    # One application uploads to two peers over two streams: each association reports under
+    # <app>/assoc<k> after the first, each sink per stream, and the summary lists them.
+    s = Scenario.from_dict(
+        {
+            "name": "two-peers",
+            "duration": "10s",
+            "nodes": [
+                {"name": "A", "interfaces": [{"address": "10.0.0.1"}, {"address": "10.0.1.1"}]},
+                {"name": "B", "interfaces": [{"address": "10.0.0.2"}]},
+                {"name": "C", "interfaces": [{"address": "10.0.1.2"}]},
+            ],
+            "links": [
+                {"ends": ["A/eth0", "B/eth0"], "delay": "5ms", "rate": "10Mbps"},
+                {"ends": ["A/eth1", "C/eth0"], "delay": "5ms", "rate": "10Mbps"},
+            ],
+            "apps": [
+                {"kind": "sctp-sink", "name": "sink-b", "node": "B"},
+                {"kind": "sctp-sink", "name": "sink-c", "node": "C"},
+                {
+                    "kind": "sctp-bulk",
+                    "name": "up",
+                    "node": "A",
+                    "peer": "B",
+                    "more_peers": ["C"],
+                    "bytes": 1_000_000,
+                    "streams": 2,
+                },
+            ],
+        }
+    )
+    r = sctpsim.run(s, seed=1)
+    assert r.scalar("sctp", "sink-b", "delivered_bytes") == 1_000_000
+    assert r.scalar("sctp", "sink-c", "delivered_bytes") == 1_000_000
+    assert r.scalar("sctp", "up/assoc1", "sent_bytes") >= 1_000_000
+    streams = [r.scalar("sctp", f"sink-c/stream{i}", "delivered_messages") for i in (0, 1)]
+    assert all(n > 0 for n in streams)
+    out = io.StringIO()
+    print_summary(r, summary_console(out))
+    text = out.getvalue()
+    assert "up/assoc1" in text and "sink-c/stream1" in text

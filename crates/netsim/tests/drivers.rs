@@ -13,7 +13,7 @@ use netsim::loss::LossConfig;
 use netsim::network::{ChannelConfig, LinkId, NodeId, NodeKind};
 use netsim::queue::{QueueConfig, QueueLimit};
 use netsim::recorder::{EventLog, EventTable};
-use netsim::wire::{NO_FLOW, PROTO_SCTP, PROTO_TCP};
+use netsim::wire::{PROTO_SCTP, PROTO_TCP};
 use netsim::world::{RunResult, WorldBuilder};
 use netsim::{Duration, Instant};
 
@@ -150,7 +150,8 @@ fn sctp_pair(bytes: Option<u64>, down_until: Option<f64>, stop: f64) -> RunResul
     sctp_streams(bytes, down_until, stop, 1, 10)
 }
 
-/// As [`sctp_pair`], the sender using `streams` streams and the sink accepting `inbound`.
+/// As [`sctp_pair`], the sender using `streams` streams and the sink accepting `inbound`. The
+/// sender's association is accounted to the flow `up`.
 fn sctp_streams(bytes: Option<u64>, down_until: Option<f64>, stop: f64, streams: u16, inbound: u16) -> RunResult {
     let mut p = pair(stop);
     if let Some(t) = down_until {
@@ -164,8 +165,9 @@ fn sctp_streams(bytes: Option<u64>, down_until: Option<f64>, stop: f64, streams:
         config: sctp::Config { max_inbound_streams: inbound, ..config.clone() },
         role: SctpRole::Sink { drain_rate: None },
         seed: 1,
-        flow: NO_FLOW,
+        flows: Vec::new(),
     };
+    let flow = p.b.flow("up");
     let up = SctpAppConfig {
         name: "up".into(),
         addrs: vec![A0, A1],
@@ -173,6 +175,7 @@ fn sctp_streams(bytes: Option<u64>, down_until: Option<f64>, stop: f64, streams:
         config,
         role: SctpRole::Bulk {
             peer: vec![B0, B1],
+            more_peers: Vec::new(),
             peer_port: 5000,
             start: secs(0.1),
             bytes,
@@ -181,7 +184,7 @@ fn sctp_streams(bytes: Option<u64>, down_until: Option<f64>, stop: f64, streams:
             unordered: false,
         },
         seed: 2,
-        flow: NO_FLOW,
+        flows: vec![flow],
     };
     let s = p.b.agent(p.z, Box::new(SctpApp::new(sink)));
     p.b.bind_port(s, PROTO_SCTP, 5000);
@@ -272,4 +275,28 @@ fn a_sender_uses_no_more_streams_than_its_association_negotiated() {
     let r = sctp_streams(Some(400_000), None, 5.0, 4, 4);
     assert_eq!(r.scalars.get("sctp", "up", "streams_negotiated"), None);
     assert!(r.scalars.get("sctp", "sink/stream3", "delivered_messages").unwrap() > 0.0);
+}
+
+#[test]
+fn an_sctp_association_is_accounted_to_its_flow() {
+    // The INIT lost on the down link is a drop of the association's flow; every packet the
+    // sender sent counts in it, the sink's packets in none; what the sink read is the flow's
+    // received bytes, with the messages' delays.
+    let r = sctp_pair(Some(50_000), Some(0.5), 20.0);
+    let s = &r.scalars;
+    let sent = events(&r.events, "tx", "A/eth0").len() + events(&r.events, "tx", "A/eth1").len();
+    assert_eq!(s.get("flow", "up", "tx_packets"), Some(sent as f64 + 1.0), "sent and the lost INIT");
+    assert_eq!(s.get("flow", "up", "drops"), Some(1.0));
+    assert_eq!(s.get("flow", "up", "drops_link_down"), Some(1.0));
+    // Each message's user data once (no loss after the handshake).
+    assert_eq!(s.get("flow", "up", "tx_bytes"), Some(50_000.0));
+    assert_eq!(s.get("flow", "up", "rx_bytes"), Some(50_000.0));
+    assert!(s.get("flow", "up", "delay_min").unwrap() >= 0.005);
+    assert!(s.get("flow", "up", "goodput").unwrap() > 0.0);
+    for (_, d) in events(&r.events, "tx", "B/eth0") {
+        assert_eq!(field(d, "flow"), "-", "{d}");
+    }
+    for (_, d) in events(&r.events, "tx", "A/eth0") {
+        assert_eq!(field(d, "flow"), "up", "{d}");
+    }
 }

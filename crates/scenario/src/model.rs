@@ -16,9 +16,9 @@ use netsim::apps::vbr::VbrConfig;
 use netsim::fault::FaultAction;
 use netsim::loss::LossConfig;
 use netsim::network::{ChannelConfig, IfaceId, LinkId, NodeKind};
-use netsim::queue::QueueConfig;
+use netsim::queue::{DropTail, QueueConfig};
 use netsim::wire::PROTO_SCTP;
-use netsim::wire::{NO_FLOW, PROTO_TCP, PROTO_UDP};
+use netsim::wire::{PROTO_TCP, PROTO_UDP};
 use netsim::{Duration, Instant};
 use toml::{Table, Value};
 
@@ -215,6 +215,7 @@ impl Scenario {
         let routes = b.list(&mut r, "routes", Parser::route)?;
         let mut apps = b.list(&mut r, "apps", Parser::app)?;
         b.check_sctp_streams(&apps)?;
+        b.check_sctp_message_sizes()?;
         let mut links = links;
         let mut flow_groups = Vec::new();
         let mut group_readers = r.table_list("groups")?;
@@ -268,6 +269,10 @@ struct Parser {
     app_names: BTreeMap<String, String>,
     ports: BTreeMap<(usize, u8, u16), String>,
     flows: usize,
+    /// SCTP applications by (node, port): their key path and receive buffer.
+    sctp_receivers: BTreeMap<(usize, u16), (String, u32)>,
+    /// SCTP senders: key path of `message_size`, peer node and port, message size.
+    sctp_senders: Vec<(String, usize, u16, u64)>,
 }
 
 impl Parser {
@@ -396,10 +401,12 @@ impl Parser {
     }
 
     fn queue(&self, r: &mut Reader<'_>) -> Result<QueueConfig, ScenarioError> {
-        // The schema admits only the kinds listed in `schema::QUEUE`; each builds here.
+        // The schema admits only the registry's kinds (`netsim::queue::KINDS`); each builds here.
         let kind = r.str("kind")?;
-        debug_assert_eq!(kind, "droptail");
-        Ok(QueueConfig::DropTail { limit: r.queue_limit("limit")? })
+        match kind.as_str() {
+            DropTail::KIND => Ok(QueueConfig::DropTail { limit: r.queue_limit("limit")? }),
+            other => Err(r.error("kind", format!("unknown queue discipline {other:?}"))),
+        }
     }
 
     fn loss(r: &mut Reader<'_>) -> Result<LossConfig, ScenarioError> {
@@ -582,6 +589,7 @@ impl Parser {
         let mut s = r.table("sctp")?.expect("sctp has a default");
         let config = Self::sctp_config(&mut s)?;
         r.put_table("sctp", s.finish());
+        self.sctp_receivers.insert((node, port), (r.key_path("sctp"), config.recv_buffer));
         let role = if kind == "sctp-sink" {
             let drain_rate = r.opt_rate("drain_rate")?.map(|bps| (bps / 8).max(1));
             SctpRole::Sink { drain_rate }
@@ -602,6 +610,11 @@ impl Parser {
             let peer_port = r.int("peer_port")? as u16;
             let start = Instant(r.duration("start")?.as_nanos());
             let message_size = r.size("message_size")?;
+            self.sctp_senders.push((r.key_path("message_size"), peer_node, peer_port, message_size));
+            if kind == "sctp-requests" {
+                // Responses are as large as requests and come back to this application.
+                self.sctp_senders.push((r.key_path("message_size"), node, port, message_size));
+            }
             if !(MESSAGE_HEADER_LEN as u64..=1 << 20).contains(&message_size) {
                 return Err(r.error(
                     "message_size",
@@ -615,8 +628,16 @@ impl Parser {
                 ));
             }
             if kind == "sctp-bulk" {
+                let more_peers = self.more_peers(r, node, peer_node)?;
+                for addrs in &more_peers {
+                    if let Some(&a) = addrs.first() {
+                        let n = self.node_of(a);
+                        self.sctp_senders.push((r.key_path("message_size"), n, peer_port, message_size));
+                    }
+                }
                 SctpRole::Bulk {
                     peer,
+                    more_peers,
                     peer_port,
                     start,
                     bytes: r.opt_size("bytes")?,
@@ -635,7 +656,39 @@ impl Parser {
             }
         };
         let addrs = self.nodes[node].ifaces.iter().map(|(_, a)| *a).collect();
-        Ok(AppSpec::Sctp { node, config: SctpAppConfig { name, addrs, port, config, role, seed: 0, flow: NO_FLOW } })
+        Ok(AppSpec::Sctp {
+            node,
+            config: SctpAppConfig { name, addrs, port, config, role, seed: 0, flows: Vec::new() },
+        })
+    }
+
+    /// `more_peers` of an `sctp-bulk` on `node` whose `peer` is `peer_node`: the addresses of
+    /// each (the host's interfaces, the first as primary); each another host, once.
+    fn more_peers(
+        &self,
+        r: &mut Reader<'_>,
+        node: usize,
+        peer_node: usize,
+    ) -> Result<Vec<Vec<Ipv4Addr>>, ScenarioError> {
+        if !r.has("more_peers") {
+            return Ok(Vec::new());
+        }
+        let mut seen = vec![peer_node];
+        let mut out = Vec::new();
+        for (i, name) in r.str_list("more_peers")?.into_iter().enumerate() {
+            let key = format!("more_peers[{i}]");
+            let n = self.node_ref(&name).map_err(|m| r.error(&key, m))?;
+            if n == node || self.nodes[n].ifaces.is_empty() {
+                return Err(r.error(&key, format!("\"{name}\" must be another host with interfaces")));
+            }
+            // One association between two endpoints (RFC 9260 §1.4, §5.2).
+            if seen.contains(&n) {
+                return Err(r.error(&key, format!("\"{name}\" is already a peer of this application")));
+            }
+            seen.push(n);
+            out.push(self.nodes[n].ifaces.iter().map(|(_, a)| *a).collect());
+        }
+        Ok(out)
     }
 
     /// Every `sctp-bulk`'s `streams` must be open on its association: no more than its own
@@ -644,7 +697,7 @@ impl Parser {
     fn check_sctp_streams(&self, apps: &[AppSpec]) -> Result<(), ScenarioError> {
         for (i, app) in apps.iter().enumerate() {
             let AppSpec::Sctp { config, .. } = app else { continue };
-            let SctpRole::Bulk { streams, ref peer, peer_port, .. } = config.role else { continue };
+            let SctpRole::Bulk { streams, ref peer, ref more_peers, peer_port, .. } = config.role else { continue };
             let key = format!("apps[{i}].streams");
             let own = config.config.outbound_streams;
             if streams > own {
@@ -653,18 +706,41 @@ impl Parser {
                     format!("{streams} is more than the association's {own} outbound streams (apps[{i}].sctp.streams)"),
                 ));
             }
-            let Some(&addr) = peer.first() else { continue };
-            let peer_node = self.node_of(addr);
-            let sink = apps.iter().enumerate().find_map(|(j, a)| match a {
-                AppSpec::Sctp { node, config: c } if *node == peer_node && c.port == peer_port => {
-                    matches!(c.role, SctpRole::Sink { .. }).then_some((j, c.config.max_inbound_streams))
+            for addr in std::iter::once(peer).chain(more_peers).filter_map(|p| p.first()) {
+                let peer_node = self.node_of(*addr);
+                let sink = apps.iter().enumerate().find_map(|(j, a)| match a {
+                    AppSpec::Sctp { node, config: c } if *node == peer_node && c.port == peer_port => {
+                        matches!(c.role, SctpRole::Sink { .. }).then_some((j, c.config.max_inbound_streams))
+                    }
+                    _ => None,
+                });
+                if let Some((j, inbound)) = sink.filter(|&(_, inbound)| streams > inbound) {
+                    return Err(ScenarioError::new(
+                        key,
+                        format!(
+                            "{streams} is more than the {inbound} inbound streams the peer accepts (apps[{j}].sctp.streams)"
+                        ),
+                    ));
                 }
-                _ => None,
-            });
-            if let Some((j, inbound)) = sink.filter(|&(_, inbound)| streams > inbound) {
+            }
+        }
+        Ok(())
+    }
+
+    /// Every SCTP message must fit the receive buffer of the application it goes to: a larger
+    /// one cannot be reassembled there and is only handed over in parts (RFC 9260 §6.9), which
+    /// the applications here do not expect.
+    fn check_sctp_message_sizes(&self) -> Result<(), ScenarioError> {
+        for (key, node, port, size) in &self.sctp_senders {
+            let Some((receiver, buffer)) = self.sctp_receivers.get(&(*node, *port)) else { continue };
+            if *size > u64::from(*buffer) {
+                let app = receiver.strip_suffix(".sctp").unwrap_or(receiver);
                 return Err(ScenarioError::new(
-                    key,
-                    format!("{streams} is more than the {inbound} inbound streams the peer accepts (apps[{j}].sctp.streams)"),
+                    key.clone(),
+                    format!(
+                        "{size} bytes does not fit the receive buffer of {app} ({receiver}.recv_buffer = {buffer} \
+                         bytes): a message larger than its receiver's buffer is only handed over in parts"
+                    ),
                 ));
             }
         }

@@ -252,10 +252,10 @@ pub static DIRECTION: Section = Section {
 /// `links[].queue`.
 pub static QUEUE: Section = Section {
     path: "links[].queue",
-    fields: &[f("kind", Ty::Enum(&["droptail"]), Value("droptail"), "", "Queue discipline.")],
+    fields: &[f("kind", Ty::Enum(netsim::queue::KINDS), Value("droptail"), "", "Queue discipline.")],
     tag: Some("kind"),
     variants: &[(
-        "droptail",
+        netsim::queue::DropTail::KIND,
         &[f(
             "limit",
             Ty::QueueLimit,
@@ -380,6 +380,7 @@ pub static APP: Section = Section {
             "sctp-bulk",
             &[
                 f("peer", Ty::Name, Required, "", "Host running the sctp-sink; every address of it becomes a path."),
+                f("more_peers", Ty::StrList, Absent("none: one association, to peer"), "", "Further hosts running an sctp-sink on peer_port: one more association to each, carrying as many bytes; results per association under \"<name>/assoc<k>\"."),
                 f("primary", Ty::Destination, Absent("the peer's first interface"), "", "The peer address used as the primary path (an address or \"node/iface\")."),
                 f("port", Ty::Int(1, 65535), Absent("5000 + position in the apps list"), "", "Local SCTP port."),
                 f("peer_port", Ty::Int(1, 65535), Value("5000"), "", "The sink's SCTP port."),

@@ -335,3 +335,60 @@ start = "0.6s"
     assert_eq!(get(&r, "sctp", "sink/assoc1", "closed"), 0.0);
     assert!(r.scalars.get("sctp_path", "sink/assoc1/path0", "bytes_acked").is_some());
 }
+
+#[test]
+fn a_sender_with_several_peers_opens_an_association_to_each_and_reports_each() {
+    // A – B and A – C: one application on A uploads 500 kB to B and 500 kB to C.
+    let text = r#"
+duration = "20s"
+[[nodes]]
+name = "A"
+interfaces = [{ address = "10.0.0.1" }, { address = "10.0.1.1" }]
+[[nodes]]
+name = "B"
+interfaces = [{ address = "10.0.0.2" }]
+[[nodes]]
+name = "C"
+interfaces = [{ address = "10.0.1.2" }]
+[[links]]
+ends = ["A/eth0", "B/eth0"]
+rate = "10Mbps"
+delay = "5ms"
+[[links]]
+ends = ["A/eth1", "C/eth0"]
+rate = "10Mbps"
+delay = "20ms"
+[[apps]]
+kind = "sctp-sink"
+name = "sink-b"
+node = "B"
+[[apps]]
+kind = "sctp-sink"
+name = "sink-c"
+node = "C"
+[[apps]]
+kind = "sctp-bulk"
+name = "up"
+node = "A"
+peer = "B"
+more_peers = ["C"]
+bytes = 500000
+streams = 2
+"#;
+    let r = run(text);
+    for sink in ["sink-b", "sink-c"] {
+        assert_eq!(get(&r, "sctp", sink, "delivered_bytes"), 500_000.0, "{sink}");
+        // Two streams used on each association.
+        let per_stream = get(&r, "sctp", &format!("{sink}/stream1"), "delivered_bytes");
+        assert!(per_stream > 100_000.0, "{sink}: {per_stream}");
+    }
+    // The first association under the application's name, the second under up/assoc1.
+    assert!(get(&r, "sctp", "up", "sent_bytes") >= 500_000.0);
+    assert!(get(&r, "sctp", "up/assoc1", "sent_bytes") >= 500_000.0);
+    assert_eq!(get(&r, "sctp", "up/assoc1", "closed"), 0.0);
+    assert!(get(&r, "sctp_path", "up/assoc1/path0", "bytes_acked") >= 500_000.0);
+    // The upload completes when both transfers are acknowledged; C's 40 ms round trip is the
+    // longer one.
+    let done = get(&r, "sctp", "up", "completion_time");
+    assert!(done > 0.4 && done < 5.0, "{done}");
+}

@@ -1,5 +1,6 @@
-//! SCTP applications on an [`SctpSocket`]: a bulk sender, a sink that reads at a configured
-//! rate (answering requests), and a request/response client.
+//! SCTP applications on an [`SctpSocket`]: a bulk sender (one association to its peer and one
+//! to each further peer), a sink that reads at a configured rate (answering requests), and a
+//! request/response client.
 //!
 //! The applications use the socket only through its surface ([`SctpSocketApi`]: connect,
 //! send, read, associations) plus the driver's inputs (`on_packet`, `on_timer`, `flush`); the
@@ -27,7 +28,7 @@ use crate::recorder::{Scalars, TimeSeries};
 use crate::stats::DelayStats;
 use crate::time::{Duration, Instant};
 use crate::transport::sctp::{SctpSocket, SctpSocketApi};
-use crate::wire::Packet;
+use crate::wire::{Packet, NO_FLOW};
 
 /// Bytes at the start of every message: sequence number and hand-over time.
 pub const MESSAGE_HEADER_LEN: usize = 16;
@@ -35,10 +36,14 @@ pub const MESSAGE_HEADER_LEN: usize = 16;
 /// What the application does.
 #[derive(Clone, Debug, PartialEq)]
 pub enum SctpRole {
-    /// Opens an association and sends `bytes` (or without end) in messages.
+    /// Opens an association and sends `bytes` (or without end) in messages; and one more,
+    /// carrying as much, to each of `more_peers`.
     Bulk {
         /// The peer's addresses; the first is the primary.
         peer: Vec<Ipv4Addr>,
+        /// Further peers (their addresses, the primary first), on the same port: one more
+        /// association to each.
+        more_peers: Vec<Vec<Ipv4Addr>>,
         /// The peer's port.
         peer_port: u16,
         /// When to connect.
@@ -90,8 +95,9 @@ pub struct SctpAppConfig {
     pub role: SctpRole,
     /// Seed of the endpoint's RNG.
     pub seed: u64,
-    /// Flow the packets of the association it opens are accounted to (`NO_FLOW`: none).
-    pub flow: u32,
+    /// Flows the packets of the associations it opens are accounted to, in the order it opens
+    /// them (`NO_FLOW`, or none given: not accounted).
+    pub flows: Vec<u32>,
 }
 
 const TOKEN_START: u64 = 0;
@@ -167,12 +173,12 @@ impl Received {
     }
 }
 
-/// An SCTP application and its socket on one host.
-pub struct SctpApp {
-    cfg: SctpAppConfig,
-    socket: SctpSocket,
-    /// The association this application opened (bulk, requests).
-    assoc: Option<AssocId>,
+/// An association the application opened (bulk, requests), and what it queued on it.
+#[derive(Debug)]
+struct Opened {
+    id: AssocId,
+    /// User bytes queued.
+    queued: u64,
     /// Streams the bulk sender uses: as configured, or what the association negotiated if
     /// that is fewer.
     streams: u16,
@@ -180,12 +186,19 @@ pub struct SctpApp {
     clamped: Option<u16>,
     /// The association reached ESTABLISHED (its stream count is negotiated).
     established: bool,
+}
+
+/// An SCTP application and its socket on one host.
+pub struct SctpApp {
+    cfg: SctpAppConfig,
+    socket: SctpSocket,
+    /// The associations this application opened, in order (the first to `peer`).
+    opened: Vec<Opened>,
     read_pending: bool,
     /// Under a read rate, the association (by position) the next read starts with.
     next_read: usize,
     // Sending side.
     next_seq: u64,
-    bytes_queued: u64,
     /// The bytes of the last message sent, reused for the next.
     message_buf: Vec<u8>,
     // Receiving side.
@@ -203,21 +216,13 @@ impl SctpApp {
         let listening = matches!(cfg.role, SctpRole::Sink { .. });
         let socket =
             SctpSocket::new(&cfg.name, cfg.config.clone(), &cfg.addrs, cfg.port, listening, cfg.seed, TOKEN_SOCKET);
-        let streams = match cfg.role {
-            SctpRole::Bulk { streams, .. } => streams.max(1),
-            _ => 1,
-        };
         SctpApp {
             cfg,
             socket,
-            assoc: None,
-            streams,
-            clamped: None,
-            established: false,
+            opened: Vec::new(),
             read_pending: false,
             next_read: 0,
             next_seq: 0,
-            bytes_queued: 0,
             message_buf: Vec::new(),
             received: Received::default(),
             per_assoc: BTreeMap::new(),
@@ -233,6 +238,7 @@ impl SctpApp {
     fn send_message(
         &mut self,
         now: Instant,
+        assoc: Option<AssocId>,
         stream: u16,
         ppid: u32,
         unordered: bool,
@@ -244,7 +250,7 @@ impl SctpApp {
         m[..8].copy_from_slice(&self.next_seq.to_be_bytes());
         m[8..16].copy_from_slice(&now.as_nanos().to_be_bytes());
         self.next_seq += 1;
-        let sent = match self.assoc {
+        let sent = match assoc {
             Some(id) => self.socket.send(id, stream, ppid, unordered, &m),
             None => Err(SendError::NotOpen(sctp::State::Closed)),
         };
@@ -252,28 +258,33 @@ impl SctpApp {
         sent
     }
 
-    /// Keeps the bulk sender's send buffer full.
+    /// Keeps the bulk sender's send buffers full, one association after the other.
     fn refill(&mut self, now: Instant) {
         let SctpRole::Bulk { bytes, message_size, unordered, .. } = self.cfg.role else { return };
-        loop {
-            let remaining = bytes.map_or(u64::MAX, |b| b.saturating_sub(self.bytes_queued));
-            if remaining == 0 {
-                return;
+        for i in 0..self.opened.len() {
+            loop {
+                let o = &self.opened[i];
+                let remaining = bytes.map_or(u64::MAX, |b| b.saturating_sub(o.queued));
+                if remaining == 0 {
+                    break;
+                }
+                let size = (message_size as u64).min(remaining) as usize;
+                let Some(a) = self.socket.association(o.id) else { break };
+                if a.send_buffer_space() < size.max(MESSAGE_HEADER_LEN) {
+                    break;
+                }
+                // Until the peer's INIT ACK is processed the number of streams is unknown, and
+                // a DATA chunk on a stream the peer does not have is discarded (RFC 9260
+                // §5.1.1, §6.5): messages handed over before the association is up go on
+                // stream 0.
+                let streams = if o.established { o.streams } else { 1 };
+                let stream = (self.next_seq % u64::from(streams)) as u16;
+                let id = o.id;
+                if self.send_message(now, Some(id), stream, PPID_DATA, unordered, size).is_err() {
+                    break;
+                }
+                self.opened[i].queued += size.max(MESSAGE_HEADER_LEN) as u64;
             }
-            let size = (message_size as u64).min(remaining) as usize;
-            let Some(a) = self.assoc.and_then(|id| self.socket.association(id)) else { return };
-            if a.send_buffer_space() < size.max(MESSAGE_HEADER_LEN) {
-                return;
-            }
-            // Until the peer's INIT ACK is processed the number of streams is unknown, and a
-            // DATA chunk on a stream the peer does not have is discarded (RFC 9260 §5.1.1,
-            // §6.5): messages handed over before the association is up go on stream 0.
-            let streams = if self.established { self.streams } else { 1 };
-            let stream = (self.next_seq % u64::from(streams)) as u16;
-            if self.send_message(now, stream, PPID_DATA, unordered, size).is_err() {
-                return;
-            }
-            self.bytes_queued += size.max(MESSAGE_HEADER_LEN) as u64;
         }
     }
 
@@ -339,17 +350,22 @@ impl SctpApp {
         self.read(ctx);
         if let SctpRole::Bulk { bytes: Some(total), .. } = self.cfg.role {
             if self.completed_at.is_none()
-                && self.bytes_queued >= total
-                && self.assoc.and_then(|id| self.socket.association(id)).is_some_and(|a| a.all_acked())
+                && !self.opened.is_empty()
+                && self
+                    .opened
+                    .iter()
+                    .all(|o| o.queued >= total && self.socket.association(o.id).is_some_and(|a| a.all_acked()))
             {
                 self.completed_at = Some(now);
             }
         }
         self.socket.flush(ctx, &mut self.events);
         for (id, e) in std::mem::take(&mut self.events) {
-            if e == Event::Connected && Some(id) == self.assoc {
-                self.established = true;
-                self.clamp_streams(ctx, id);
+            if e == Event::Connected {
+                if let Some(i) = self.opened.iter().position(|o| o.id == id) {
+                    self.opened[i].established = true;
+                    self.clamp_streams(ctx, i);
+                }
             }
         }
     }
@@ -357,14 +373,16 @@ impl SctpApp {
     /// A bulk sender uses no more streams than its association negotiated (RFC 9260 §5.1.1:
     /// the outbound streams are at most the peer's MIS); fewer than configured is reported
     /// (a `StreamsClamped` event and the `streams_negotiated` scalar).
-    fn clamp_streams(&mut self, ctx: &mut Ctx<'_>, id: AssocId) {
+    fn clamp_streams(&mut self, ctx: &mut Ctx<'_>, i: usize) {
         let SctpRole::Bulk { streams, .. } = self.cfg.role else { return };
+        let o = &mut self.opened[i];
+        let id = o.id;
         let Some(negotiated) = self.socket.association(id).map(|a| a.outbound_streams()) else { return };
-        if negotiated >= self.streams || negotiated == 0 {
+        if negotiated >= o.streams || negotiated == 0 {
             return;
         }
-        self.streams = negotiated;
-        self.clamped = Some(negotiated);
+        o.streams = negotiated;
+        o.clamped = Some(negotiated);
         self.socket.trace(ctx, id, &format!("StreamsClamped {{ requested: {streams}, negotiated: {negotiated} }}"));
     }
 
@@ -388,19 +406,32 @@ impl Agent for SctpApp {
         let now = ctx.now();
         match token {
             TOKEN_START => {
-                let (peer, port) = match &self.cfg.role {
-                    SctpRole::Bulk { peer, peer_port, .. } | SctpRole::Requests { peer, peer_port, .. } => {
-                        (peer.iter().map(|a| IpAddr::V4(*a)).collect::<Vec<_>>(), *peer_port)
+                let (peers, port, streams) = match &self.cfg.role {
+                    SctpRole::Bulk { peer, more_peers, peer_port, streams, .. } => {
+                        (std::iter::once(peer).chain(more_peers).cloned().collect::<Vec<_>>(), *peer_port, *streams)
                     }
+                    SctpRole::Requests { peer, peer_port, .. } => (vec![peer.clone()], *peer_port, 1),
                     SctpRole::Sink { .. } => return,
                 };
-                self.assoc = Some(self.socket.connect(now, &peer, port, self.cfg.flow));
+                for (i, peer) in peers.iter().enumerate() {
+                    let peer: Vec<IpAddr> = peer.iter().map(|a| IpAddr::V4(*a)).collect();
+                    let flow = self.cfg.flows.get(i).copied().unwrap_or(NO_FLOW);
+                    let id = self.socket.connect(now, &peer, port, flow);
+                    self.opened.push(Opened {
+                        id,
+                        queued: 0,
+                        streams: streams.max(1),
+                        clamped: None,
+                        established: false,
+                    });
+                }
                 self.schedule_request(ctx);
             }
             TOKEN_READ => self.read_pending = false,
             TOKEN_SEND => {
                 if let SctpRole::Requests { message_size, .. } = self.cfg.role {
-                    let _ = self.send_message(now, 0, PPID_REQUEST, false, message_size);
+                    let first = self.opened.first().map(|o| o.id);
+                    let _ = self.send_message(now, first, 0, PPID_REQUEST, false, message_size);
                 }
                 self.schedule_request(ctx);
             }
@@ -444,8 +475,10 @@ impl Agent for SctpApp {
             }
             rx.report_streams(entity, out);
         }
-        if let Some(n) = self.clamped {
-            out.push("sctp", name, "streams_negotiated", f64::from(n), "streams");
+        for o in &self.opened {
+            if let Some(n) = o.clamped {
+                out.push("sctp", self.socket.entity(o.id), "streams_negotiated", f64::from(n), "streams");
+            }
         }
     }
 

@@ -26,6 +26,7 @@
 //! real-socket driver (SCTP over UDP, RFC 6951) implements the same trait and runs the same
 //! applications. It lives here, beside its first implementation, until that driver exists.
 
+use std::collections::BTreeMap;
 use std::net::{IpAddr, Ipv4Addr};
 
 use sctp::{AssocId, Association, Endpoint, Event, Message, PathState, SendError};
@@ -60,7 +61,6 @@ pub trait SctpSocketApi {
 /// What the socket keeps about one association.
 #[derive(Debug)]
 struct AssocRecord {
-    id: AssocId,
     /// Name in results and events.
     entity: String,
     /// Names of its paths in results (`<entity>/path<i>`), kept as the paths come so that
@@ -99,6 +99,8 @@ pub struct SctpSocket {
     /// Associations in the order met, with their ids alongside for [`SctpSocketApi`].
     records: Vec<AssocRecord>,
     ids: Vec<AssocId>,
+    /// Position of each association's record.
+    index: BTreeMap<AssocId, usize>,
     /// The endpoint's association ids, reused between flushes.
     scratch: Vec<AssocId>,
 }
@@ -124,6 +126,7 @@ impl SctpSocket {
             timer: EngineTimer::new(token),
             records: Vec::new(),
             ids: Vec::new(),
+            index: BTreeMap::new(),
             scratch: Vec::new(),
         }
     }
@@ -139,18 +142,17 @@ impl SctpSocket {
     }
 
     fn record(&self, assoc: AssocId) -> Option<&AssocRecord> {
-        self.records.iter().find(|r| r.id == assoc)
+        self.records.get(*self.index.get(&assoc)?)
     }
 
     /// The record of `assoc`, created when the socket meets it.
     fn record_mut(&mut self, assoc: AssocId) -> &mut AssocRecord {
-        let i = match self.records.iter().position(|r| r.id == assoc) {
-            Some(i) => i,
+        let i = match self.index.get(&assoc) {
+            Some(&i) => i,
             None => {
                 let k = self.records.len();
                 let entity = if k == 0 { self.name.clone() } else { format!("{}/assoc{k}", self.name) };
                 self.records.push(AssocRecord {
-                    id: assoc,
                     entity,
                     paths: Vec::new(),
                     flow: NO_FLOW,
@@ -168,6 +170,7 @@ impl SctpSocket {
                     finished: None,
                 });
                 self.ids.push(assoc);
+                self.index.insert(assoc, k);
                 k
             }
         };
@@ -262,7 +265,7 @@ impl SctpSocket {
         self.scratch = ids;
         // A finished association leaves the endpoint; its final state stays for results.
         while let Some((id, a)) = self.ep.poll_closed() {
-            if let Some(rec) = self.records.iter_mut().find(|r| r.id == id) {
+            if let Some(rec) = self.index.get(&id).and_then(|&i| self.records.get_mut(i)) {
                 rec.finished = Some(Box::new(a));
             }
         }

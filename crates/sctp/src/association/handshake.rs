@@ -8,7 +8,9 @@ use std::net::IpAddr;
 use simtime::Instant;
 
 use crate::config::Config;
-use crate::wire::{unknown_parameter_action, Chunk, ErrorCause, InitChunk, Parameter, SackChunk, UnknownAction};
+use crate::wire::{
+    unknown_parameter_action, Chunk, ErrorCause, InitChunk, ParamType, Parameter, SackChunk, UnknownAction,
+};
 
 use super::inbound::Inbound;
 use super::outbound::Outbound;
@@ -283,7 +285,7 @@ impl Association {
             self.abort_with(
                 now,
                 CloseReason::Aborted,
-                vec![ErrorCause::MissingMandatoryParameter { missing: vec![7] }],
+                vec![ErrorCause::MissingMandatoryParameter { missing: vec![ParamType::STATE_COOKIE.0] }],
             );
             return;
         };

@@ -50,7 +50,7 @@ use simtime::{Duration, Instant};
 use crate::cmt::{PathScheduler, PathsView, RetransmitPolicy};
 use crate::config::Config;
 use crate::congestion::GroupView;
-use crate::wire::{unknown_chunk_action, Chunk, ChunkView, DataRef, ErrorCause, HeaderView, UnknownAction};
+use crate::wire::{Chunk, ChunkType, ChunkView, DataRef, ErrorCause, HeaderView, UnknownAction};
 
 use buffers::BufferPool;
 pub(crate) use cookie::CookieState;
@@ -613,7 +613,7 @@ impl Association {
                 self.stats.packets_received += 1;
             }
             first = false;
-            if view.chunk_type == 0 {
+            if view.chunk_type == ChunkType::DATA {
                 if let (Some(d), Some(p)) = (DataRef::from_view(&view), from_path) {
                     data_seen = true;
                     if !self.on_data(now, p, &d) {
@@ -622,8 +622,8 @@ impl Association {
                 }
                 continue;
             }
-            if !Chunk::is_known_type(view.chunk_type) {
-                match unknown_chunk_action(view.chunk_type) {
+            if !view.chunk_type.is_known() {
+                match view.chunk_type.unknown_action() {
                     UnknownAction::Stop => return,
                     UnknownAction::StopAndReport => {
                         self.report_unrecognized(from_path, &view);
@@ -658,11 +658,11 @@ impl Association {
     fn tag_ok(&self, view: &ChunkView<'_>, vtag: u32, first: bool) -> bool {
         match view.chunk_type {
             // INIT carries tag 0 and must be alone; an association ignores it (see on_control).
-            1 => first && vtag == 0,
+            ChunkType::INIT => first && vtag == 0,
             // ABORT and SHUTDOWN COMPLETE (§8.5.1 B, C): our tag with the T bit clear, or with
             // it set the peer's tag, reflected by a sender that found it in our packet. Before
             // the peer's tag is known (COOKIE-WAIT: our INIT carried 0), only our own will do.
-            6 | 14 => {
+            ChunkType::ABORT | ChunkType::SHUTDOWN_COMPLETE => {
                 let reflected = view.flags & 1 == 1;
                 if reflected {
                     self.peer_tag != 0 && vtag == self.peer_tag
@@ -675,7 +675,7 @@ impl Association {
     }
 
     fn report_unrecognized(&mut self, from: Option<PathId>, view: &ChunkView<'_>) {
-        let mut chunk = vec![view.chunk_type, view.flags];
+        let mut chunk = vec![view.chunk_type.0, view.flags];
         chunk.extend_from_slice(&((view.value.len() + 4) as u16).to_be_bytes());
         chunk.extend_from_slice(view.value);
         let p = from.unwrap_or(self.primary);

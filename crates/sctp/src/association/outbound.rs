@@ -39,7 +39,7 @@ pub(crate) struct Fragment {
 impl Fragment {
     /// An owned copy of a received DATA chunk, in a buffer from `buffers`.
     pub(crate) fn from_data(d: &DataRef<'_>, buffers: &mut BufferPool) -> Self {
-        let mut data = buffers.take();
+        let mut data = buffers.take_for(d.user_data.len());
         data.extend_from_slice(d.user_data);
         Fragment {
             stream: d.stream_id,
@@ -132,6 +132,12 @@ impl Outbound {
         self.queue.is_empty() && self.sent.is_empty()
     }
 
+    /// Frees the room the queues grew to (call when they are empty).
+    pub(crate) fn shrink(&mut self) {
+        self.queue.shrink_to_fit();
+        self.sent.shrink_to_fit();
+    }
+
     /// Splits a message into fragments of at most `max` bytes (§6.9) with one SSN.
     pub(crate) fn enqueue(
         &mut self,
@@ -152,7 +158,7 @@ impl Outbound {
         };
         let n = data.len().div_ceil(max);
         for (i, part) in data.chunks(max).enumerate() {
-            let mut bytes = buffers.take();
+            let mut bytes = buffers.take_for(part.len());
             bytes.extend_from_slice(part);
             self.queue.push_back(Fragment {
                 stream,

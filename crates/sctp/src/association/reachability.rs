@@ -120,6 +120,7 @@ impl Association {
 
     /// The heartbeat timer of destination `p` fired (§8.3).
     pub(super) fn on_heartbeat_timer(&mut self, now: Instant, p: PathId) {
+        self.release_memory_if_idle();
         self.timers.stop(Timer::Heartbeat(p));
         let path = &mut self.paths[p];
         if path.hb_outstanding {

@@ -270,7 +270,7 @@ fn header_view_reads_fields_and_checksum() {
     assert!(v.checksum_ok());
     assert_eq!(v.fields(), HDR);
     let views: Vec<_> = v.chunks().collect();
-    assert_eq!(views, vec![Ok(ChunkView { chunk_type: 11, flags: 0, value: &[] })]);
+    assert_eq!(views, vec![Ok(ChunkView { chunk_type: ChunkType::COOKIE_ACK, flags: 0, value: &[] })]);
 }
 
 #[test]
