@@ -358,6 +358,8 @@ def test_sctp_example_summary_shows_failover(tmp_path: Path) -> None:
     assert max(map(len, sctp_part.splitlines())) <= 80
     failover = next(line for line in proc.stdout.splitlines() if re.match(r"│ upload +│ +10\.000 ", line))
     # The first retransmission on the alternate path one RTO after the break (plus the
-    # time to the next send); failover after 1+2+4+8+16+32 s of backed-off RTOs.
-    assert re.search(r"│ +- │ +1\.004 │ +63\.004 │ +63\.004 │ +- │$", failover), failover
+    # time to the next send); failover after 1+2+4+8+16+32 s of backed-off RTOs; new data on
+    # the alternate once the last timeout's one packet of retransmissions (RFC 9260 §6.3.3
+    # E3) is acknowledged, after the peer's 200 ms SACK delay and a round trip.
+    assert re.search(r"│ +- │ +1\.004 │ +63\.247 │ +63\.004 │ +- │$", failover), failover
     assert re.search(r"│ upload/path0 +│ inactive", proc.stdout)

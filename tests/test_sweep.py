@@ -139,6 +139,28 @@ def test_run_identity_follows_resolved_inputs(tmp_path: Path) -> None:
     }
 
 
+def test_a_resumed_sweep_reruns_every_run_when_the_engine_build_changes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The crate version does not change with the engine; the build id (a hash of the Rust
+    # sources the core was built from) does, and it is part of every run's identity.
+    import sctpsim.sweep as sweep_module
+
+    build = sweep_module._core.__build_id__
+    assert len(build) == 20 and int(build, 16) >= 0
+    text = SWEEP_TEXT.replace("replications = 3", "replications = 1")
+    sweep, out = write_sweep(tmp_path, text), tmp_path / "out"
+    args = ["sweep", str(sweep), "--out", str(out), "-j", "1"]
+    assert cli.main(args) == 0
+    assert "(4 run now, 0 reused)" in capsys.readouterr().out
+    assert cli.main(args) == 0
+    assert "(0 run now, 4 reused)" in capsys.readouterr().out
+    ids = sorted(run_files(out))
+    monkeypatch.setattr(sweep_module._core, "__build_id__", "0" * 20)
+    assert cli.main(args) == 0
+    assert "(4 run now, 0 reused)" in capsys.readouterr().out
+    assert not set(ids) & {r.run_id + ".parquet" for r in Sweep.from_file(sweep).runs()}
+
 def test_sweep_from_dict_with_a_scenario_object() -> None:
     base = sctpsim.load_scenario(EXAMPLE, {"duration": "1s"})
     sweep = Sweep.from_dict(

@@ -15,6 +15,9 @@ from typing import TypedDict
 
 __version__: str
 """Version of the simulator core (also recorded in every resolved scenario)."""
+__build_id__: str
+"""Hash of the Rust sources, lock file and compiler the core was built from: part of a
+sweep run's identity, so a new engine never reuses results of an old one."""
 
 class ScenarioError(ValueError):
     """The scenario (or an override) is invalid.

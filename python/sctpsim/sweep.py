@@ -44,9 +44,11 @@ Runs, seeds and identities (:meth:`Sweep.runs`):
   replication index (SHA-256 of their canonical JSON), so adding a value to a list
   does not change the seeds of the other runs;
 * a run's identity (``run_id``) is a hash of its fully resolved inputs: the resolved
-  scenario (base file after every override, with the seed), and the sctpsim
-  version. A results store reuses a run only when this identity matches, so editing
-  the base scenario or the sweep file never silently reuses old results.
+  scenario (base file after every override, with the seed), the sctpsim version and
+  the build of the simulator core (``_core.__build_id__``, a hash of the Rust sources,
+  lock file and compiler it was built from). A results store reuses a run only when
+  this identity matches, so editing the base scenario or the sweep file, or changing
+  the engine, never silently reuses old results.
 """
 
 from __future__ import annotations
@@ -178,7 +180,11 @@ def _run_id(
     The ``[series]`` summary changes which scalars a run stores, so it is part of the
     identity, but only when present: sweeps without one keep their identities.
     """
-    inputs: dict[str, Any] = {"version": _core.__version__, "seed": seed}
+    inputs: dict[str, Any] = {
+        "version": _core.__version__,
+        "build": _core.__build_id__,
+        "seed": seed,
+    }
     if series is not None:
         inputs["series"] = series.to_dict()
     if resolved is not None:

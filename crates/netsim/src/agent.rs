@@ -87,7 +87,7 @@ impl Ctx<'_> {
 
     /// The addresses of an interface (first = the source of packets leaving by it unbound).
     pub fn iface_addrs(&self, iface: IfaceId) -> &[IfaceAddr] {
-        &self.net.ifaces[iface.index()].addrs
+        self.net.ifaces[iface.index()].addrs()
     }
 
     /// Build an IPv4 packet originated by this node around a transport segment.

@@ -5,7 +5,7 @@
 
 use std::net::Ipv4Addr;
 
-use crate::ids::{AgentId, IfaceId, LinkId, NodeId};
+use crate::ids::{AgentId, FlowId, IfaceId, LinkId, NodeId};
 use crate::time::Instant;
 use crate::wire::Packet;
 
@@ -43,13 +43,29 @@ pub enum Event {
     Sample,
 }
 
+/// Why a queue discipline dropped or marked a packet: a name the discipline defines (see
+/// [`crate::queue`]).
+///
+/// The name is the key in results (`drops_<name>`, `marks_<name>` scalars; `reason=<name>` in
+/// events), so it must read well there and be unique to its meaning: a discipline reuses another's
+/// name only for the same cause (several disciplines overflow their buffer: `queue_full`) and
+/// otherwise prefixes its own (`red_early`, `red_forced`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct QueueReason(pub &'static str);
+
+impl QueueReason {
+    /// The name used in results.
+    #[inline]
+    pub fn name(self) -> &'static str {
+        self.0
+    }
+}
+
 /// Why a packet was dropped. Every drop in the simulator carries one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum DropReason {
-    /// The output queue was full.
-    QueueFull,
-    /// An active queue management algorithm dropped it early.
-    QueueEarly,
+    /// A queue discipline dropped it, for a reason of its own (drop-tail: the queue was full).
+    Queue(QueueReason),
     /// The link was down (queued, being transmitted, in flight, or offered while down).
     LinkDown,
     /// The sending or receiving interface was administratively down.
@@ -71,10 +87,9 @@ pub enum DropReason {
 }
 
 impl DropReason {
-    /// Every reason, in reporting order.
-    pub const ALL: [DropReason; 11] = [
-        DropReason::QueueFull,
-        DropReason::QueueEarly,
+    /// Every reason outside the queue disciplines (whose reasons are an open set), in reporting
+    /// order.
+    pub const NETWORK: [DropReason; 9] = [
         DropReason::LinkDown,
         DropReason::IfaceDown,
         DropReason::NoRoute,
@@ -89,8 +104,7 @@ impl DropReason {
     /// The name used in results (`drops_<name>` scalars, event details).
     pub fn name(self) -> &'static str {
         match self {
-            DropReason::QueueFull => "queue_full",
-            DropReason::QueueEarly => "queue_early",
+            DropReason::Queue(reason) => reason.name(),
             DropReason::LinkDown => "link_down",
             DropReason::IfaceDown => "iface_down",
             DropReason::NoRoute => "no_route",
@@ -103,28 +117,88 @@ impl DropReason {
         }
     }
 
-    fn index(self) -> usize {
-        self as usize
+    /// Position in [`DropReason::NETWORK`]; `None` for a queue discipline's reason.
+    fn network_index(self) -> Option<usize> {
+        match self {
+            DropReason::Queue(_) => None,
+            DropReason::LinkDown => Some(0),
+            DropReason::IfaceDown => Some(1),
+            DropReason::NoRoute => Some(2),
+            DropReason::TtlExpired => Some(3),
+            DropReason::MtuExceeded => Some(4),
+            DropReason::LinkLoss => Some(5),
+            DropReason::NotForThisHost => Some(6),
+            DropReason::PortUnreachable => Some(7),
+            DropReason::Malformed => Some(8),
+        }
+    }
+}
+
+/// Counters by queue-discipline reason, an open set: only the reasons that occurred are held,
+/// in name order (so results list them the same way whatever order they happened in).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct QueueCounts(Vec<(QueueReason, u64)>);
+
+impl QueueCounts {
+    /// Count one occurrence of `reason`.
+    #[inline]
+    pub fn add(&mut self, reason: QueueReason) {
+        match self.0.binary_search_by(|(r, _)| r.name().cmp(reason.name())) {
+            Ok(i) => self.0[i].1 += 1,
+            Err(i) => self.0.insert(i, (reason, 1)),
+        }
+    }
+    /// Occurrences of one reason.
+    pub fn get(&self, reason: QueueReason) -> u64 {
+        self.iter().find(|&(r, _)| r == reason).map_or(0, |(_, n)| n)
+    }
+    /// Occurrences of every reason.
+    pub fn total(&self) -> u64 {
+        self.0.iter().map(|(_, n)| n).sum()
+    }
+    /// The reasons that occurred with their counts, in name order.
+    pub fn iter(&self) -> impl Iterator<Item = (QueueReason, u64)> + '_ {
+        self.0.iter().copied()
     }
 }
 
 /// Drop counters by reason.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct DropCounts([u64; DropReason::ALL.len()]);
+#[derive(Clone, Debug, Default)]
+pub struct DropCounts {
+    queue: QueueCounts,
+    network: [u64; DropReason::NETWORK.len()],
+}
 
 impl DropCounts {
     /// Count one drop.
     #[inline]
     pub fn add(&mut self, reason: DropReason) {
-        self.0[reason.index()] += 1;
+        match reason {
+            DropReason::Queue(r) => self.queue.add(r),
+            _ => {
+                if let Some(i) = reason.network_index() {
+                    self.network[i] += 1;
+                }
+            }
+        }
     }
     /// Drops for one reason.
     pub fn get(&self, reason: DropReason) -> u64 {
-        self.0[reason.index()]
+        match reason {
+            DropReason::Queue(r) => self.queue.get(r),
+            _ => reason.network_index().map_or(0, |i| self.network[i]),
+        }
     }
     /// All drops.
     pub fn total(&self) -> u64 {
-        self.0.iter().sum()
+        self.queue.total() + self.network.iter().sum::<u64>()
+    }
+    /// The reasons that occurred with their counts, in reporting order: the queue
+    /// disciplines' reasons by name, then the network's in [`DropReason::NETWORK`] order.
+    pub fn iter(&self) -> impl Iterator<Item = (DropReason, u64)> + '_ {
+        let queue = self.queue.iter().map(|(r, n)| (DropReason::Queue(r), n));
+        let network = DropReason::NETWORK.into_iter().zip(self.network).filter(|&(_, n)| n > 0);
+        queue.chain(network)
     }
 }
 
@@ -182,14 +256,27 @@ pub enum NetEvent<'a> {
         /// The packet.
         pkt: &'a Packet,
     },
+    /// A queue discipline set Congestion Experienced on a packet instead of dropping it
+    /// (RFC 3168 §5). Always reported: flows count their marks.
+    Mark {
+        /// The interface whose queue it is.
+        iface: IfaceId,
+        /// Why.
+        reason: QueueReason,
+        /// The packet's flow.
+        flow: FlowId,
+        /// The packet as marked, when the observer is tracing (a packet marked as it joins a
+        /// queue is inside the queue by then: only a traced run pays for a copy of it).
+        pkt: Option<&'a Packet>,
+    },
 }
 
 /// Who hears what the network reports: the world's recorder (flow statistics, trace sinks),
 /// or a test. The network counts drops per location itself; everything else is the
 /// observer's business.
 pub trait NetObserver {
-    /// True if packet events other than drops are wanted (a trace sink is attached): the
-    /// network reports [`NetEvent::Enqueue`], `Dequeue`, `Tx` and `Rx` only then.
+    /// True if packet events other than drops and marks are wanted (a trace sink is attached):
+    /// the network reports [`NetEvent::Enqueue`], `Dequeue`, `Tx` and `Rx` only then.
     fn tracing(&self) -> bool;
     /// Something happened at `now`.
     fn report(&mut self, now: Instant, event: &NetEvent<'_>);

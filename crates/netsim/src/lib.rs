@@ -2,12 +2,14 @@
 //!
 //! Layers, bottom up: [`time`] and [`kernel`] (clock and future-event list), [`ids`] and
 //! [`event`] (entity ids, kernel events, drop reasons and what the network reports: leaf
-//! modules anything may use), [`rng`]
-//! (per-component random streams), [`wire`] (real IPv4/UDP bytes), [`queue`] and [`loss`]
-//! (per-direction link behaviour), [`network`] (nodes, interfaces, links, routing, forwarding),
-//! [`agent`] (applications and transport drivers living on hosts), [`apps`] (traffic sources
-//! and sinks), [`fault`] (scheduled link/interface failures), [`recorder`] (statistics, time
-//! series, events, trace sinks, pcap) and [`world`] (the event loop tying them together).
+//! modules anything may use), [`rng`] (per-component random streams), [`wire`] (real IPv4/UDP
+//! bytes), [`queue`] and [`loss`] (per-direction link behaviour), [`routing`] (prefix routes),
+//! [`network`] (nodes, interfaces and what they attach to, links, forwarding; it reports what
+//! happens to a [`event::NetObserver`] and knows no agent, recorder or fault plan), [`agent`]
+//! (applications and transport drivers living on hosts, seeing only their `Ctx`), [`apps`]
+//! (traffic sources and sinks), [`fault`] (scheduled link/interface failures and address
+//! changes), [`recorder`] (statistics, time series, events, trace sinks, pcap) and [`world`]
+//! (the event loop wiring network, agents, faults and recorder together).
 #![deny(unsafe_code)]
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 

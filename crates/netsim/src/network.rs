@@ -1,10 +1,15 @@
-//! The wired network: nodes (hosts and routers), interfaces with IPv4 addresses, full-duplex
-//! point-to-point links, and the forwarding path a packet takes through them.
+//! The wired network: nodes (hosts and routers), interfaces with IPv4 addresses (changeable
+//! at run time), full-duplex point-to-point links, and the forwarding path a packet takes
+//! through them. What happens to packets (drops, and when traced, queue and wire events) is
+//! reported to a [`NetObserver`] passed in by the caller; drops are also counted here, at
+//! their location.
 //!
 //! A link has one [`Channel`] per direction. A channel is the transmitter of the interface at
 //! its sending end: an output queue, a serialiser (rate), a propagation delay, an MTU and a loss
-//! model. A packet leaves the queue, occupies the transmitter for `len * 8 / rate` (rounded up to
-//! the nanosecond), then travels `delay` and arrives whole at the far interface. Because delay is
+//! model. Every packet passes the queue discipline (see [`crate::queue`] for the contract): it
+//! is offered, and the transmitter takes the discipline's next packet whenever it is free, at once
+//! if it was idle. A packet leaves the queue, occupies the transmitter for `len * 8 / rate`
+//! (rounded up to the nanosecond), then travels `delay` and arrives whole at the far interface. Because delay is
 //! constant per direction, packets in flight arrive in the order sent; they wait in a FIFO and
 //! each arrival event carries only ids, never the packet.
 //!
@@ -18,17 +23,17 @@ use std::net::Ipv4Addr;
 
 use rustc_hash::FxHashMap;
 
-use crate::event::{DropCounts, DropReason, Event, Location, NetEvent, NetObserver};
-use crate::ids::AgentId;
+use crate::event::{DropCounts, DropReason, Event, Location, NetEvent, NetObserver, QueueCounts, QueueReason};
+use crate::ids::{AgentId, FlowId};
 pub use crate::ids::{IfaceId, LinkId, NodeId};
 use crate::kernel::{Scheduler, Ticket};
 use crate::loss::{LossConfig, LossModel};
-use crate::queue::{QueueConfig, QueueDisc, QueueDrop};
+use crate::queue::{Dequeued, Dropped, Enqueued, Passed, Queue, QueueConfig, QueueContext, QueueDisc};
 use crate::rng::SimRng;
 use crate::routing::{Graph, RoutedAddr, RoutingTable};
 use crate::stats::TimeAverage;
 use crate::time::{Duration, Instant};
-use crate::wire::{Packet, UdpView, PROTO_SCTP, PROTO_TCP, PROTO_UDP};
+use crate::wire::{Packet, PacketMeta, UdpView, PROTO_SCTP, PROTO_TCP, PROTO_UDP};
 
 /// Hosts originate and consume traffic; routers forward it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -55,6 +60,9 @@ pub struct Node {
     /// Agents that take every packet of a protocol (a transport driver).
     protocols: FxHashMap<u8, AgentId>,
     ip_ident: u16,
+    /// Every address of its interfaces with the interface owning it (a copy of what the
+    /// interfaces hold, kept in one place for the per-packet "is it mine?" test).
+    local: Vec<(Ipv4Addr, IfaceId)>,
 }
 
 /// Prefix length an address gets when none is given: one /24 per link, as scenarios number
@@ -98,8 +106,9 @@ pub enum Attachment {
 pub struct Iface {
     /// Owning node.
     pub node: NodeId,
-    /// Its addresses, first = the source address of packets leaving by it unbound.
-    pub addrs: Vec<IfaceAddr>,
+    /// Its addresses, first = the source address of packets leaving by it unbound (changed
+    /// only through [`Network::add_address`] and [`Network::remove_address`]).
+    addrs: Vec<IfaceAddr>,
     /// Administrative state.
     pub up: bool,
     /// What it is attached to (`None`: unattached, it can neither send nor receive).
@@ -111,6 +120,12 @@ pub struct Iface {
 }
 
 impl Iface {
+    /// Its addresses, first = the source address of packets leaving by it unbound.
+    #[inline]
+    pub fn addrs(&self) -> &[IfaceAddr] {
+        &self.addrs
+    }
+
     /// Its first address, if it has one.
     #[inline]
     pub fn addr(&self) -> Option<Ipv4Addr> {
@@ -156,10 +171,14 @@ pub struct ChannelStats {
     pub tx_bytes: u64,
     /// Time the transmitter was busy.
     pub busy: Duration,
-    /// Packets accepted by the queue.
+    /// Packets the queue accepted while the transmitter was busy, that is packets that waited.
+    /// A packet that finds the transmitter idle passes the discipline and leaves it at once; it
+    /// is not counted here.
     pub enqueued: u64,
     /// Drops in the queue, the transmitter or on the wire, by reason.
     pub drops: DropCounts,
+    /// Congestion Experienced marks the queue discipline set, by reason.
+    pub marks: QueueCounts,
     /// Queue length in packets over time.
     pub backlog_packets: TimeAverage,
     /// Queue length in bytes over time.
@@ -179,8 +198,9 @@ pub struct Channel {
     pub config: ChannelConfig,
     /// Its counters.
     pub stats: ChannelStats,
-    queue: Box<dyn QueueDisc>,
-    queue_rng: SimRng,
+    queue: Queue,
+    /// Resident packets the discipline dropped during the current call (kept, emptied, reused).
+    queue_dropped: Dropped,
     loss: LossModel,
     loss_rng: SimRng,
     sending: Option<Packet>,
@@ -195,14 +215,16 @@ pub struct Channel {
 }
 
 impl Channel {
-    /// A channel in its initial state; `rngs` are the queue's and the loss model's streams.
+    /// A channel in its initial state; `queue_rng` and `loss_rng` are the queue discipline's and
+    /// the loss model's streams.
     pub fn new(config: ChannelConfig, queue_rng: SimRng, loss_rng: SimRng) -> Self {
+        let ctx = QueueContext { rate_bps: config.rate_bps, mtu: config.mtu, rng: queue_rng };
         Channel {
-            queue: config.queue.build(),
+            queue: config.queue.build(ctx),
+            queue_dropped: Dropped::new(),
             loss: LossModel::new(config.loss),
             config,
             stats: ChannelStats::default(),
-            queue_rng,
             loss_rng,
             sending: None,
             in_flight: VecDeque::new(),
@@ -219,6 +241,11 @@ impl Channel {
     /// Bytes waiting in the output queue.
     pub fn backlog_bytes(&self) -> usize {
         self.queue.len_bytes()
+    }
+
+    /// The output queue's discipline (for its kind and statistics).
+    pub fn queue(&self) -> &dyn QueueDisc {
+        &self.queue
     }
 
     fn note_backlog(&mut self, now: Instant) {
@@ -266,6 +293,7 @@ impl Network {
             ports: FxHashMap::default(),
             protocols: FxHashMap::default(),
             ip_ident: 0,
+            local: Vec::new(),
         });
         NodeId(self.nodes.len() as u32 - 1)
     }
@@ -276,6 +304,7 @@ impl Network {
         let addrs = addr.into_iter().collect();
         self.ifaces.push(Iface { node, addrs, up: true, attachment: None, rx_packets: 0, rx_bytes: 0 });
         self.nodes[node.index()].ifaces.push(id);
+        self.refresh_local(node);
         id
     }
 
@@ -311,7 +340,7 @@ impl Network {
 
     /// The interface of `node` that owns `addr`, if any.
     pub fn iface_with_addr(&self, node: NodeId, addr: Ipv4Addr) -> Option<IfaceId> {
-        self.nodes[node.index()].ifaces.iter().copied().find(|i| self.ifaces[i.index()].has_addr(addr))
+        self.nodes[node.index()].local.iter().find(|(a, _)| *a == addr).map(|&(_, i)| i)
     }
 
     /// The links and interfaces (both ends of each hop) a packet from `node` with source
@@ -375,8 +404,8 @@ impl Network {
         }
     }
 
-    /// Hand `pkt` to interface `out` for transmission: into its queue, or straight onto the
-    /// wire if the transmitter is idle.
+    /// Hand `pkt` to interface `out` for transmission: through its queue discipline, and on to
+    /// the transmitter at once if it is idle.
     pub fn transmit<O: NetObserver + ?Sized>(
         &mut self,
         out: IfaceId,
@@ -401,28 +430,160 @@ impl Network {
         if pkt.len() > ch.config.mtu {
             return self.drop(pkt, DropReason::MtuExceeded, Location::Iface(out), now, obs);
         }
-        if ch.sending.is_none() && ch.queue.len_packets() == 0 {
-            return self.start_tx(link_id, side, pkt, now, sched, obs);
+        let meta = pkt.meta;
+        if ch.sending.is_none() {
+            // The transmitter is idle, so the queue is empty (disciplines are work-conserving):
+            // the packet is offered and the next one taken at once. It is neither counted as
+            // enqueued nor traced as waiting, exactly like a packet that never waited.
+            return match ch.queue.enqueue_dequeue(pkt, now, &mut ch.queue_dropped) {
+                Passed::Through(pkt) => self.start_tx(link_id, side, pkt, now, sched, obs),
+                Passed::Otherwise(arrival, next) => {
+                    self.settle_idle(link_id, side, out, meta, arrival, next, now, sched, obs)
+                }
+            };
         }
         // Only a traced run pays for the copy the Enqueue event shows after the queue took it.
         let traced = obs.tracing().then(|| pkt.clone());
-        match ch.queue.enqueue(pkt, now, &mut ch.queue_rng) {
-            Ok(()) => {
-                ch.stats.enqueued += 1;
-                ch.note_backlog(now);
-                if let Some(pkt) = traced {
-                    let backlog = ch.queue.len_packets();
-                    obs.report(now, &NetEvent::Enqueue { iface: out, pkt: &pkt, backlog });
-                }
+        let arrival = ch.queue.enqueue(pkt, now, &mut ch.queue_dropped);
+        if matches!(arrival, Enqueued::Queued { marked: None }) && ch.queue_dropped.is_empty() {
+            ch.stats.enqueued += 1;
+            ch.note_backlog(now);
+            if let Some(pkt) = traced {
+                let backlog = ch.queue.len_packets();
+                obs.report(now, &NetEvent::Enqueue { iface: out, pkt: &pkt, backlog });
             }
-            Err((pkt, why)) => {
-                let reason = match why {
-                    QueueDrop::Full => DropReason::QueueFull,
-                    QueueDrop::Early => DropReason::QueueEarly,
-                };
-                self.drop(pkt, reason, Location::Iface(out), now, obs)
-            }
+            return;
         }
+        self.settle_busy(link_id, side, out, meta, arrival, traced, now, obs);
+    }
+
+    /// What the discipline of (`link`, `side`) did with an arrival (`meta`, offered through
+    /// `out`) to an idle transmitter, beyond releasing it untouched: drops, marks, or keeping
+    /// something back. `next` is what it released.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(never)]
+    fn settle_idle<O: NetObserver + ?Sized>(
+        &mut self,
+        link_id: LinkId,
+        side: usize,
+        out: IfaceId,
+        meta: PacketMeta,
+        arrival: Enqueued,
+        next: Option<Dequeued>,
+        now: Instant,
+        sched: &mut Scheduler<Event>,
+        obs: &mut O,
+    ) {
+        let ch = &mut self.links[link_id.index()].dirs[side];
+        if ch.queue.len_packets() != 0 {
+            ch.note_backlog(now); // the discipline kept something back
+        }
+        self.drop_resident(link_id, side, now, obs);
+        match arrival {
+            Enqueued::Dropped(pkt, reason) => self.drop(pkt, DropReason::Queue(reason), Location::Iface(out), now, obs),
+            Enqueued::Queued { marked: Some(reason) } => {
+                // The queue was empty: the packet released, if any, is the arrival, as marked.
+                let pkt = next.as_ref().map(|d| &d.pkt).filter(|p| p.meta.uid == meta.uid);
+                self.mark(link_id, side, out, meta.flow, reason, pkt, now, obs);
+            }
+            Enqueued::Queued { marked: None } => {}
+        }
+        self.release(link_id, side, next, false, now, sched, obs);
+    }
+
+    /// What the discipline of (`link`, `side`) did with an arrival (`meta`, offered through
+    /// `out`) while the transmitter was busy, beyond queueing it untouched: drops and marks.
+    /// `traced` is the copy of the arrival a traced run keeps.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(never)]
+    fn settle_busy<O: NetObserver + ?Sized>(
+        &mut self,
+        link_id: LinkId,
+        side: usize,
+        out: IfaceId,
+        meta: PacketMeta,
+        arrival: Enqueued,
+        mut traced: Option<Packet>,
+        now: Instant,
+        obs: &mut O,
+    ) {
+        self.links[link_id.index()].dirs[side].note_backlog(now);
+        self.drop_resident(link_id, side, now, obs);
+        let marked = match arrival {
+            Enqueued::Dropped(pkt, reason) => {
+                return self.drop(pkt, DropReason::Queue(reason), Location::Iface(out), now, obs);
+            }
+            Enqueued::Queued { marked } => marked,
+        };
+        self.links[link_id.index()].dirs[side].stats.enqueued += 1;
+        if let Some(reason) = marked {
+            if let Some(pkt) = traced.as_mut() {
+                pkt.mark_ce(); // the copy shows the packet as the queue holds it
+            }
+            self.mark(link_id, side, out, meta.flow, reason, traced.as_ref(), now, obs);
+        }
+        if let Some(pkt) = traced {
+            let backlog = self.links[link_id.index()].dirs[side].queue.len_packets();
+            obs.report(now, &NetEvent::Enqueue { iface: out, pkt: &pkt, backlog });
+        }
+    }
+
+    /// Start sending `next`, the packet the discipline of (`link`, `side`) released, if any;
+    /// `waited` tells a packet that waited in the queue from one that has just arrived to an
+    /// idle transmitter.
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    fn release<O: NetObserver + ?Sized>(
+        &mut self,
+        link_id: LinkId,
+        side: usize,
+        next: Option<Dequeued>,
+        waited: bool,
+        now: Instant,
+        sched: &mut Scheduler<Event>,
+        obs: &mut O,
+    ) {
+        let Some(Dequeued { pkt, marked }) = next else { return };
+        let from = self.links[link_id.index()].ends[side];
+        if waited && obs.tracing() {
+            obs.report(now, &NetEvent::Dequeue { iface: from, pkt: &pkt });
+        }
+        if let Some(reason) = marked {
+            self.mark(link_id, side, from, pkt.meta.flow, reason, Some(&pkt), now, obs);
+        }
+        self.start_tx(link_id, side, pkt, now, sched, obs);
+    }
+
+    /// Account for the resident packets the discipline of (`link`, `side`) has just dropped.
+    #[cold]
+    fn drop_resident<O: NetObserver + ?Sized>(&mut self, link_id: LinkId, side: usize, now: Instant, obs: &mut O) {
+        let link = &mut self.links[link_id.index()];
+        let from = link.ends[side];
+        let mut dropped = std::mem::take(&mut link.dirs[side].queue_dropped);
+        for (pkt, reason) in dropped.drain(..) {
+            self.drop(pkt, DropReason::Queue(reason), Location::Iface(from), now, obs);
+        }
+        // Hand the (empty) list back, so its capacity is reused.
+        self.links[link_id.index()].dirs[side].queue_dropped = dropped;
+    }
+
+    /// Count a Congestion Experienced mark the discipline of (`link`, `side`) (the queue of
+    /// `iface`) set on a packet of `flow`, and report it (the observer charges the flow).
+    #[allow(clippy::too_many_arguments)]
+    #[cold]
+    fn mark<O: NetObserver + ?Sized>(
+        &mut self,
+        link_id: LinkId,
+        side: usize,
+        iface: IfaceId,
+        flow: FlowId,
+        reason: QueueReason,
+        pkt: Option<&Packet>,
+        now: Instant,
+        obs: &mut O,
+    ) {
+        self.links[link_id.index()].dirs[side].stats.marks.add(reason);
+        obs.report(now, &NetEvent::Mark { iface, reason, flow, pkt });
     }
 
     fn start_tx<O: NetObserver + ?Sized>(
@@ -459,9 +620,7 @@ impl Network {
         sched: &mut Scheduler<Event>,
         obs: &mut O,
     ) {
-        let link = &mut self.links[link_id.index()];
-        let from = link.ends[side];
-        let ch = &mut link.dirs[side];
+        let ch = &mut self.links[link_id.index()].dirs[side];
         if gen != ch.tx_gen {
             return; // the packet was discarded by a failure meanwhile
         }
@@ -476,12 +635,15 @@ impl Network {
             debug_assert!(scheduled.is_ok(), "a fresh ticket for now or later");
         }
         ch.in_flight.push_back(wire);
-        let Some(next) = ch.queue.dequeue(now) else { return };
-        ch.note_backlog(now);
-        if obs.tracing() {
-            obs.report(now, &NetEvent::Dequeue { iface: from, pkt: &next });
+        let next = ch.queue.dequeue(now, &mut ch.queue_dropped);
+        if next.is_none() && ch.queue_dropped.is_empty() {
+            return;
         }
-        self.start_tx(link_id, side, next, now, sched, obs);
+        ch.note_backlog(now);
+        if !ch.queue_dropped.is_empty() {
+            self.drop_resident(link_id, side, now, obs);
+        }
+        self.release(link_id, side, next, true, now, sched, obs);
     }
 
     /// The oldest packet on the wire of (`link`, `side`) arrives at the far interface.
@@ -655,6 +817,8 @@ impl Network {
             return false;
         }
         i.addrs.push(addr);
+        let node = i.node;
+        self.refresh_local(node);
         self.recompute_routes();
         true
     }
@@ -667,8 +831,18 @@ impl Network {
         if i.addrs.len() == before {
             return false;
         }
+        let node = i.node;
+        self.refresh_local(node);
         self.recompute_routes();
         true
+    }
+
+    /// Rebuild a node's list of local addresses from its interfaces.
+    fn refresh_local(&mut self, node: NodeId) {
+        let n = &self.nodes[node.index()];
+        let local =
+            n.ifaces.iter().flat_map(|&i| self.ifaces[i.index()].addrs.iter().map(move |a| (a.addr, i))).collect();
+        self.nodes[node.index()].local = local;
     }
 
     /// Recompute every node's automatic routes from the current topology and addresses

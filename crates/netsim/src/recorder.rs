@@ -10,7 +10,7 @@ use std::net::Ipv4Addr;
 
 use rustc_hash::{FxHashMap, FxHasher};
 
-pub use crate::event::{DropCounts, DropReason, Location};
+pub use crate::event::{DropCounts, DropReason, Location, QueueCounts, QueueReason};
 use crate::event::{NetEvent, NetObserver};
 use crate::ids::{FlowId, IfaceId};
 use crate::stats::DelayStats;
@@ -59,6 +59,16 @@ pub enum TraceEvent<'a> {
         /// The packet.
         pkt: &'a Packet,
     },
+    /// A queue discipline set Congestion Experienced on a packet instead of dropping it
+    /// (RFC 3168 §5).
+    Mark {
+        /// The interface whose queue it is.
+        iface: IfaceId,
+        /// Why.
+        reason: QueueReason,
+        /// The packet, as marked.
+        pkt: &'a Packet,
+    },
     /// A scheduled fault took effect.
     Fault {
         /// The entity affected (link or interface name).
@@ -86,6 +96,7 @@ impl TraceEvent<'_> {
             TraceEvent::Tx { .. } => "tx",
             TraceEvent::Rx { .. } => "rx",
             TraceEvent::Drop { .. } => "drop",
+            TraceEvent::Mark { .. } => "mark",
             TraceEvent::Fault { .. } => "fault",
             TraceEvent::Agent { kind, .. } => kind,
         }
@@ -180,6 +191,9 @@ impl TraceSink for EventLog {
             TraceEvent::Drop { reason, at, pkt } => {
                 (names.location(*at), format!("reason={} {}", reason.name(), pkt_detail(pkt)))
             }
+            TraceEvent::Mark { iface, reason, pkt } => {
+                (names.ifaces[iface.index()].clone(), format!("reason={} {}", reason.name(), pkt_detail(pkt)))
+            }
             TraceEvent::Fault { entity, action } => (entity.to_string(), format!("action={action}")),
             TraceEvent::Agent { entity, detail, .. } => (entity.to_string(), detail.to_string()),
         };
@@ -236,8 +250,9 @@ impl Tracer {
 }
 
 /// What the world records while it runs: the entities' names, the flows' counters and the
-/// trace sinks. It hears the network's reports ([`NetObserver`]): a drop is charged to the
-/// packet's flow and traced; other packet events are traced when a sink is attached.
+/// trace sinks. It hears the network's reports ([`NetObserver`]): a drop or an ECN mark is
+/// charged to the packet's flow and traced; other packet events are traced when a sink is
+/// attached.
 #[derive(Default)]
 pub struct Recorder {
     /// Entity names, for rendering events and results.
@@ -272,10 +287,18 @@ impl NetObserver for Recorder {
     }
 
     fn report(&mut self, now: Instant, event: &NetEvent<'_>) {
-        if let NetEvent::Drop { reason, pkt, .. } = *event {
-            if let Some(flow) = self.flows.get_mut(pkt.meta.flow as usize) {
-                flow.drops.add(reason);
+        match *event {
+            NetEvent::Drop { reason, pkt, .. } => {
+                if let Some(flow) = self.flows.get_mut(pkt.meta.flow as usize) {
+                    flow.drops.add(reason);
+                }
             }
+            NetEvent::Mark { reason, flow, .. } => {
+                if let Some(flow) = self.flows.get_mut(flow as usize) {
+                    flow.marks.add(reason);
+                }
+            }
+            _ => {}
         }
         if !self.tracer.enabled() {
             return;
@@ -286,6 +309,8 @@ impl NetObserver for Recorder {
             NetEvent::Tx { iface, pkt } => TraceEvent::Tx { iface, pkt },
             NetEvent::Rx { iface, pkt } => TraceEvent::Rx { iface, pkt },
             NetEvent::Drop { reason, at, pkt } => TraceEvent::Drop { reason, at, pkt },
+            NetEvent::Mark { iface, reason, pkt: Some(pkt), .. } => TraceEvent::Mark { iface, reason, pkt },
+            NetEvent::Mark { pkt: None, .. } => return,
         };
         self.tracer.emit(now, &trace, &self.names);
     }
@@ -305,6 +330,8 @@ pub struct FlowStats {
     pub rx_bytes: u64,
     /// Drops of this flow's packets, by reason.
     pub drops: DropCounts,
+    /// Congestion Experienced marks set on this flow's packets by queue disciplines, by reason.
+    pub marks: QueueCounts,
     /// One-way delay of received packets.
     pub delay: DelayStats,
     /// When the first packet was sent.

@@ -22,6 +22,7 @@
 //! recompute_routes`]), not when a link or interface fails: failures are what the transports
 //! under study must detect and survive.
 
+use std::cell::Cell;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::net::Ipv4Addr;
@@ -66,8 +67,8 @@ pub type SubnetId = u32;
 /// hash probes at most; one when every subnet has the same length).
 #[derive(Clone, Debug, Default)]
 pub struct SubnetIndex {
-    /// (prefix length, masked prefix -> subnet), longest length first.
-    by_len: Vec<(u8, FxHashMap<u32, SubnetId>)>,
+    /// (network mask, masked prefix -> subnet), longest prefix first.
+    by_len: Vec<(u32, FxHashMap<u32, SubnetId>)>,
     /// (prefix, length) of each subnet.
     subnets: Vec<(u32, u8)>,
 }
@@ -76,9 +77,11 @@ impl SubnetIndex {
     /// Add a subnet (or find it if present).
     fn insert(&mut self, net: u32, len: u8) -> SubnetId {
         let net = net & mask(len);
-        let at = self.by_len.partition_point(|(l, _)| *l > len);
-        if self.by_len.get(at).is_none_or(|(l, _)| *l != len) {
-            self.by_len.insert(at, (len, FxHashMap::default()));
+        // Longer prefixes have numerically larger masks.
+        let m = mask(len);
+        let at = self.by_len.partition_point(|(other, _)| *other > m);
+        if self.by_len.get(at).is_none_or(|(other, _)| *other != m) {
+            self.by_len.insert(at, (m, FxHashMap::default()));
         }
         let next = self.subnets.len() as SubnetId;
         let id = *self.by_len[at].1.entry(net).or_insert(next);
@@ -89,9 +92,14 @@ impl SubnetIndex {
     }
 
     /// The subnet with the longest prefix containing `dst`.
-    #[inline]
+    #[inline(always)]
     pub fn longest_match(&self, dst: u32) -> Option<SubnetId> {
-        self.by_len.iter().find_map(|(len, map)| map.get(&(dst & mask(*len))).copied())
+        for (m, map) in &self.by_len {
+            if let Some(&id) = map.get(&(dst & m)) {
+                return Some(id);
+            }
+        }
+        None
     }
 
     /// Number of subnets.
@@ -121,14 +129,36 @@ const LIST: u32 = 1 << 31;
 pub struct RoutingTable {
     /// Explicit routes, longest prefix first (ties keep scenario order).
     explicit: Vec<StaticRoute>,
-    /// The network's subnets (shared by every node's table).
-    subnets: Arc<SubnetIndex>,
-    /// Per subnet: an interface id, [`NONE`], or [`LIST`] | index into `lists`.
-    next: Vec<u32>,
-    /// (start, len) in `pool` of each multi-interface entry.
-    lists: Vec<(u32, u32)>,
-    /// Interfaces of multi-interface entries, best first.
-    pool: Vec<IfaceId>,
+    /// Automatic routes.
+    auto: AutoRoutes,
+    /// Next-hop codes of recently looked-up destinations.
+    cache: LookupCache,
+}
+
+/// Entries of the [`LookupCache`] (a power of two).
+const CACHE_SLOTS: usize = 32;
+/// A cache slot holding nothing (`LIST` with an index no table reaches).
+const EMPTY: u32 = LIST | (LIST - 1);
+
+/// A direct-mapped cache of (destination, next-hop code) for the automatic routes: the fast
+/// path of a lookup, one multiply and one compare for the destinations a node sees over and
+/// over. Emptied whenever the automatic routes change.
+#[derive(Clone, Debug)]
+struct LookupCache([Cell<(u32, u32)>; CACHE_SLOTS]);
+
+impl Default for LookupCache {
+    fn default() -> Self {
+        LookupCache(std::array::from_fn(|_| Cell::new((0, EMPTY))))
+    }
+}
+
+impl LookupCache {
+    #[inline(always)]
+    fn slot(&self, dst: u32) -> &Cell<(u32, u32)> {
+        // Fibonacci hashing: the top bits of dst × 2^32/φ.
+        let i = (dst.wrapping_mul(0x9E37_79B9) >> (32 - CACHE_SLOTS.trailing_zeros())) as usize;
+        &self.0[i & (CACHE_SLOTS - 1)]
+    }
 }
 
 impl RoutingTable {
@@ -140,28 +170,35 @@ impl RoutingTable {
 
     /// Replace the automatic routes.
     pub fn set_auto(&mut self, auto: AutoRoutes) {
-        self.subnets = auto.subnets;
-        self.next = auto.next;
-        self.lists = auto.lists;
-        self.pool = auto.pool;
+        self.auto = auto;
+        self.cache = LookupCache::default();
     }
 
     /// The interface for a packet to `dst`. `preferred` is the interface owning the packet's
-    /// source address (hosts only): it is used when it reaches `dst` at all.
-    #[inline]
+    /// source address (hosts only): it is used when it reaches `dst` at all. Inlined: it is
+    /// on every hop's path.
+    #[inline(always)]
     pub fn lookup(&self, dst: Ipv4Addr, preferred: Option<IfaceId>) -> Option<IfaceId> {
         let dst = u32::from(dst);
         if let Some(r) = self.explicit.iter().find(|r| r.matches(dst)) {
             return Some(r.iface);
         }
-        let code = *self.next.get(self.subnets.longest_match(dst)? as usize)?;
+        let slot = self.cache.slot(dst);
+        let code = match slot.get() {
+            (d, code) if d == dst && code != EMPTY => code,
+            _ => {
+                let code = self.auto.subnets.longest_match(dst).map_or(NONE, |id| self.auto.code(id));
+                slot.set((dst, code));
+                code
+            }
+        };
         if code & LIST == 0 {
             return Some(IfaceId(code));
         }
         if code == NONE {
             return None;
         }
-        let candidates = self.list(code);
+        let candidates = self.auto.list(code);
         match preferred {
             Some(p) if candidates.contains(&p) => Some(p),
             _ => candidates.first().copied(),
@@ -170,34 +207,85 @@ impl RoutingTable {
 
     /// All interfaces that automatically reach `dst`, best first (for inspection and tests).
     pub fn candidates(&self, dst: Ipv4Addr) -> Vec<IfaceId> {
-        let Some(&code) = self.subnets.longest_match(u32::from(dst)).and_then(|s| self.next.get(s as usize)) else {
-            return Vec::new();
-        };
-        match code {
+        let Some(id) = self.auto.subnets.longest_match(u32::from(dst)) else { return Vec::new() };
+        match self.auto.code(id) {
             NONE => Vec::new(),
             c if c & LIST == 0 => vec![IfaceId(c)],
-            c => self.list(c).to_vec(),
+            c => self.auto.list(c).to_vec(),
         }
     }
 
     /// Number of subnets this table reaches automatically.
     pub fn reachable(&self) -> usize {
-        self.next.iter().filter(|&&c| c != NONE).count()
-    }
-
-    fn list(&self, code: u32) -> &[IfaceId] {
-        let (start, len) = self.lists[(code & !LIST) as usize];
-        &self.pool[start as usize..(start + len) as usize]
+        match &self.auto.next {
+            NextHops::PerSubnet(codes) => codes.iter().filter(|&&c| c != NONE).count(),
+            NextHops::Uniform { unreachable, .. } => self.auto.subnets.len() - unreachable.len(),
+        }
     }
 }
 
 /// Automatic routes of one node, as [`Graph::shortest_paths`] computes them.
 #[derive(Clone, Debug, Default)]
 pub struct AutoRoutes {
+    /// The network's subnets (shared by every node's table).
     subnets: Arc<SubnetIndex>,
-    next: Vec<u32>,
+    /// Next hops by subnet.
+    next: NextHops,
+    /// (start, len) in `pool` of each multi-interface entry.
     lists: Vec<(u32, u32)>,
+    /// Interfaces of multi-interface entries, best first.
     pool: Vec<IfaceId>,
+}
+
+/// A node's next hop per subnet: an interface id, [`NONE`], or [`LIST`] | index into the
+/// lists. Most nodes of a large network are hosts on one link, whose every reachable subnet
+/// has the same next hop: they store it once, with the few subnets they cannot reach.
+#[derive(Clone, Debug)]
+enum NextHops {
+    /// One code per subnet.
+    PerSubnet(Vec<u32>),
+    /// The same code for every subnet but `unreachable` (sorted).
+    Uniform { code: u32, unreachable: Vec<SubnetId> },
+}
+
+impl Default for NextHops {
+    fn default() -> Self {
+        NextHops::PerSubnet(Vec::new())
+    }
+}
+
+impl AutoRoutes {
+    /// The next-hop code for a subnet.
+    #[inline(always)]
+    fn code(&self, id: SubnetId) -> u32 {
+        match &self.next {
+            NextHops::PerSubnet(codes) => codes.get(id as usize).copied().unwrap_or(NONE),
+            NextHops::Uniform { code, unreachable } => {
+                if unreachable.is_empty() || unreachable.binary_search(&id).is_err() {
+                    *code
+                } else {
+                    NONE
+                }
+            }
+        }
+    }
+
+    fn list(&self, code: u32) -> &[IfaceId] {
+        let (start, len) = self.lists[(code & !LIST) as usize];
+        &self.pool[start as usize..(start + len) as usize]
+    }
+
+    /// Store the codes once when they are all the same.
+    fn compact(&mut self) {
+        let NextHops::PerSubnet(codes) = &self.next else { return };
+        let mut reached = codes.iter().filter(|&&c| c != NONE);
+        let Some(&first) = reached.next() else { return };
+        if first & LIST != 0 || reached.any(|&c| c != first) {
+            return;
+        }
+        let unreachable = (0..codes.len() as SubnetId).filter(|&id| codes[id as usize] == NONE).collect();
+        self.next = NextHops::Uniform { code: first, unreachable };
+    }
 }
 
 /// An address as routing sees it.
@@ -307,12 +395,8 @@ impl Graph {
         let mut options: Vec<(u64, IfaceId)> = Vec::new();
         (0..n)
             .map(|s| {
-                let mut auto = AutoRoutes {
-                    subnets: index.clone(),
-                    next: vec![NONE; index.len()],
-                    lists: Vec::new(),
-                    pool: Vec::new(),
-                };
+                let mut codes = vec![NONE; index.len()];
+                let (mut lists, mut pool) = (Vec::new(), Vec::new());
                 for (id, subnet_ways) in ways.iter().enumerate() {
                     options.clear();
                     for &(iface, nb, cost) in &self.adjacency[s] {
@@ -342,13 +426,15 @@ impl Graph {
                     }
                     options.sort_unstable();
                     if self.transit[s] || options.len() == 1 {
-                        auto.next[id] = options[0].1 .0; // a router only needs its best next hop
+                        codes[id] = options[0].1 .0; // a router only needs its best next hop
                     } else {
-                        auto.next[id] = LIST | auto.lists.len() as u32;
-                        auto.lists.push((auto.pool.len() as u32, options.len() as u32));
-                        auto.pool.extend(options.iter().map(|&(_, i)| i));
+                        codes[id] = LIST | lists.len() as u32;
+                        lists.push((pool.len() as u32, options.len() as u32));
+                        pool.extend(options.iter().map(|&(_, i)| i));
                     }
                 }
+                let mut auto = AutoRoutes { subnets: index.clone(), next: NextHops::PerSubnet(codes), lists, pool };
+                auto.compact();
                 auto
             })
             .collect()
@@ -536,5 +622,59 @@ mod tests {
         assert_eq!(h0.lookup(Ipv4Addr::new(10, 0, 3, 1), Some(IfaceId(1))), Some(IfaceId(1)));
         assert_eq!(h0.lookup(Ipv4Addr::new(10, 0, 3, 1), None), Some(IfaceId(0)));
         assert_eq!(h0.lookup(Ipv4Addr::new(10, 0, 3, 1), Some(IfaceId(7))), Some(IfaceId(0)));
+    }
+
+    #[test]
+    fn a_host_on_one_link_stores_its_next_hop_once() {
+        // H0 -- R1 -- H2, and H3 -- H4 on their own; link i is 10.0.i.0/24.
+        let a = |link: u8, last: u8, far: usize| RoutedAddr {
+            addr: Ipv4Addr::new(10, 0, link, last),
+            prefix_len: 24,
+            attached: Some((link as u32, (far, 1))),
+        };
+        let g = Graph {
+            transit: vec![false, true, false, false, false],
+            adjacency: vec![
+                vec![(IfaceId(0), 1, 1)],
+                vec![(IfaceId(1), 0, 1), (IfaceId(2), 2, 1)],
+                vec![(IfaceId(3), 1, 1)],
+                vec![(IfaceId(4), 4, 1)],
+                vec![(IfaceId(5), 3, 1)],
+            ],
+            addresses: vec![
+                vec![a(0, 1, 1)],
+                vec![a(0, 2, 0), a(1, 1, 2)],
+                vec![a(1, 2, 1)],
+                vec![a(2, 1, 4)],
+                vec![a(2, 2, 3)],
+            ],
+        };
+        let tables = g.shortest_paths();
+        assert!(matches!(tables[0].next, NextHops::Uniform { code: 0, .. }));
+        assert!(matches!(tables[1].next, NextHops::PerSubnet(_)));
+        let h0 = table(tables[0].clone());
+        assert_eq!(h0.reachable(), 2);
+        assert_eq!(h0.lookup(Ipv4Addr::new(10, 0, 0, 2), None), Some(IfaceId(0)));
+        assert_eq!(h0.lookup(Ipv4Addr::new(10, 0, 1, 2), None), Some(IfaceId(0)));
+        assert_eq!(h0.lookup(Ipv4Addr::new(10, 0, 2, 1), None), None);
+        assert_eq!(h0.candidates(Ipv4Addr::new(10, 0, 2, 1)), vec![]);
+        assert_eq!(h0.lookup(Ipv4Addr::new(10, 0, 9, 1), None), None);
+    }
+
+    #[test]
+    fn cached_lookups_follow_new_routes_and_colliding_destinations() {
+        let mut t = table(two_paths(24).shortest_paths()[0].clone());
+        // Many destinations share the cache's slots; each keeps its own answer.
+        for round in 0..2 {
+            for i in 0..=255u8 {
+                let via = t.lookup(Ipv4Addr::new(10, 0, 3, i), None);
+                assert_eq!(via, Some(IfaceId(0)), "round {round}");
+                assert_eq!(t.lookup(Ipv4Addr::new(10, 0, 4, i), None), Some(IfaceId(1)));
+                assert_eq!(t.lookup(Ipv4Addr::new(10, 0, 9, i), None), None);
+            }
+        }
+        // New routes replace the cached answers.
+        t.set_auto(AutoRoutes::default());
+        assert_eq!(t.lookup(Ipv4Addr::new(10, 0, 3, 1), None), None);
     }
 }

@@ -2,8 +2,9 @@
 //!
 //! Every simulated packet carries a genuine IPv4 header and genuine transport bytes, so a
 //! capture of the simulation opens in Wireshark like a capture of a real network. Only the few
-//! fields the simulator acts on (length, TTL, protocol, addresses, ports) are read; reading never
-//! panics on short or malformed input.
+//! fields the simulator acts on (length, ECN, TTL, protocol, addresses, ports) are read; reading
+//! never panics on short or malformed input. Routers change a header in place (TTL, ECN) with
+//! the RFC 1624 incremental checksum update.
 
 use std::net::Ipv4Addr;
 
@@ -114,24 +115,96 @@ impl Packet {
     }
 
     /// Decrement the TTL when a router forwards the packet, updating the header checksum
-    /// incrementally (RFC 1624, eqn. 3). Returns the new TTL, or `None` if the header is
-    /// malformed.
+    /// incrementally. Returns the new TTL, or `None` if the header is malformed.
     pub fn decrement_ttl(&mut self) -> Option<u8> {
         Ipv4View::new(&self.bytes)?;
         let ttl = self.bytes[8];
         if ttl == 0 {
             return Some(0);
         }
-        let old_word = u16::from_be_bytes([ttl, self.bytes[9]]);
-        self.bytes[8] = ttl - 1;
-        let new_word = u16::from_be_bytes([ttl - 1, self.bytes[9]]);
-        let old_csum = u16::from_be_bytes([self.bytes[10], self.bytes[11]]);
-        // HC' = ~(~HC + ~m + m')
-        let mut sum = (!old_csum as u32) + (!old_word as u32) + new_word as u32;
-        sum = (sum & 0xffff) + (sum >> 16);
-        sum = (sum & 0xffff) + (sum >> 16);
-        self.bytes[10..12].copy_from_slice(&(!(sum as u16)).to_be_bytes());
+        // TTL shares its 16-bit word with the protocol number.
+        let protocol = self.bytes[9];
+        set_header_word(&mut self.bytes, 8, [ttl - 1, protocol]);
         Some(ttl - 1)
+    }
+
+    /// The ECN codepoint of the IPv4 header (RFC 3168 §5), or `None` if the header is malformed.
+    #[inline]
+    pub fn ecn(&self) -> Option<Ecn> {
+        Some(self.ip()?.ecn())
+    }
+
+    /// Set the ECN codepoint (a sender declaring an ECN-capable transport, RFC 3168 §5),
+    /// updating the header checksum incrementally. Returns `None` if the header is malformed.
+    pub fn set_ecn(&mut self, ecn: Ecn) -> Option<()> {
+        Ipv4View::new(&self.bytes)?;
+        // The ECN field is the low two bits of the octet after version and IHL (RFC 3168 §5);
+        // the DSCP above them is kept.
+        let (version_ihl, tos) = (self.bytes[0], (self.bytes[1] & !ECN_MASK) | ecn as u8);
+        set_header_word(&mut self.bytes, 0, [version_ihl, tos]);
+        Some(())
+    }
+
+    /// Congestion Experienced, set by a router's queue instead of a drop (RFC 3168 §5): only an
+    /// ECN-capable packet (ECT(0) or ECT(1)) is marked; a CE packet stays CE. Returns true if
+    /// the packet now carries CE, false for a Not-ECT packet (which the queue must drop instead
+    /// if it wants to signal congestion) or a malformed header.
+    pub fn mark_ce(&mut self) -> bool {
+        match self.ecn() {
+            Some(Ecn::Ect0 | Ecn::Ect1) => self.set_ecn(Ecn::Ce).is_some(),
+            Some(Ecn::Ce) => true,
+            Some(Ecn::NotEct) | None => false,
+        }
+    }
+}
+
+/// Replace the 16-bit header word at `offset` (even, inside a checked header) by `new` and
+/// update the header checksum incrementally (RFC 1624, eqn. 3: `HC' = ~(~HC + ~m + m')`), so
+/// a router never sums the whole header again.
+#[inline]
+fn set_header_word(header: &mut [u8], offset: usize, new: [u8; 2]) {
+    let old_word = u16::from_be_bytes([header[offset], header[offset + 1]]);
+    let new_word = u16::from_be_bytes(new);
+    header[offset..offset + 2].copy_from_slice(&new);
+    let old_csum = u16::from_be_bytes([header[10], header[11]]);
+    let mut sum = (!old_csum as u32) + (!old_word as u32) + new_word as u32;
+    sum = (sum & 0xffff) + (sum >> 16);
+    sum = (sum & 0xffff) + (sum >> 16);
+    header[10..12].copy_from_slice(&(!(sum as u16)).to_be_bytes());
+}
+
+/// Mask of the ECN field in the IPv4 TOS octet (RFC 3168 §5).
+const ECN_MASK: u8 = 0b11;
+
+/// The ECN codepoint of an IP header (RFC 3168 §5): two bits, `00` to `11`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum Ecn {
+    /// `00`: the transport is not ECN-capable (the default of every packet here).
+    NotEct = 0b00,
+    /// `01`: ECN-capable transport, ECT(1).
+    Ect1 = 0b01,
+    /// `10`: ECN-capable transport, ECT(0).
+    Ect0 = 0b10,
+    /// `11`: Congestion Experienced, set by a router.
+    Ce = 0b11,
+}
+
+impl Ecn {
+    /// The codepoint in the low two bits of `tos`.
+    #[inline]
+    pub fn from_tos(tos: u8) -> Ecn {
+        match tos & ECN_MASK {
+            0b00 => Ecn::NotEct,
+            0b01 => Ecn::Ect1,
+            0b10 => Ecn::Ect0,
+            _ => Ecn::Ce,
+        }
+    }
+
+    /// True for ECT(0) and ECT(1), which routers treat alike (RFC 3168 §5).
+    pub fn is_ect(self) -> bool {
+        matches!(self, Ecn::Ect0 | Ecn::Ect1)
     }
 }
 
@@ -162,6 +235,11 @@ impl<'a> Ipv4View<'a> {
     #[inline]
     pub fn dst(&self) -> Ipv4Addr {
         Ipv4Addr::new(self.bytes[16], self.bytes[17], self.bytes[18], self.bytes[19])
+    }
+    /// The ECN codepoint (RFC 3168 §5).
+    #[inline]
+    pub fn ecn(&self) -> Ecn {
+        Ecn::from_tos(self.bytes[1])
     }
     /// Time to live.
     pub fn ttl(&self) -> u8 {
@@ -290,6 +368,44 @@ mod tests {
     }
 
     #[test]
+    fn ecn_codepoints_are_read_and_ce_is_set_with_a_valid_checksum() {
+        let mut p = Packet::ipv4(fields(), &[0; 40], PacketMeta::default());
+        // Every packet starts Not-ECT, and a router may not mark it (RFC 3168 §5).
+        assert_eq!(p.ecn(), Some(Ecn::NotEct));
+        assert!(!p.mark_ce());
+        assert_eq!(p.ecn(), Some(Ecn::NotEct));
+        for ect in [Ecn::Ect0, Ecn::Ect1] {
+            p.set_ecn(ect).unwrap();
+            assert_eq!((p.ecn(), p.ip().unwrap().checksum_ok()), (Some(ect), true));
+            assert!(p.mark_ce());
+            assert_eq!(p.ecn(), Some(Ecn::Ce));
+            assert!(p.ip().unwrap().checksum_ok(), "{ect:?} -> CE");
+            // Same header as one built with CE from the start (full checksum).
+            let mut full = p.bytes[..IPV4_HEADER_LEN].to_vec();
+            full[10..12].fill(0);
+            let csum = internet_checksum(&full, 0);
+            assert_eq!(&p.bytes[10..12], &csum.to_be_bytes());
+            // CE stays CE.
+            assert!(p.mark_ce());
+            assert_eq!(p.ecn(), Some(Ecn::Ce));
+        }
+        // The DSCP bits beside the ECN field are kept.
+        p.bytes[1] = 0b1011_1000;
+        p.bytes[10..12].fill(0);
+        let csum = internet_checksum(&p.bytes[..IPV4_HEADER_LEN], 0);
+        p.bytes[10..12].copy_from_slice(&csum.to_be_bytes());
+        p.set_ecn(Ecn::Ect0).unwrap();
+        assert!(p.mark_ce());
+        assert_eq!(p.bytes[1], 0b1011_1011);
+        assert!(p.ip().unwrap().checksum_ok());
+        // TTL and ECN updates interleave without breaking the checksum.
+        assert_eq!(p.decrement_ttl(), Some(63));
+        assert!(p.ip().unwrap().checksum_ok());
+        assert_eq!(Packet { bytes: vec![0x45], meta: PacketMeta::default() }.ecn(), None);
+        assert!(!Packet { bytes: vec![0x45; 3], meta: PacketMeta::default() }.mark_ce());
+    }
+
+    #[test]
     fn udp_checksum_verifies() {
         let (s, d) = (Ipv4Addr::new(1, 2, 3, 4), Ipv4Addr::new(5, 6, 7, 8));
         let seg = udp_datagram(s, d, 1000, 2000, b"hello");
@@ -327,6 +443,7 @@ mod tests {
             }
             let mut p = Packet { bytes, meta: PacketMeta::default() };
             let _ = p.decrement_ttl();
+            let _ = (p.ecn(), p.mark_ce());
         }
     }
 }

@@ -9,7 +9,7 @@ use std::net::Ipv4Addr;
 
 use crate::agent::{Agent, Ctx};
 pub use crate::event::Event;
-use crate::event::{DropCounts, DropReason, IfaceEvent};
+use crate::event::{DropCounts, IfaceEvent, QueueCounts};
 use crate::fault::{Fault, FaultAction};
 use crate::ids::{AgentId, FlowId, IfaceId, LinkId, NodeId};
 use crate::kernel::{ScheduleInPast, Scheduler};
@@ -95,11 +95,18 @@ impl WorldBuilder {
         self.net.add_node(kind)
     }
 
-    /// Add an interface called `name` (shown as `node/name`).
+    /// Add an interface called `name` (shown as `node/name`) with `addr` in a subnet of the
+    /// default prefix length ([`crate::network::DEFAULT_PREFIX_LEN`]).
     pub fn iface(&mut self, node: NodeId, name: &str, addr: Ipv4Addr) -> IfaceId {
+        self.iface_with(node, name, Some(IfaceAddr::new(addr)))
+    }
+
+    /// Add an interface called `name` with an address of a given prefix length, or with none
+    /// yet (`None`: it gets one at run time, see [`World::apply`]).
+    pub fn iface_with(&mut self, node: NodeId, name: &str, addr: Option<IfaceAddr>) -> IfaceId {
         let names = &mut self.rec.names;
         names.ifaces.push(format!("{}/{}", names.nodes[node.index()], name));
-        self.net.add_iface(node, Some(IfaceAddr::new(addr)))
+        self.net.add_iface(node, addr)
     }
 
     /// Connect `a` and `b`; `ab` configures a→b and `ba` b→a. Each direction's queue and loss
@@ -426,6 +433,7 @@ impl World {
             row(out, "rx_packets", f.rx_packets as f64, "packets");
             row(out, "rx_bytes", f.rx_bytes as f64, "bytes");
             push_drops(out, "flow", name, &f.drops);
+            push_marks(out, "flow", name, &f.marks);
             let loss = if f.tx_packets > 0 { f.drops.total() as f64 / f.tx_packets as f64 } else { f64::NAN };
             row(out, "loss_rate", loss, "1");
             row(out, "goodput", flow_goodput(f), "bit/s");
@@ -473,6 +481,10 @@ impl World {
             row(out, "queue_mean_bytes", s.backlog_bytes.mean(now), "bytes");
             row(out, "queue_max_bytes", s.backlog_bytes.max() as f64, "bytes");
             push_drops(out, "iface", name, &s.drops);
+            push_marks(out, "iface", name, &s.marks);
+            for stat in ch.queue().stats() {
+                row(out, stat.name, stat.value, stat.unit);
+            }
         }
     }
 }
@@ -485,13 +497,24 @@ fn flow_goodput(f: &crate::recorder::FlowStats) -> f64 {
     }
 }
 
-/// `drops` (total) always, and `drops_<reason>` for each reason that occurred.
+/// `drops` (total) always, and `drops_<reason>` for each reason that occurred: the queue
+/// disciplines' reasons by name, then the network's.
 fn push_drops(out: &mut Scalars, kind: &str, entity: &str, drops: &DropCounts) {
     out.push(kind, entity, "drops", drops.total() as f64, "packets");
-    for reason in DropReason::ALL {
-        let n = drops.get(reason);
-        if n > 0 {
-            out.push(kind, entity, &format!("drops_{}", reason.name()), n as f64, "packets");
-        }
+    for (reason, n) in drops.iter() {
+        out.push(kind, entity, &format!("drops_{}", reason.name()), n as f64, "packets");
+    }
+}
+
+/// `marks` (total) and `marks_<reason>` per reason, only when a queue discipline marked
+/// packets Congestion Experienced.
+fn push_marks(out: &mut Scalars, kind: &str, entity: &str, marks: &QueueCounts) {
+    let total = marks.total();
+    if total == 0 {
+        return;
+    }
+    out.push(kind, entity, "marks", total as f64, "packets");
+    for (reason, n) in marks.iter() {
+        out.push(kind, entity, &format!("marks_{}", reason.name()), n as f64, "packets");
     }
 }

@@ -132,6 +132,8 @@ fn events<'py>(py: Python<'py>, e: &EventTable) -> PyResult<Bound<'py, PyDict>> 
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    // A hash of the sources this module was built from (build.rs): a sweep's run identity.
+    m.add("__build_id__", env!("SCTPSIM_BUILD_ID"))?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add("SimulationError", m.py().get_type::<SimulationError>())?;
     m.add_function(wrap_pyfunction!(params, m)?)?;

@@ -16,7 +16,7 @@ use netsim::apps::vbr::VbrConfig;
 use netsim::fault::FaultAction;
 use netsim::loss::LossConfig;
 use netsim::network::{ChannelConfig, IfaceId, LinkId, NodeKind};
-use netsim::queue::QueueConfig;
+use netsim::queue::{DropTail, QueueConfig};
 use netsim::wire::PROTO_SCTP;
 use netsim::wire::{PROTO_TCP, PROTO_UDP};
 use netsim::{Duration, Instant};
@@ -215,6 +215,7 @@ impl Scenario {
         let routes = b.list(&mut r, "routes", Parser::route)?;
         let mut apps = b.list(&mut r, "apps", Parser::app)?;
         b.check_sctp_streams(&apps)?;
+        b.check_sctp_message_sizes()?;
         let mut links = links;
         let mut flow_groups = Vec::new();
         let mut group_readers = r.table_list("groups")?;
@@ -268,6 +269,10 @@ struct Parser {
     app_names: BTreeMap<String, String>,
     ports: BTreeMap<(usize, u8, u16), String>,
     flows: usize,
+    /// SCTP applications by (node, port): their key path and receive buffer.
+    sctp_receivers: BTreeMap<(usize, u16), (String, u32)>,
+    /// SCTP senders: key path of `message_size`, peer node and port, message size.
+    sctp_senders: Vec<(String, usize, u16, u64)>,
 }
 
 impl Parser {
@@ -396,10 +401,12 @@ impl Parser {
     }
 
     fn queue(&self, r: &mut Reader<'_>) -> Result<QueueConfig, ScenarioError> {
-        // The schema admits only the kinds listed in `schema::QUEUE`; each builds here.
+        // The schema admits only the registry's kinds (`netsim::queue::KINDS`); each builds here.
         let kind = r.str("kind")?;
-        debug_assert_eq!(kind, "droptail");
-        Ok(QueueConfig::DropTail { limit: r.queue_limit("limit")? })
+        match kind.as_str() {
+            DropTail::KIND => Ok(QueueConfig::DropTail { limit: r.queue_limit("limit")? }),
+            other => Err(r.error("kind", format!("unknown queue discipline {other:?}"))),
+        }
     }
 
     fn loss(r: &mut Reader<'_>) -> Result<LossConfig, ScenarioError> {
@@ -582,6 +589,7 @@ impl Parser {
         let mut s = r.table("sctp")?.expect("sctp has a default");
         let config = Self::sctp_config(&mut s)?;
         r.put_table("sctp", s.finish());
+        self.sctp_receivers.insert((node, port), (r.key_path("sctp"), config.recv_buffer));
         let role = if kind == "sctp-sink" {
             let drain_rate = r.opt_rate("drain_rate")?.map(|bps| (bps / 8).max(1));
             SctpRole::Sink { drain_rate }
@@ -602,6 +610,11 @@ impl Parser {
             let peer_port = r.int("peer_port")? as u16;
             let start = Instant(r.duration("start")?.as_nanos());
             let message_size = r.size("message_size")?;
+            self.sctp_senders.push((r.key_path("message_size"), peer_node, peer_port, message_size));
+            if kind == "sctp-requests" {
+                // Responses are as large as requests and come back to this application.
+                self.sctp_senders.push((r.key_path("message_size"), node, port, message_size));
+            }
             if !(MESSAGE_HEADER_LEN as u64..=1 << 20).contains(&message_size) {
                 return Err(r.error(
                     "message_size",
@@ -616,6 +629,12 @@ impl Parser {
             }
             if kind == "sctp-bulk" {
                 let more_peers = self.more_peers(r, node, peer_node)?;
+                for addrs in &more_peers {
+                    if let Some(&a) = addrs.first() {
+                        let n = self.node_of(a);
+                        self.sctp_senders.push((r.key_path("message_size"), n, peer_port, message_size));
+                    }
+                }
                 SctpRole::Bulk {
                     peer,
                     more_peers,
@@ -703,6 +722,26 @@ impl Parser {
                         ),
                     ));
                 }
+            }
+        }
+        Ok(())
+    }
+
+    /// Every SCTP message must fit the receive buffer of the application it goes to: a larger
+    /// one cannot be reassembled there and is only handed over in parts (RFC 9260 §6.9), which
+    /// the applications here do not expect.
+    fn check_sctp_message_sizes(&self) -> Result<(), ScenarioError> {
+        for (key, node, port, size) in &self.sctp_senders {
+            let Some((receiver, buffer)) = self.sctp_receivers.get(&(*node, *port)) else { continue };
+            if *size > u64::from(*buffer) {
+                let app = receiver.strip_suffix(".sctp").unwrap_or(receiver);
+                return Err(ScenarioError::new(
+                    key.clone(),
+                    format!(
+                        "{size} bytes does not fit the receive buffer of {app} ({receiver}.recv_buffer = {buffer} \
+                         bytes): a message larger than its receiver's buffer is only handed over in parts"
+                    ),
+                ));
             }
         }
         Ok(())

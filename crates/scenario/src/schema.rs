@@ -252,10 +252,10 @@ pub static DIRECTION: Section = Section {
 /// `links[].queue`.
 pub static QUEUE: Section = Section {
     path: "links[].queue",
-    fields: &[f("kind", Ty::Enum(&["droptail"]), Value("droptail"), "", "Queue discipline.")],
+    fields: &[f("kind", Ty::Enum(netsim::queue::KINDS), Value("droptail"), "", "Queue discipline.")],
     tag: Some("kind"),
     variants: &[(
-        "droptail",
+        netsim::queue::DropTail::KIND,
         &[f(
             "limit",
             Ty::QueueLimit,

@@ -72,6 +72,19 @@ fn drop_tail_holds_exactly_its_limit_and_conserves_packets() {
 }
 
 #[test]
+fn scenarios_choose_the_queue_discipline_by_its_registry_name() {
+    for &kind in netsim::queue::KINDS {
+        let text = chain("", &format!("queue = {{ kind = \"{kind}\" }}"), "");
+        let s = scenario::parse(&text, &[]).unwrap_or_else(|e| panic!("{kind}: {e}"));
+        assert_eq!(s.links[1].dirs.each_ref().map(|d| d.queue.kind()), [kind, kind]);
+        assert_eq!(s.links[0].dirs[0].queue.kind(), "droptail", "the default");
+    }
+    let text = chain("", "queue = { kind = \"fifo\" }", "");
+    let e = scenario::parse(&text, &[]).unwrap_err().to_string();
+    assert!(e.contains("links[1].queue.kind") && e.contains("droptail"), "{e}");
+}
+
+#[test]
 fn link_failure_loses_queued_and_in_flight_packets_and_recovers() {
     // 1 packet per ms; link 1 fails at 1 s and comes back at 2 s; the run drains by 10 s.
     let text = chain(

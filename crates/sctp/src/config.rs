@@ -4,6 +4,7 @@
 
 use simtime::Duration;
 
+use crate::cmt::{RetransmitConfig, SchedulerConfig};
 use crate::congestion::CongestionConfig;
 
 /// Everything that configures one association. `Config::default()` is the `rfc9260` preset.
@@ -68,6 +69,16 @@ pub struct Config {
     pub lower_layer_overhead: u32,
     /// Congestion control for every destination.
     pub congestion: CongestionConfig,
+    /// cwnd in bytes given to a destination that returns from potentially failed to active
+    /// (passed to [`crate::Controller::on_pf_exit`]; CMT-PF uses 1 or 2 MTU). `None`
+    /// (default) leaves cwnd as it is, as RFC 7829 does.
+    pub pf_return_cwnd: Option<u32>,
+    /// Which destinations new data goes to (see [`crate::cmt`]). Default `primary`: the
+    /// primary, or an alternate after failover (§6.4).
+    pub scheduler: SchedulerConfig,
+    /// Where retransmissions go (see [`crate::cmt`]). Default `alternate`: timed-out chunks
+    /// to an alternate destination, fast retransmissions where they were sent (§6.4).
+    pub retransmit: RetransmitConfig,
     /// Fixed initial TSN instead of a random one (tests use it to cross the 2^32 wrap).
     pub initial_tsn: Option<u32>,
 }
@@ -100,6 +111,9 @@ impl Default for Config {
             pmtu: 1500,
             lower_layer_overhead: 20,
             congestion: CongestionConfig::default(),
+            pf_return_cwnd: None,
+            scheduler: SchedulerConfig::default(),
+            retransmit: RetransmitConfig::default(),
             initial_tsn: None,
         }
     }
@@ -213,6 +227,9 @@ impl Config {
         }
         if self.recv_buffer < 1500 {
             return fail("recv_buffer", "must be at least 1500 bytes (RFC 9260 §6.1)");
+        }
+        if self.pf_return_cwnd == Some(0) {
+            return fail("pf_return_cwnd", "must be at least 1 byte");
         }
         if let Some(f) = self.congestion.shrink_factor() {
             if !(0.0..1.0).contains(&f) {

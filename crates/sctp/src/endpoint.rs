@@ -42,7 +42,9 @@ use crate::association::{
     CookieState, InitAnswer, Offer,
 };
 use crate::config::Config;
-use crate::wire::{Chunk, ChunkView, CommonHeader, ErrorCause, HeaderView, InitChunk, PacketBuilder, Parameter};
+use crate::wire::{
+    Chunk, ChunkType, ChunkView, CommonHeader, ErrorCause, HeaderView, InitChunk, PacketBuilder, Parameter,
+};
 use crate::State;
 
 /// An association of an endpoint, numbered from 0 in order of creation and never reused,
@@ -369,7 +371,7 @@ impl Endpoint {
         };
         let peer_port = header.src_port();
         let mut found = self.association_with(peer_port, &[from]);
-        if found.is_none() && first.chunk_type == 1 {
+        if found.is_none() && first.chunk_type == ChunkType::INIT {
             // An INIT from an address the association does not have may list addresses it
             // has: it is that association's, which refuses the new address (§5.2.2), not the
             // start of a second association overlapping it.
@@ -378,7 +380,7 @@ impl Endpoint {
             }
         }
         let Some(id) = found else {
-            if first.chunk_type == 10 {
+            if first.chunk_type == ChunkType::COOKIE_ECHO {
                 return self.cookie_echo_from_new_source(now, from, to, &header, &first);
             }
             return self.out_of_the_blue(now, from, to, &header, &first);
@@ -387,14 +389,18 @@ impl Endpoint {
             // §5.2: INIT and COOKIE ECHO for an existing association. The endpoint answers
             // an INIT and opens a cookie (both need its secret), before the association's
             // tag check: a restarted peer's COOKIE ECHO carries the new tag (§5.2.4 A).
-            1 => self.unexpected_init(now, id, from, to, &header, &first),
-            10 => {
+            ChunkType::INIT => self.unexpected_init(now, id, from, to, &header, &first),
+            ChunkType::COOKIE_ECHO => {
                 if let Some(state) = self.cookie_in(&header, &first) {
                     self.existing_cookie_echo(now, id, from, to, &header, &state);
                 }
             }
             // §8.5.1 E: a SHUTDOWN ACK before the association is up is out of the blue.
-            8 if self.association(id).is_some_and(|a| matches!(a.state(), State::CookieWait | State::CookieEchoed)) => {
+            ChunkType::SHUTDOWN_ACK
+                if self
+                    .association(id)
+                    .is_some_and(|a| matches!(a.state(), State::CookieWait | State::CookieEchoed)) =>
+            {
                 return self.out_of_the_blue(now, from, to, &header, &first);
             }
             _ => {
@@ -466,7 +472,7 @@ impl Endpoint {
         let vtag = header.verification_tag();
         match first.chunk_type {
             // INIT: must be alone with tag 0 (§8.5.1 A, §6.10).
-            1 if vtag == 0 => {
+            ChunkType::INIT if vtag == 0 => {
                 let Ok(Chunk::Init(mut init)) = Chunk::parse(first) else { return None };
                 if header.chunks().count() != 1 {
                     return None;
@@ -487,9 +493,9 @@ impl Endpoint {
                 None
             }
             // §8.4 2, 6, 7: ABORT, SHUTDOWN COMPLETE, COOKIE ACK and ERROR are discarded.
-            6 | 9 | 11 | 14 => None,
+            ChunkType::ABORT | ChunkType::ERROR | ChunkType::COOKIE_ACK | ChunkType::SHUTDOWN_COMPLETE => None,
             // §8.4 5: SHUTDOWN ACK gets SHUTDOWN COMPLETE with the T bit, tag reflected.
-            8 => {
+            ChunkType::SHUTDOWN_ACK => {
                 self.reply(header, from, to, vtag, &[Chunk::ShutdownComplete { t_bit: true }]);
                 None
             }

@@ -1,14 +1,17 @@
 //! Sans-IO SCTP (RFC 9260) for sctpsim: the packet format ([`wire`]), associations with
 //! multihoming, failover, the potentially-failed state of RFC 7829 and pluggable congestion
-//! control ([`association`], [`congestion`]), and the [`Endpoint`] that owns associations
+//! control ([`association`], [`congestion`]), the multipath seams ([`cmt`]: path scheduler,
+//! retransmission-destination policy), and the [`Endpoint`] that owns associations
 //! on one port. Nothing here does I/O or reads a clock: drivers (the simulator's hosts, a
 //! UDP socket driver) pass datagrams and time in and take datagrams and timeouts out.
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 
 pub mod association;
+pub mod cmt;
 pub mod config;
 pub mod congestion;
 pub mod endpoint;
+pub mod plugin;
 pub mod wire;
 
 pub use association::{
@@ -18,3 +21,4 @@ pub use association::{
 pub use config::{Config, Preset};
 pub use congestion::{CongestionConfig, Controller};
 pub use endpoint::{AssocId, Datagram, Endpoint, EndpointStats};
+pub use plugin::Plugin;

@@ -38,3 +38,34 @@ fn a_small_path_mtu_that_skipped_validation_does_not_underflow() {
         assert_eq!(h.apps[SERVER].received_bytes, 50_000, "pmtu {pmtu}");
     }
 }
+
+#[test]
+fn a_message_larger_than_the_receive_buffer_is_handed_over_in_parts() {
+    // §6.9: a receiver that runs out of buffer space while waiting for the rest of a message
+    // dispatches part of it through the partial delivery API, so the rest can arrive. Without
+    // it the buffer fills with fragments it cannot deliver, the window stays shut and the
+    // association stalls until it fails. The sender keeps probing with one chunk while the
+    // window is zero and nothing is in flight (§6.1 A).
+    let server = Config { recv_buffer: 4000, ..Config::default() };
+    let mut h = Harness::new(Config::default(), server, 1, ms(10), 3);
+    h.connect();
+    h.run_for(ms(100));
+    h.apps[CLIENT] = App { to_send: 20_000 + 3000, msg_size: 20_000, ..Default::default() };
+    h.apps[SERVER].reading = true;
+    h.run_for(Duration::from_secs(30));
+    assert_eq!(h.assoc_ref(CLIENT).state(), State::Established);
+    assert_eq!(h.apps[SERVER].received_bytes, 23_000);
+    let got = &h.apps[SERVER].received;
+    assert!(got.len() > 2, "the big message arrives in several parts");
+    let ends: Vec<bool> = got.iter().map(|m| m.end_of_message).collect();
+    let n = ends.len();
+    assert!(ends[..n - 2].iter().all(|e| !e) && ends[n - 2] && ends[n - 1], "{ends:?}");
+    // The parts make up the message the client sent: its number in the first 8 bytes, then
+    // its fill byte.
+    let big: Vec<u8> = got[..n - 1].iter().flat_map(|m| m.data.iter().copied()).collect();
+    let mut expected = vec![0u8; 20_000];
+    expected[..8].copy_from_slice(&0u64.to_be_bytes());
+    assert_eq!(big, expected);
+    assert_eq!(got[n - 1].data.len(), 3000);
+    assert_eq!(h.assoc_ref(SERVER).delivered_messages(), 2);
+}

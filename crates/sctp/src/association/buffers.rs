@@ -4,6 +4,12 @@
 //! buffers that come back to it (acknowledged fragments, and what the driver offers with
 //! [`Association::recycle`](super::Association::recycle): datagrams it has handled, messages
 //! the application has read) and builds the next ones in them.
+//!
+//! Only packet-sized data comes from the pool: a chunk of less than half a packet gets a
+//! buffer of its own size ([`BufferPool::take_for`]), so a queued or received small message
+//! costs about its size, not a path MTU.
+
+use super::Association;
 
 /// Buffers kept at most.
 const MAX_SPARE: usize = 32;
@@ -23,8 +29,22 @@ impl BufferPool {
     }
 
     /// An empty buffer of at least the pool's capacity.
+    #[inline]
     pub(crate) fn take(&mut self) -> Vec<u8> {
         self.spare.pop().unwrap_or_else(|| Vec::with_capacity(self.capacity))
+    }
+
+    /// An empty buffer for `len` bytes of chunk data: a pooled one if `len` is at least half
+    /// the pool's capacity (bulk data, where reuse saves an allocation per chunk and wastes
+    /// less than half; a chunk larger than the capacity grows its buffer once), otherwise one
+    /// of exactly `len` bytes.
+    #[inline]
+    pub(crate) fn take_for(&mut self, len: usize) -> Vec<u8> {
+        if len >= self.capacity / 2 {
+            self.take()
+        } else {
+            Vec::with_capacity(len)
+        }
     }
 
     /// Keeps `buf` for a later [`BufferPool::take`] if there is room. Buffers too small to
@@ -34,6 +54,18 @@ impl BufferPool {
         if fits && self.spare.len() < MAX_SPARE {
             buf.clear();
             self.spare.push(buf);
+        }
+    }
+}
+
+impl Association {
+    /// An association with nothing queued, outstanding or held for the application keeps no
+    /// spare buffers and no room in its queues: memory follows the bytes it holds. Called at
+    /// heartbeat time, so a busy association keeps its buffers between packets.
+    pub(super) fn release_memory_if_idle(&mut self) {
+        if self.out.is_empty() && self.inb.held() == 0 {
+            self.buffers.spare = Vec::new();
+            self.out.shrink();
         }
     }
 }
@@ -60,5 +92,18 @@ mod tests {
             pool.give(Vec::with_capacity(1500));
         }
         assert_eq!(pool.spare.len(), MAX_SPARE);
+    }
+
+    #[test]
+    fn small_chunks_get_buffers_of_their_own_size() {
+        let mut pool = BufferPool::new(1500);
+        pool.give(Vec::with_capacity(1500));
+        assert_eq!(pool.take_for(100).capacity(), 100);
+        assert_eq!(pool.spare.len(), 1);
+        assert!(pool.take_for(1452).capacity() >= 1500);
+        assert!(pool.spare.is_empty());
+        // A returned small buffer is not kept.
+        pool.give(Vec::with_capacity(100));
+        assert!(pool.spare.is_empty());
     }
 }

@@ -8,7 +8,9 @@ use std::net::IpAddr;
 use simtime::Instant;
 
 use crate::config::Config;
-use crate::wire::{unknown_parameter_action, Chunk, ErrorCause, InitChunk, Parameter, SackChunk, UnknownAction};
+use crate::wire::{
+    unknown_parameter_action, Chunk, ErrorCause, InitChunk, ParamType, Parameter, SackChunk, UnknownAction,
+};
 
 use super::inbound::Inbound;
 use super::outbound::Outbound;
@@ -283,7 +285,7 @@ impl Association {
             self.abort_with(
                 now,
                 CloseReason::Aborted,
-                vec![ErrorCause::MissingMandatoryParameter { missing: vec![7] }],
+                vec![ErrorCause::MissingMandatoryParameter { missing: vec![ParamType::STATE_COOKIE.0] }],
             );
             return;
         };
@@ -570,7 +572,6 @@ impl Association {
         self.t2_retransmits = 0;
         self.handshake_chunk = None;
         self.error_count = 0;
-        self.force_packet = None;
         // Nothing built for the old association goes out any more.
         self.control.clear();
         self.transmits.clear();
@@ -673,12 +674,7 @@ impl Association {
             // acknowledged the answer is SHUTDOWN ACK. In SHUTDOWN-RECEIVED a later SHUTDOWN's
             // Cumulative TSN Ack is processed likewise.
             State::Established | State::ShutdownPending | State::ShutdownReceived => {
-                let sack = SackChunk {
-                    cumulative_tsn_ack: cum,
-                    a_rwnd: 0,
-                    gap_ack_blocks: Vec::new(),
-                    duplicate_tsns: Vec::new(),
-                };
+                let sack = SackChunk { cumulative_tsn_ack: cum, ..SackChunk::default() };
                 self.set_state(State::ShutdownReceived);
                 self.process_sack(now, &sack, false);
                 self.maybe_progress_shutdown(now);

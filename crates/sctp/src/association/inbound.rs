@@ -10,7 +10,13 @@ use super::buffers::BufferPool;
 use super::outbound::Fragment;
 use super::tsn::{tsn_gt, tsn_le};
 
-/// A complete user message, ready for the application.
+/// A user message, or a part of one, ready for the application.
+///
+/// A message is handed over whole, except when the receive buffer fills with the first
+/// fragments of a message that cannot be completed without more room: then the receiver
+/// hands its received beginning over early (partial delivery, RFC 9260 §6.9), and the rest
+/// follows in further parts, in order, with no other message of its stream in between. The
+/// last (or only) part has `end_of_message` set (`MSG_EOR` in the sockets API, RFC 6458).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Message {
     /// Stream identifier.
@@ -21,6 +27,8 @@ pub struct Message {
     pub unordered: bool,
     /// The user data.
     pub data: Vec<u8>,
+    /// True for a whole message and for the last part of a partially delivered one.
+    pub end_of_message: bool,
 }
 
 /// What happened to one received DATA chunk.
@@ -34,6 +42,16 @@ pub(crate) enum DataOutcome {
     NoSpace,
     /// Stream identifier not negotiated (§6.5): acknowledged, data discarded.
     InvalidStream,
+}
+
+/// A message being handed over in parts (§6.9).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct PartialDelivery {
+    stream: u16,
+    ssn: u16,
+    unordered: bool,
+    /// Position (64-bit TSN) of the next fragment to hand over.
+    next: u64,
 }
 
 #[derive(Debug, Default)]
@@ -58,6 +76,8 @@ pub(crate) struct Inbound {
     highest: u32,
     streams: Vec<InStream>,
     fragments: BTreeMap<u64, Fragment>,
+    /// The message being handed over in parts, if any.
+    partial: Option<PartialDelivery>,
     ready: VecDeque<Message>,
     /// User-data bytes held (fragments, waiting and ready messages).
     held: u32,
@@ -86,6 +106,7 @@ impl Inbound {
             highest: cum_tsn,
             streams: (0..streams).map(|_| InStream::default()).collect(),
             fragments: BTreeMap::new(),
+            partial: None,
             ready: VecDeque::new(),
             held: 0,
             capacity,
@@ -141,8 +162,11 @@ impl Inbound {
             return DataOutcome::Duplicate;
         }
         let len = d.user_data.len() as u32;
-        // §6.2: with no room, drop new chunks beyond the highest TSN received so far.
+        // §6.2: with no room, drop new chunks beyond the highest TSN received so far. If the
+        // room is taken by fragments of messages the application cannot read yet, part of a
+        // message is handed over (§6.9), so reading it opens the window again.
         if self.held + len > self.capacity && tsn_gt(d.tsn, self.highest) {
+            self.start_partial_delivery();
             return DataOutcome::NoSpace;
         }
         let had_gaps = !self.gaps.is_empty();
@@ -162,13 +186,24 @@ impl Inbound {
         self.held += len;
         let frag = Fragment::from_data(d, buffers);
         if d.beginning && d.ending {
-            self.complete(
-                Message { stream: frag.stream, ppid: frag.ppid, unordered: frag.unordered, data: frag.data },
-                frag.ssn,
-            );
+            let msg = Message {
+                stream: frag.stream,
+                ppid: frag.ppid,
+                unordered: frag.unordered,
+                data: frag.data,
+                end_of_message: true,
+            };
+            self.complete(msg, frag.ssn);
         } else {
             self.fragments.insert(pos, frag);
-            self.try_reassemble(pos);
+            if self.partial.is_some_and(|p| p.next == pos) {
+                self.continue_partial_delivery();
+            } else {
+                self.try_reassemble(pos);
+            }
+            if self.a_rwnd() == 0 {
+                self.start_partial_delivery();
+            }
         }
         DataOutcome::Accepted
     }
@@ -239,7 +274,78 @@ impl Inbound {
         for part in parts {
             data.extend_from_slice(&part.data);
         }
-        self.complete(Message { stream: head.stream, ppid: head.ppid, unordered: head.unordered, data }, head.ssn);
+        let msg =
+            Message { stream: head.stream, ppid: head.ppid, unordered: head.unordered, data, end_of_message: true };
+        self.complete(msg, head.ssn);
+    }
+
+    /// §6.9: when the receive buffer is full, the application has nothing to read and the
+    /// next message it may read (the lowest one that is unordered or next in its stream's
+    /// order) lacks only fragments beyond the highest TSN received, which there is no room
+    /// for, hands over the received beginning of that message, so that reading it makes room
+    /// for the rest.
+    fn start_partial_delivery(&mut self) {
+        if self.partial.is_some() || !self.ready.is_empty() {
+            return;
+        }
+        let next = self.fragments.iter().find(|(_, f)| {
+            f.beginning && (f.unordered || self.streams.get(usize::from(f.stream)).is_some_and(|s| s.next_ssn == f.ssn))
+        });
+        let Some((&pos, f)) = next else { return };
+        // Only a message whose every fragment up to the highest TSN received is here is
+        // stuck: a hole below the highest TSN is filled by a retransmission, which is
+        // accepted whatever the room (§6.2).
+        let highest = self.position(self.highest);
+        if highest < pos || (pos..=highest).any(|p| !self.fragments.contains_key(&p)) {
+            return;
+        }
+        self.partial = Some(PartialDelivery { stream: f.stream, ssn: f.ssn, unordered: f.unordered, next: pos });
+        self.continue_partial_delivery();
+    }
+
+    /// Hands over the fragments of the message in partial delivery that follow what was
+    /// handed over, as one part; the last fragment ends the partial delivery and lets the
+    /// messages that waited behind it on its stream through (§6.6).
+    fn continue_partial_delivery(&mut self) {
+        let Some(mut pd) = self.partial else { return };
+        let mut part: Option<Message> = None;
+        let mut ended = false;
+        while let Some(f) = self.fragments.remove(&pd.next) {
+            pd.next += 1;
+            ended = f.ending;
+            match part.as_mut() {
+                Some(m) => m.data.extend_from_slice(&f.data),
+                None => {
+                    part = Some(Message {
+                        stream: f.stream,
+                        ppid: f.ppid,
+                        unordered: f.unordered,
+                        data: f.data,
+                        end_of_message: false,
+                    })
+                }
+            }
+            if ended {
+                break;
+            }
+        }
+        let Some(mut part) = part else { return };
+        part.end_of_message = ended;
+        self.ready.push_back(part);
+        if !ended {
+            self.partial = Some(pd);
+            return;
+        }
+        self.partial = None;
+        if pd.unordered {
+            return;
+        }
+        let Some(stream) = self.streams.get_mut(usize::from(pd.stream)) else { return };
+        stream.next_ssn = pd.ssn.wrapping_add(1);
+        while let Some(next) = stream.waiting.remove(&stream.next_ssn) {
+            self.ready.push_back(next);
+            stream.next_ssn = stream.next_ssn.wrapping_add(1);
+        }
     }
 
     /// A whole message: unordered ones are ready at once, ordered ones in SSN order (§6.6).
@@ -249,7 +355,9 @@ impl Inbound {
             return;
         }
         let Some(stream) = self.streams.get_mut(usize::from(msg.stream)) else { return };
-        if ssn != stream.next_ssn {
+        // A message partially delivered holds its stream's place until its last part.
+        let in_partial = self.partial.is_some_and(|p| !p.unordered && p.stream == msg.stream);
+        if ssn != stream.next_ssn || in_partial {
             stream.waiting.insert(ssn, msg);
             return;
         }
@@ -272,7 +380,9 @@ impl Inbound {
         let len = msg.data.len() as u32;
         self.held = self.held.saturating_sub(len);
         self.delivered_bytes += u64::from(len);
-        self.delivered_messages += 1;
+        if msg.end_of_message {
+            self.delivered_messages += 1;
+        }
         Some(msg)
     }
 
@@ -326,6 +436,7 @@ impl Inbound {
         self.sack_now = false;
         self.last_advertised = self.a_rwnd();
         SackChunk {
+            flags: 0,
             cumulative_tsn_ack: cum,
             a_rwnd: self.last_advertised,
             gap_ack_blocks,
@@ -406,5 +517,30 @@ mod tests {
         r.read();
         assert_eq!(r.a_rwnd(), 1500);
         assert!(r.window_update_due(1500) || r.last_advertised == 1500);
+    }
+
+    #[test]
+    fn a_full_buffer_of_fragments_is_handed_over_in_parts_and_the_stream_waits_for_the_last() {
+        // §6.9: 1500 bytes of buffer, a 2400-byte message in 800-byte fragments (TSN 1..3)
+        // and a one-chunk message behind it (TSN 4, SSN 1).
+        let mut r = Inbound::new(1, 1, 1500);
+        let part = vec![7u8; 800];
+        assert_eq!(on_data(&mut r, &data(1, 0, true, false, &part)), DataOutcome::Accepted);
+        assert!(!r.readable());
+        // No room for the second fragment: the first is handed over.
+        assert_eq!(on_data(&mut r, &data(2, 0, false, false, &part)), DataOutcome::NoSpace);
+        assert_eq!(r.read().map(|m| (m.data.len(), m.end_of_message)), Some((800, false)));
+        // The next fragment follows as a part of its own as soon as it arrives.
+        assert_eq!(on_data(&mut r, &data(2, 0, false, false, &part)), DataOutcome::Accepted);
+        assert_eq!(on_data(&mut r, &data(3, 0, false, true, &part)), DataOutcome::NoSpace);
+        assert_eq!(r.read().map(|m| (m.data.len(), m.end_of_message)), Some((800, false)));
+        // The message behind it waits for the last part.
+        assert_eq!(on_data(&mut r, &data(4, 1, true, true, b"next")), DataOutcome::Accepted);
+        assert!(!r.readable());
+        assert_eq!(on_data(&mut r, &data(3, 0, false, true, &part)), DataOutcome::Accepted);
+        assert_eq!(r.read().map(|m| (m.data.len(), m.end_of_message)), Some((800, true)));
+        assert_eq!(r.read().map(|m| (m.data, m.end_of_message)), Some((b"next".to_vec(), true)));
+        assert_eq!(r.delivered_messages, 2);
+        assert_eq!(r.held(), 0);
     }
 }

@@ -47,8 +47,10 @@ use rand::{Rng, RngCore, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use simtime::{Duration, Instant};
 
+use crate::cmt::{PathScheduler, PathsView, RetransmitPolicy};
 use crate::config::Config;
-use crate::wire::{unknown_chunk_action, Chunk, ChunkView, DataRef, ErrorCause, HeaderView, UnknownAction};
+use crate::congestion::GroupView;
+use crate::wire::{Chunk, ChunkType, ChunkView, DataRef, ErrorCause, HeaderView, UnknownAction};
 
 use buffers::BufferPool;
 pub(crate) use cookie::CookieState;
@@ -331,8 +333,16 @@ pub struct Association {
     sack_path: PathId,
     /// Control chunks waiting for the next packet to their destination.
     control: VecDeque<(PathId, Chunk)>,
-    /// Send one packet to this destination even if cwnd is full (§6.3.3 E3, §7.2.4).
-    force_packet: Option<PathId>,
+    /// Chooses the destinations of new data.
+    scheduler: Box<dyn PathScheduler>,
+    /// The destinations the scheduler chose (scratch space kept between flushes).
+    schedule: Vec<PathId>,
+    /// Chooses where retransmissions go.
+    retransmit_policy: Box<dyn RetransmitPolicy>,
+    /// Every path as the congestion controllers see it on a SACK (refilled per SACK).
+    group_view: GroupView,
+    /// Some path has [`Path::force_packet`] set (so the flush need not look at every path).
+    any_forced_packet: bool,
     /// Association error counter (§8.1).
     error_count: u32,
     transmits: VecDeque<Transmit>,
@@ -375,7 +385,11 @@ impl Association {
             buffers: BufferPool::new(config.pmtu as usize),
             sack_path: PathId::default(),
             control: VecDeque::new(),
-            force_packet: None,
+            scheduler: config.scheduler.build(),
+            schedule: Vec::new(),
+            retransmit_policy: config.retransmit.build(),
+            group_view: GroupView::default(),
+            any_forced_packet: false,
             error_count: 0,
             transmits: VecDeque::new(),
             events: VecDeque::new(),
@@ -599,7 +613,7 @@ impl Association {
                 self.stats.packets_received += 1;
             }
             first = false;
-            if view.chunk_type == 0 {
+            if view.chunk_type == ChunkType::DATA {
                 if let (Some(d), Some(p)) = (DataRef::from_view(&view), from_path) {
                     data_seen = true;
                     if !self.on_data(now, p, &d) {
@@ -608,8 +622,8 @@ impl Association {
                 }
                 continue;
             }
-            if !Chunk::is_known_type(view.chunk_type) {
-                match unknown_chunk_action(view.chunk_type) {
+            if !view.chunk_type.is_known() {
+                match view.chunk_type.unknown_action() {
                     UnknownAction::Stop => return,
                     UnknownAction::StopAndReport => {
                         self.report_unrecognized(from_path, &view);
@@ -644,11 +658,11 @@ impl Association {
     fn tag_ok(&self, view: &ChunkView<'_>, vtag: u32, first: bool) -> bool {
         match view.chunk_type {
             // INIT carries tag 0 and must be alone; an association ignores it (see on_control).
-            1 => first && vtag == 0,
+            ChunkType::INIT => first && vtag == 0,
             // ABORT and SHUTDOWN COMPLETE (§8.5.1 B, C): our tag with the T bit clear, or with
             // it set the peer's tag, reflected by a sender that found it in our packet. Before
             // the peer's tag is known (COOKIE-WAIT: our INIT carried 0), only our own will do.
-            6 | 14 => {
+            ChunkType::ABORT | ChunkType::SHUTDOWN_COMPLETE => {
                 let reflected = view.flags & 1 == 1;
                 if reflected {
                     self.peer_tag != 0 && vtag == self.peer_tag
@@ -661,7 +675,7 @@ impl Association {
     }
 
     fn report_unrecognized(&mut self, from: Option<PathId>, view: &ChunkView<'_>) {
-        let mut chunk = vec![view.chunk_type, view.flags];
+        let mut chunk = vec![view.chunk_type.0, view.flags];
         chunk.extend_from_slice(&((view.value.len() + 4) as u16).to_be_bytes());
         chunk.extend_from_slice(view.value);
         let p = from.unwrap_or(self.primary);
@@ -859,6 +873,11 @@ impl Association {
         }
         let offset = self.rng.random_range(0..=2 * half);
         Duration::from_nanos((base.as_nanos() + offset).saturating_sub(half))
+    }
+
+    /// The destinations as the multipath algorithms see them.
+    fn paths_view(&self) -> PathsView<'_> {
+        PathsView::new(&self.paths, self.primary, self.data_path)
     }
 
     /// The heartbeat nonce of a new path.

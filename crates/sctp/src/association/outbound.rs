@@ -7,21 +7,13 @@ use std::collections::VecDeque;
 
 use simtime::Instant;
 
+use crate::cmt::{PathsView, RtxKind};
 use crate::congestion::AckInfo;
 use crate::wire::{Chunk, CommonHeader, DataRef, PacketBuilder, SackChunk};
 
 use super::buffers::BufferPool;
 use super::tsn::{tsn_gt, tsn_le, tsn_lt};
 use super::{Association, Event, PathId, State, Timer, Transmit};
-
-/// Why a chunk is marked for retransmission.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum RtxKind {
-    /// Three miss indications (§7.2.4).
-    Fast,
-    /// T3-rtx expired (§6.3.3).
-    Timeout,
-}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum SentState {
@@ -47,7 +39,7 @@ pub(crate) struct Fragment {
 impl Fragment {
     /// An owned copy of a received DATA chunk, in a buffer from `buffers`.
     pub(crate) fn from_data(d: &DataRef<'_>, buffers: &mut BufferPool) -> Self {
-        let mut data = buffers.take();
+        let mut data = buffers.take_for(d.user_data.len());
         data.extend_from_slice(d.user_data);
         Fragment {
             stream: d.stream_id,
@@ -140,6 +132,12 @@ impl Outbound {
         self.queue.is_empty() && self.sent.is_empty()
     }
 
+    /// Frees the room the queues grew to (call when they are empty).
+    pub(crate) fn shrink(&mut self) {
+        self.queue.shrink_to_fit();
+        self.sent.shrink_to_fit();
+    }
+
     /// Splits a message into fragments of at most `max` bytes (§6.9) with one SSN.
     pub(crate) fn enqueue(
         &mut self,
@@ -160,7 +158,7 @@ impl Outbound {
         };
         let n = data.len().div_ceil(max);
         for (i, part) in data.chunks(max).enumerate() {
-            let mut bytes = buffers.take();
+            let mut bytes = buffers.take_for(part.len());
             bytes.extend_from_slice(part);
             self.queue.push_back(Fragment {
                 stream,
@@ -176,33 +174,57 @@ impl Outbound {
     }
 }
 
-/// Per-path tallies of one SACK (scratch space kept between SACKs).
+/// What one SACK did for one destination.
+#[derive(Clone, Copy, Debug, Default)]
+struct PathTally {
+    /// Flight size before the SACK (§7.2.1 and §7.2.2 compare cwnd with it).
+    flight_before: u32,
+    /// Bytes newly acknowledged.
+    acked: u32,
+    /// Chunks newly marked for fast retransmission (§7.2.4).
+    fast: u32,
+    /// The cumulative ack covered a chunk in flight there (§6.3.2 R3).
+    cum_acked: bool,
+    /// Highest TSN newly acknowledged among the chunks last sent there (the
+    /// per-destination miss-indication bookkeeping split fast retransmit counts against).
+    highest_newly_acked: Option<u32>,
+}
+
+/// What one SACK did, per destination (indexed by [`PathId::index`]) and overall: scratch
+/// space kept between SACKs.
 #[derive(Debug, Default)]
 pub(crate) struct SackTallies {
-    /// Flight size before the SACK (§7.2.1 and §7.2.2 compare cwnd with it).
-    flight_before: Vec<u32>,
-    /// Bytes newly acknowledged.
-    acked: Vec<u32>,
-    /// The cumulative ack covered a chunk in flight there (§6.3.2 R3).
-    cum_acked_on: Vec<bool>,
-    /// Chunks newly marked for fast retransmission (§7.2.4).
-    fast: Vec<u32>,
+    per_path: Vec<PathTally>,
+    /// Highest TSN newly acknowledged, whatever its destination (§7.2.4 HTNA).
+    highest_newly_acked: Option<u32>,
+    /// Highest TSN the SACK reports received (the cumulative ack or a gap block's end).
+    highest_reported: u32,
+    /// The SACK advanced the cumulative TSN ack point.
+    cum_advanced: bool,
 }
 
 impl SackTallies {
-    fn reset(&mut self, paths: &super::Paths) {
-        let n = paths.id_bound();
-        self.flight_before.clear();
-        self.flight_before.resize(n, 0);
+    fn reset(&mut self, paths: &super::Paths, cum_advanced: bool, cum: u32) {
+        self.per_path.clear();
+        self.per_path.resize(paths.id_bound(), PathTally::default());
         for (id, p) in paths {
-            self.flight_before[id.index()] = p.flight_size;
+            self.per_path[id.index()].flight_before = p.flight_size;
         }
-        for v in [&mut self.acked, &mut self.fast] {
-            v.clear();
-            v.resize(n, 0);
+        self.highest_newly_acked = None;
+        self.highest_reported = cum;
+        self.cum_advanced = cum_advanced;
+    }
+
+    /// `tsn`, last sent to `path`, is newly acknowledged.
+    fn note_newly_acked(&mut self, path: PathId, tsn: u32) {
+        if self.highest_newly_acked.is_none_or(|h| tsn_gt(tsn, h)) {
+            self.highest_newly_acked = Some(tsn);
         }
-        self.cum_acked_on.clear();
-        self.cum_acked_on.resize(n, false);
+        if let Some(t) = self.per_path.get_mut(path.index()) {
+            if t.highest_newly_acked.is_none_or(|h| tsn_gt(tsn, h)) {
+                t.highest_newly_acked = Some(tsn);
+            }
+        }
     }
 }
 
@@ -221,46 +243,64 @@ impl Association {
         self.process_sack(now, sack, true);
     }
 
-    /// Processes a SACK (or the cumulative TSN ack of a SHUTDOWN, with `update_rwnd` false).
+    /// Processes a SACK (or the cumulative TSN ack of a SHUTDOWN, with `update_rwnd` false),
+    /// in phases: validity, the cumulative ack, the gap ack blocks, miss indications,
+    /// congestion control, the peer's rwnd, the T3-rtx timers.
     pub(super) fn process_sack(&mut self, now: Instant, sack: &SackChunk, update_rwnd: bool) {
         let cum = sack.cumulative_tsn_ack;
-        // §6.2.1 D i: a SACK older than the cumulative TSN ack point is ignored; one
-        // acknowledging TSNs never sent is a protocol violation, also ignored here.
-        if tsn_lt(cum, self.out.cum_ack) || !tsn_lt(cum, self.out.next_tsn) {
+        if !self.sack_is_current(cum) {
             return;
         }
         // Per-path tallies live in buffers kept in the association: a SACK arrives for every
         // second packet, and allocating them each time was a measurable share of the cost.
         let mut t = std::mem::take(&mut self.sack_tallies);
-        t.reset(&self.paths);
-        let SackTallies { flight_before, acked, cum_acked_on, fast } = &mut t;
-        let cum_advanced = tsn_gt(cum, self.out.cum_ack);
-        let mut highest_newly_acked: Option<u32> = None;
+        t.reset(&self.paths, tsn_gt(cum, self.out.cum_ack), cum);
+        self.ack_cumulative(now, cum, &mut t);
+        self.ack_gap_blocks(now, sack, &mut t);
+        self.count_miss_indications(sack, &mut t);
+        self.update_congestion(cum, &t);
+        if update_rwnd {
+            self.update_peer_rwnd(sack.a_rwnd);
+        }
+        self.update_t3_timers(now, &t);
+        self.sack_tallies = t;
+        self.maybe_progress_shutdown(now);
+    }
 
-        // Cumulative part.
+    /// §6.2.1 D i: a SACK older than the cumulative TSN ack point is ignored; one
+    /// acknowledging TSNs never sent is a protocol violation, also ignored here.
+    fn sack_is_current(&self, cum: u32) -> bool {
+        !tsn_lt(cum, self.out.cum_ack) && tsn_lt(cum, self.out.next_tsn)
+    }
+
+    /// The chunks up to the cumulative TSN ack leave the queue.
+    fn ack_cumulative(&mut self, now: Instant, cum: u32, t: &mut SackTallies) {
         while self.out.sent.front().is_some_and(|s| tsn_le(s.tsn, cum)) {
             let Some(s) = self.out.sent.pop_front() else { break };
             self.out.buffered = self.out.buffered.saturating_sub(s.frag.len());
             if s.state != SentState::Acked {
                 // §6.3.2 R3 concerns data outstanding on the path, not chunks marked for
                 // retransmission.
-                cum_acked_on[s.path.index()] |= s.state == SentState::InFlight;
-                self.newly_acked(now, &s, acked);
-                highest_newly_acked = Some(s.tsn);
+                if let Some(pt) = t.per_path.get_mut(s.path.index()) {
+                    pt.cum_acked |= s.state == SentState::InFlight;
+                }
+                self.newly_acked(now, &s, &mut t.per_path);
+                t.note_newly_acked(s.path, s.tsn);
             }
             self.buffers.give(s.frag.data);
         }
         self.out.cum_ack = cum;
+    }
 
-        // Gap ack blocks: TSN cum + k is sent[k - 1].
-        let mut highest_reported = cum;
+    /// Gap ack blocks: TSN cum + k is sent[k - 1].
+    fn ack_gap_blocks(&mut self, now: Instant, sack: &SackChunk, t: &mut SackTallies) {
         for block in &sack.gap_ack_blocks {
             if block.start == 0 || block.end < block.start {
                 continue;
             }
             for k in block.start..=block.end {
                 let Some(s) = self.out.sent.get(usize::from(k) - 1) else { break };
-                highest_reported = s.tsn;
+                t.highest_reported = s.tsn;
                 if s.state == SentState::Acked {
                     continue;
                 }
@@ -268,61 +308,72 @@ impl Association {
                 let s = &self.out.sent[usize::from(k) - 1];
                 let path = s.path;
                 let (len, state, tx, sent_at) = (s.frag.len(), s.state, s.transmissions, s.sent_at);
-                self.account_ack(now, path, tsn, len, state, tx, sent_at, acked);
+                self.account_ack(now, path, tsn, len, state, tx, sent_at, &mut t.per_path);
                 self.out.sent[usize::from(k) - 1].state = SentState::Acked;
-                if highest_newly_acked.is_none_or(|h| tsn_gt(tsn, h)) {
-                    highest_newly_acked = Some(tsn);
-                }
+                t.note_newly_acked(path, tsn);
             }
         }
+    }
 
-        // §7.2.4 miss indications (HTNA): TSNs missing below the highest TSN newly
-        // acknowledged. In Fast Recovery, a SACK advancing the cumulative ack counts every
-        // TSN reported missing.
+    /// §7.2.4 miss indications (HTNA): TSNs missing below the highest TSN newly
+    /// acknowledged. In Fast Recovery, a SACK advancing the cumulative ack counts every
+    /// TSN reported missing.
+    fn count_miss_indications(&mut self, sack: &SackChunk, t: &mut SackTallies) {
+        let cum = self.out.cum_ack;
         let any_fr = self.paths.values().any(|p| p.fast_recovery_exit.is_some());
-        let limit = match highest_newly_acked {
-            Some(h) if any_fr && cum_advanced => Some(if tsn_gt(highest_reported, h) { highest_reported } else { h }),
+        let limit = match t.highest_newly_acked {
+            Some(h) if any_fr && t.cum_advanced => {
+                Some(if tsn_gt(t.highest_reported, h) { t.highest_reported } else { h })
+            }
             other => other,
         };
-        if let Some(limit) = limit {
-            // Chunks the SACK covers are marked acknowledged by now, so the missing ones lie
-            // in its holes: walk those (TSN cum + k is sent[k - 1]), not the whole queue.
-            // Offsets 1..end lie below `limit`, which may be at or below `cum` (the highest
-            // chunk newly acked can sit under chunks gap-acked before).
-            let end = if tsn_gt(limit, cum) { limit.wrapping_sub(cum) as usize } else { 0 };
-            let mut next = 1usize;
-            for block in &sack.gap_ack_blocks {
-                if block.start == 0 || block.end < block.start {
-                    continue;
-                }
-                let start = usize::from(block.start).min(end);
-                self.count_misses(next, start, fast);
-                next = next.max(usize::from(block.end) + 1);
+        let Some(limit) = limit else { return };
+        // Chunks the SACK covers are marked acknowledged by now, so the missing ones lie
+        // in its holes: walk those (TSN cum + k is sent[k - 1]), not the whole queue.
+        // Offsets 1..end lie below `limit`, which may be at or below `cum` (the highest
+        // chunk newly acked can sit under chunks gap-acked before).
+        let end = if tsn_gt(limit, cum) { limit.wrapping_sub(cum) as usize } else { 0 };
+        let mut next = 1usize;
+        for block in &sack.gap_ack_blocks {
+            if block.start == 0 || block.end < block.start {
+                continue;
             }
-            self.count_misses(next, end, fast);
+            let start = usize::from(block.start).min(end);
+            self.count_misses(next, start, &mut t.per_path);
+            next = next.max(usize::from(block.end) + 1);
         }
+        self.count_misses(next, end, &mut t.per_path);
+    }
 
-        // §7.2.1 / §7.2.2 window growth first, then §7.2.4 reductions.
+    /// §7.2.1 / §7.2.2 window growth first, then §7.2.4 reductions. The controllers see
+    /// their path's SRTT and every path of the association, as this SACK left them.
+    fn update_congestion(&mut self, cum: u32, t: &SackTallies) {
+        let wanted = || self.paths.values().any(|p| p.controller.reads_group_view());
+        if t.per_path.iter().any(|pt| pt.acked > 0) && wanted() {
+            self.group_view.refill(self.paths.iter());
+        }
+        let group = &self.group_view;
         for (p, path) in self.paths.iter_mut() {
-            let i = p.index();
-            if acked[i] > 0 {
-                path.stats.bytes_acked += u64::from(acked[i]);
+            let Some(pt) = t.per_path.get(p.index()) else { continue };
+            if pt.acked > 0 {
+                path.stats.bytes_acked += u64::from(pt.acked);
                 let info = AckInfo {
-                    bytes_acked: acked[i],
-                    flight_before: flight_before[i],
-                    cum_advanced,
+                    bytes_acked: pt.acked,
+                    flight_before: pt.flight_before,
+                    cum_advanced: t.cum_advanced,
                     in_fast_recovery: path.fast_recovery_exit.is_some(),
                     all_acked: path.flight_size == 0,
+                    srtt: path.rto.srtt,
                 };
-                path.controller.on_ack(&mut path.cc, &info);
+                path.controller.on_ack(&mut path.cc, &info, group);
             }
             if path.fast_recovery_exit.is_some_and(|exit| tsn_le(exit, cum)) {
                 path.fast_recovery_exit = None;
             }
         }
         let highest_outstanding = self.out.next_tsn.wrapping_sub(1);
-        for (i, &count) in fast.iter().enumerate() {
-            if count == 0 {
+        for (i, pt) in t.per_path.iter().enumerate() {
+            if pt.fast == 0 {
                 continue;
             }
             let p = PathId::new(i as u32);
@@ -332,34 +383,35 @@ impl Association {
                 path.fast_recovery_exit = Some(highest_outstanding);
             }
             path.rtt_probe = None;
-            self.force_packet = Some(p);
-            self.events.push_back(Event::FastRetransmit { path: p, chunks: count });
+            path.force_packet = Some(RtxKind::Fast);
+            self.any_forced_packet = true;
+            self.events.push_back(Event::FastRetransmit { path: p, chunks: pt.fast });
         }
+    }
 
-        // §6.2.1 D iv: rwnd = a_rwnd less the bytes still in flight.
-        if update_rwnd {
-            // The per-path flight sizes add up to the bytes in flight (no scan of the queue).
-            let in_flight: u32 = self.paths.values().map(|p| p.flight_size).sum();
-            self.out.peer_rwnd = sack.a_rwnd.saturating_sub(in_flight);
-        }
+    /// §6.2.1 D iv: rwnd = a_rwnd less the bytes still in flight.
+    fn update_peer_rwnd(&mut self, a_rwnd: u32) {
+        // The per-path flight sizes add up to the bytes in flight (no scan of the queue).
+        let in_flight: u32 = self.paths.values().map(|p| p.flight_size).sum();
+        self.out.peer_rwnd = a_rwnd.saturating_sub(in_flight);
+    }
 
-        // §6.3.2 R2/R3: stop T3 where nothing is outstanding; restart it where the earliest
-        // outstanding TSN was acknowledged.
+    /// §6.3.2 R2/R3: stop T3 where nothing is outstanding; restart it where the earliest
+    /// outstanding TSN was acknowledged.
+    fn update_t3_timers(&mut self, now: Instant, t: &SackTallies) {
         for (p, path) in self.paths.iter_mut() {
-            let restart = cum_acked_on[p.index()];
+            let restart = t.per_path.get(p.index()).is_some_and(|pt| pt.cum_acked);
             if path.flight_size == 0 {
                 self.timers.stop(Timer::T3Rtx(p));
             } else if restart {
                 self.timers.set(Timer::T3Rtx(p), now + path.rto.rto);
             }
         }
-        self.sack_tallies = t;
-        self.maybe_progress_shutdown(now);
     }
 
     /// §7.2.4: one miss indication for each chunk in flight at offsets `from..to` past the
     /// cumulative ack; the third marks it for fast retransmission (once per chunk).
-    fn count_misses(&mut self, from: usize, to: usize, fast: &mut [u32]) {
+    fn count_misses(&mut self, from: usize, to: usize, tallies: &mut [PathTally]) {
         for k in from..to {
             let Some(s) = self.out.sent.get_mut(k - 1) else { return };
             if s.state != SentState::InFlight {
@@ -375,14 +427,16 @@ impl Association {
                 path.flight_size = path.flight_size.saturating_sub(s.frag.len());
                 // §6.2.1 C: a chunk marked for retransmission gives its size back to rwnd.
                 self.out.peer_rwnd = self.out.peer_rwnd.saturating_add(s.frag.len());
-                fast[s.path.index()] += 1;
+                if let Some(pt) = tallies.get_mut(s.path.index()) {
+                    pt.fast += 1;
+                }
             }
         }
     }
 
     /// Bookkeeping for a chunk newly acknowledged by the cumulative ack.
-    fn newly_acked(&mut self, now: Instant, s: &Sent, acked: &mut [u32]) {
-        self.account_ack(now, s.path, s.tsn, s.frag.len(), s.state, s.transmissions, s.sent_at, acked);
+    fn newly_acked(&mut self, now: Instant, s: &Sent, tallies: &mut [PathTally]) {
+        self.account_ack(now, s.path, s.tsn, s.frag.len(), s.state, s.transmissions, s.sent_at, tallies);
     }
 
     /// Flight, error counters and RTT for one newly acknowledged chunk (§6.3.1, §8.2, §8.3).
@@ -396,7 +450,7 @@ impl Association {
         state: SentState,
         transmissions: u32,
         sent_at: Instant,
-        acked: &mut [u32],
+        tallies: &mut [PathTally],
     ) {
         match state {
             SentState::InFlight => self.paths[p].flight_size = self.paths[p].flight_size.saturating_sub(len),
@@ -409,7 +463,9 @@ impl Association {
             }
             SentState::Acked => return,
         }
-        acked[p.index()] += len;
+        if let Some(pt) = tallies.get_mut(p.index()) {
+            pt.acked += len;
+        }
         self.error_count = 0;
         let path = &mut self.paths[p];
         path.error_count = 0;
@@ -453,41 +509,22 @@ impl Association {
         path.rtt_probe = None;
         let rto = path.rto.rto;
         self.events.push_back(Event::T3Timeout { path: p, rto });
-        // E3: one packet of the earliest marked chunks goes out at once, to an alternate.
-        self.force_packet = Some(self.alternate(p));
+        // E3: one packet of the earliest marked chunks goes out at once, to where the
+        // retransmission policy sends them (§6.4: an alternate); the rest wait for cwnd.
+        let view = PathsView::new(&self.paths, self.primary, self.data_path);
+        let dst = self.retransmit_policy.destination(&view, p, RtxKind::Timeout);
+        if let Some(path) = self.paths.get_mut(dst) {
+            path.force_packet = Some(RtxKind::Timeout);
+            self.any_forced_packet = true;
+        }
         self.path_error(now, p);
     }
 
     // ----- destination choice (§6.4) -----
 
-    /// Where new data goes: the primary if usable; else the first usable destination after
-    /// it; else (every destination PF or inactive, RFC 7829 dormant state) the PF
-    /// destination with the fewest errors, or the primary.
-    pub(super) fn select_data_path(&self) -> PathId {
-        if self.paths.get(self.primary).is_some_and(|p| p.is_usable()) {
-            return self.primary;
-        }
-        if let Some(p) = self.paths.after(self.primary).find(|&p| self.paths[p].is_usable()) {
-            return p;
-        }
-        self.paths
-            .iter()
-            .filter(|(_, p)| p.confirmed && p.state == super::PathState::PotentiallyFailed)
-            .min_by_key(|(i, p)| (p.error_count, *i != self.primary))
-            .map_or(self.primary, |(i, _)| i)
-    }
-
     /// An active destination other than `p` for retransmissions (§6.4), or `p` itself.
     pub(super) fn alternate(&self, p: PathId) -> PathId {
-        self.paths.after(p).find(|&q| self.paths[q].is_usable()).unwrap_or(p)
-    }
-
-    fn retransmit_path(&self, s: &Sent) -> PathId {
-        match s.state {
-            SentState::Marked(RtxKind::Timeout) => self.alternate(s.path),
-            _ if self.paths[s.path].state == super::PathState::Active => s.path,
-            _ => self.alternate(s.path),
-        }
+        self.paths_view().alternate(p)
     }
 
     // ----- packet building (§6.1, §6.10) -----
@@ -584,50 +621,70 @@ impl Association {
             }
         }
         if data_states {
-            self.fill_retransmissions(now, &mut open);
+            let held = self.fill_retransmissions(now, &mut open);
             if matches!(self.state, State::Established | State::ShutdownPending | State::ShutdownReceived) {
-                self.fill_new_data(now, &mut open);
+                self.fill_new_data(now, &mut open, &held);
             }
         }
         if let Some(o) = open {
             self.close_packet(o);
         }
-        self.force_packet = None;
+        if std::mem::take(&mut self.any_forced_packet) {
+            for (_, path) in self.paths.iter_mut() {
+                path.force_packet = None;
+            }
+        }
     }
 
     /// Chunks marked for retransmission, lowest TSN first (§6.1 C), within each
-    /// destination's cwnd except for one forced packet (§6.3.3 E3, §7.2.4 step 3).
-    fn fill_retransmissions(&mut self, now: Instant, open: &mut Option<Open>) {
+    /// destination's cwnd except for one forced packet per destination (§6.3.3 E3, §7.2.4
+    /// step 3). After a T3-rtx expiry that packet is all its destination gets in this
+    /// opportunity (E3; the rest are "sent as soon as cwnd allows (normally, when a SACK
+    /// arrives)"), as in Linux (net/sctp/outqueue.c sends one packet on a retransmission
+    /// timeout) and FreeBSD (one transmission out of a T3 timeout). Returns, indexed by
+    /// [`PathId::index`] (empty if none), the destinations where E3 holds marked chunks
+    /// back: new data must not overtake them there (§6.1 C).
+    fn fill_retransmissions(&mut self, now: Instant, open: &mut Option<Open>) -> Vec<bool> {
+        let mut held = Vec::new();
         if self.out.marked == 0 {
-            return;
+            return held;
         }
-        let mut forced_path = self.force_packet;
-        let mut forced_bytes = 0usize;
+        let n = self.paths.id_bound();
+        let room = self.config.max_packet().saturating_sub(12);
+        // DATA bytes in each destination's forced packet so far.
+        let mut forced_bytes = vec![0usize; n];
         // A destination whose cwnd refused its lowest marked chunk takes no later ones in
         // this flush (lowest TSN first); once every possible destination is full the scan
         // stops, instead of visiting every marked chunk on every packet received.
-        let mut blocked = vec![false; self.paths.id_bound()];
+        let mut blocked = vec![false; n];
         for i in 0..self.out.sent.len() {
             if self.out.marked == 0 {
                 break;
             }
             let SentState::Marked(kind) = self.out.sent[i].state else { continue };
-            let dst = self.retransmit_path(&self.out.sent[i]);
+            let view = PathsView::new(&self.paths, self.primary, self.data_path);
+            let dst = self.retransmit_policy.destination(&view, self.out.sent[i].path, kind);
+            let Some(force) = self.paths.get(dst).map(|p| p.force_packet) else { continue };
+            let d = dst.index();
             let len = self.out.sent[i].frag.len();
             let chunk_len = (16 + len as usize).next_multiple_of(4);
-            let forced =
-                forced_path == Some(dst) && forced_bytes + chunk_len <= self.config.max_packet().saturating_sub(12);
-            if !forced && (blocked[dst.index()] || !self.paths[dst].cwnd_allows(len)) {
-                blocked[dst.index()] = true;
+            let forced = force.is_some() && forced_bytes[d] + chunk_len <= room;
+            let waits = force == Some(RtxKind::Timeout) || !self.paths[dst].cwnd_allows(len);
+            if !forced && (blocked[d] || waits) {
+                blocked[d] = true;
+                if force == Some(RtxKind::Timeout) {
+                    held.resize(n, false);
+                    held[d] = true;
+                }
                 if self.all_destinations_blocked(&blocked) {
                     break;
                 }
                 continue;
             }
             if forced {
-                forced_bytes += chunk_len;
-            } else if forced_path == Some(dst) {
-                forced_path = None;
+                forced_bytes[d] += chunk_len;
+            } else if force.is_some() {
+                self.paths[dst].force_packet = None;
             }
             let builder = self.packet_for(open, dst, chunk_len);
             let from = self.out.sent[i].path;
@@ -655,11 +712,12 @@ impl Association {
                 self.events.push_back(Event::RetransmitOnAlternate { from, to: dst });
             }
         }
+        held
     }
 
     /// True if no retransmission can go anywhere: every usable destination is `blocked`.
-    /// While one destination is usable, [`Association::retransmit_path`] picks only usable
-    /// ones (an active path is usable once confirmed, and data only goes to confirmed ones).
+    /// While one destination is usable, the retransmission policy picks only usable ones
+    /// (an active path is usable once confirmed, and data only goes to confirmed ones).
     fn all_destinations_blocked(&self, blocked: &[bool]) -> bool {
         let mut any_usable = false;
         for (id, path) in self.paths.iter() {
@@ -676,12 +734,30 @@ impl Association {
         any_usable
     }
 
-    /// New data to the selected destination, within cwnd, the peer's rwnd and Max.Burst.
-    fn fill_new_data(&mut self, now: Instant, open: &mut Option<Open>) {
+    /// New data to the destinations the path scheduler chooses, each filled in turn within
+    /// its cwnd and Max.Burst and the peer's rwnd; none to a destination in `held` (marked
+    /// chunks wait there, see [`Association::fill_retransmissions`]).
+    fn fill_new_data(&mut self, now: Instant, open: &mut Option<Open>, held: &[bool]) {
         if self.out.queue.is_empty() {
             return;
         }
-        let p = self.select_data_path();
+        self.schedule.clear();
+        let view = PathsView::new(&self.paths, self.primary, self.data_path);
+        self.scheduler.schedule(&view, &mut self.schedule);
+        for k in 0..self.schedule.len() {
+            if self.out.queue.is_empty() {
+                break;
+            }
+            let p = self.schedule[k];
+            let listed_before = self.schedule[..k].contains(&p);
+            if self.paths.contains(p) && !listed_before && held.get(p.index()) != Some(&true) {
+                self.fill_new_data_on(now, open, p);
+            }
+        }
+    }
+
+    /// New data to destination `p`, within its cwnd, the peer's rwnd and Max.Burst.
+    fn fill_new_data_on(&mut self, now: Instant, open: &mut Option<Open>, p: PathId) {
         self.apply_idle_rule(now, p);
         // §6.1 D, first method: within one transmission opportunity the window is at most
         // flightsize + Max.Burst * MTU (cwnd itself is not changed).

@@ -7,6 +7,7 @@ use std::net::IpAddr;
 
 use simtime::{Duration, Instant};
 
+use crate::cmt::RtxKind;
 use crate::config::Config;
 use crate::congestion::{CongestionState, Controller};
 
@@ -139,6 +140,10 @@ pub struct Path {
     pub rtt_probe: Option<(u32, Instant)>,
     /// Fast Recovery exit point (§7.2.4), kept per destination.
     pub fast_recovery_exit: Option<u32>,
+    /// One packet of retransmissions goes here at the next transmission opportunity even if
+    /// cwnd is full, and why: a T3-rtx expiry (§6.3.3 E3: that one packet only) or a fast
+    /// retransmit (§7.2.4 step 3). Cleared once packets are built.
+    pub force_packet: Option<RtxKind>,
     /// Last instant data was sent here (for the §7.2.1 idle rule).
     pub last_data_sent: Option<Instant>,
     /// Counters.
@@ -166,6 +171,7 @@ impl Path {
             hb_nonce,
             rtt_probe: None,
             fast_recovery_exit: None,
+            force_packet: None,
             last_data_sent: None,
             stats: PathStats::default(),
         }

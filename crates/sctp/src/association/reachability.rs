@@ -88,7 +88,12 @@ impl Association {
                 }
             }
             PathState::Active => {
-                self.paths[p].error_count = 0;
+                let path = &mut self.paths[p];
+                path.error_count = 0;
+                if from == PathState::PotentiallyFailed {
+                    // RFC 7829 §4 (and CMT-PF): the controller decides the cwnd it returns with.
+                    path.controller.on_pf_exit(&mut path.cc, self.config.pf_return_cwnd);
+                }
                 self.reschedule_heartbeat(now, p);
             }
             PathState::Inactive => {}
@@ -115,6 +120,7 @@ impl Association {
 
     /// The heartbeat timer of destination `p` fired (§8.3).
     pub(super) fn on_heartbeat_timer(&mut self, now: Instant, p: PathId) {
+        self.release_memory_if_idle();
         self.timers.stop(Timer::Heartbeat(p));
         let path = &mut self.paths[p];
         if path.hb_outstanding {

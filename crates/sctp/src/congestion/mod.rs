@@ -2,18 +2,31 @@
 //!
 //! The association keeps one [`CongestionState`] per path and calls the path's controller at
 //! the moments §7.2 names: on every SACK that acknowledges new data sent to that path, on a
-//! fast retransmit, on a T3-rtx timeout and after idle periods. Every method has a no-op
-//! default, so a variant overrides only what it changes.
+//! fast retransmit, on a T3-rtx timeout and after idle periods; and when the path comes back
+//! from potentially failed (RFC 7829). Every method has a no-op default, so a variant
+//! overrides only what it changes.
+//!
+//! On a SACK a controller gets its own path's SRTT ([`AckInfo::srtt`]) and a read-only
+//! [`GroupView`] of every path of the association, taken once per SACK (when some controller
+//! asks for it with [`Controller::reads_group_view`]), so coupled multipath controllers (LIA,
+//! RFC 6356; OLIA; resource pooling) are ordinary controllers.
 //!
 //! Choosing one: [`CongestionConfig`] is the registry; scenarios name it
 //! (`congestion = "rfc9260"`). Adding a variant takes three steps: write a type implementing
 //! [`Controller`] (usually wrapping [`Rfc9260`] and changing one method), add a
 //! [`CongestionConfig`] variant that builds it, and add its name to
-//! [`CongestionConfig::NAMES`] and [`CongestionConfig::from_name`].
+//! [`CongestionConfig::NAMES`] and [`CongestionConfig::from_name`]. Code embedding the
+//! engine can also supply its own through [`CongestionConfig::Custom`].
 
+mod group;
 mod standard;
 
+pub use group::{GroupView, PathSnapshot};
 pub use standard::{CaShrink, Rfc9260, Rules};
+
+use simtime::Duration;
+
+use crate::plugin::Plugin;
 
 /// The congestion variables of one destination (§7.2), in bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -43,6 +56,8 @@ pub struct AckInfo {
     pub in_fast_recovery: bool,
     /// Nothing remains outstanding to this destination.
     pub all_acked: bool,
+    /// The destination's smoothed RTT (§6.3.1), once measured; updated by this SACK first.
+    pub srtt: Option<Duration>,
 }
 
 /// A congestion-control algorithm for one destination. Defaults do nothing.
@@ -53,9 +68,17 @@ pub trait Controller: Send + std::fmt::Debug {
     fn init(&mut self, state: &mut CongestionState) {
         let _ = state;
     }
-    /// A SACK acknowledged new data sent to this destination.
-    fn on_ack(&mut self, state: &mut CongestionState, ack: &AckInfo) {
-        let _ = (state, ack);
+    /// True if [`Controller::on_ack`] reads its `group` argument (coupled multipath
+    /// controllers). The association takes the group view on a SACK only if one of its
+    /// controllers says so; otherwise `group` is empty. Default false.
+    fn reads_group_view(&self) -> bool {
+        false
+    }
+    /// A SACK acknowledged new data sent to this destination. `group` shows every
+    /// destination of the association (this one included) as the SACK left them, before
+    /// any controller reacted to it (empty unless [`Controller::reads_group_view`]).
+    fn on_ack(&mut self, state: &mut CongestionState, ack: &AckInfo, group: &GroupView) {
+        let _ = (state, ack, group);
     }
     /// Loss detected by miss indications; entering Fast Recovery (§7.2.4).
     fn on_fast_retransmit(&mut self, state: &mut CongestionState) {
@@ -69,10 +92,20 @@ pub trait Controller: Send + std::fmt::Debug {
     fn on_idle(&mut self, state: &mut CongestionState, rtos: u32) {
         let _ = (state, rtos);
     }
+    /// The destination left the potentially-failed state for active (RFC 7829 §4: a
+    /// HEARTBEAT ACK or an acknowledged chunk). `cwnd` is the configured
+    /// [`crate::Config::pf_return_cwnd`]. RFC 7829 leaves the congestion state alone, as the
+    /// default does when `cwnd` is `None`; CMT-PF (Natarajan et al.) restarts such a
+    /// destination at 1 or 2 MTU, which the default applies when `cwnd` is given.
+    fn on_pf_exit(&mut self, state: &mut CongestionState, cwnd: Option<u32>) {
+        if let Some(cwnd) = cwnd {
+            state.cwnd = cwnd;
+        }
+    }
 }
 
 /// Which controller every destination of an association uses.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub enum CongestionConfig {
     /// RFC 9260 §7.2 (`"rfc9260"`, the default).
     #[default]
@@ -86,6 +119,8 @@ pub enum CongestionConfig {
         /// Fraction of cwnd removed per SACK while cwnd > ssthresh.
         factor: f64,
     },
+    /// A controller supplied by the embedding code, built once per destination.
+    Custom(Plugin<dyn Controller>),
 }
 
 impl CongestionConfig {
@@ -109,12 +144,13 @@ impl CongestionConfig {
         })
     }
 
-    /// The registry name.
+    /// The registry name (a plugin's own name for [`CongestionConfig::Custom`]).
     pub fn name(&self) -> &'static str {
         match self {
             CongestionConfig::Rfc9260 => "rfc9260",
             CongestionConfig::Rfc4960 => "rfc4960",
             CongestionConfig::CaShrink { .. } => "ca-shrink",
+            CongestionConfig::Custom(p) => p.name(),
         }
     }
 
@@ -128,10 +164,11 @@ impl CongestionConfig {
 
     /// A fresh controller for one destination.
     pub fn build(&self) -> Box<dyn Controller> {
-        match *self {
+        match self {
             CongestionConfig::Rfc9260 => Box::new(Rfc9260::new(Rules::Rfc9260)),
             CongestionConfig::Rfc4960 => Box::new(Rfc9260::new(Rules::Rfc4960)),
-            CongestionConfig::CaShrink { factor } => Box::new(CaShrink::new(factor)),
+            CongestionConfig::CaShrink { factor } => Box::new(CaShrink::new(*factor)),
+            CongestionConfig::Custom(p) => p.build(),
         }
     }
 }

@@ -1,7 +1,7 @@
 //! The standard SCTP congestion control (RFC 9260 §7.2, optionally with RFC 4960's rules)
 //! and the `ca-shrink` variant.
 
-use super::{AckInfo, CongestionState, Controller};
+use super::{AckInfo, CongestionState, Controller, GroupView};
 
 /// Which edition of the §7.2 rules to follow.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -40,7 +40,7 @@ impl Controller for Rfc9260 {
         s.partial_bytes_acked = 0;
     }
 
-    fn on_ack(&mut self, s: &mut CongestionState, ack: &AckInfo) {
+    fn on_ack(&mut self, s: &mut CongestionState, ack: &AckInfo, _group: &GroupView) {
         let growth_allowed = self.rules == Rules::Rfc4960 || !ack.in_fast_recovery;
         let fully_used = ack.flight_before >= s.cwnd;
         if s.cwnd <= s.ssthresh {
@@ -114,8 +114,8 @@ impl Controller for CaShrink {
     fn init(&mut self, s: &mut CongestionState) {
         self.base.init(s);
     }
-    fn on_ack(&mut self, s: &mut CongestionState, ack: &AckInfo) {
-        self.base.on_ack(s, ack);
+    fn on_ack(&mut self, s: &mut CongestionState, ack: &AckInfo, group: &GroupView) {
+        self.base.on_ack(s, ack, group);
         if s.cwnd > s.ssthresh {
             let cut = (f64::from(s.cwnd) * self.factor) as u32;
             s.cwnd = s.cwnd.saturating_sub(cut).max(s.mtu);
@@ -130,6 +130,9 @@ impl Controller for CaShrink {
     fn on_idle(&mut self, s: &mut CongestionState, rtos: u32) {
         self.base.on_idle(s, rtos);
     }
+    fn on_pf_exit(&mut self, s: &mut CongestionState, cwnd: Option<u32>) {
+        self.base.on_pf_exit(s, cwnd);
+    }
 }
 
 #[cfg(test)]
@@ -141,7 +144,14 @@ mod tests {
     }
 
     fn ack(bytes: u32, flight_before: u32) -> AckInfo {
-        AckInfo { bytes_acked: bytes, flight_before, cum_advanced: true, in_fast_recovery: false, all_acked: false }
+        AckInfo {
+            bytes_acked: bytes,
+            flight_before,
+            cum_advanced: true,
+            in_fast_recovery: false,
+            all_acked: false,
+            srtt: None,
+        }
     }
 
     #[test]
@@ -158,14 +168,14 @@ mod tests {
     fn slow_start_grows_by_at_most_one_mtu_and_only_when_fully_used() {
         let mut cc = Rfc9260::new(Rules::Rfc9260);
         let mut s = state(4380, 100_000);
-        cc.on_ack(&mut s, &ack(2904, 4380));
+        cc.on_ack(&mut s, &ack(2904, 4380), &GroupView::default());
         assert_eq!(s.cwnd, 5880);
-        cc.on_ack(&mut s, &ack(1000, 4000)); // window not fully used
+        cc.on_ack(&mut s, &ack(1000, 4000), &GroupView::default()); // window not fully used
         assert_eq!(s.cwnd, 5880);
         let in_fr = AckInfo { in_fast_recovery: true, ..ack(1452, 6000) };
-        cc.on_ack(&mut s, &in_fr);
+        cc.on_ack(&mut s, &in_fr, &GroupView::default());
         assert_eq!(s.cwnd, 5880, "RFC 9260: no growth in fast recovery");
-        Rfc9260::new(Rules::Rfc4960).on_ack(&mut s, &in_fr);
+        Rfc9260::new(Rules::Rfc4960).on_ack(&mut s, &in_fr, &GroupView::default());
         assert_eq!(s.cwnd, 7332, "RFC 4960: growth in fast recovery");
     }
 
@@ -174,10 +184,10 @@ mod tests {
         let mut cc = Rfc9260::new(Rules::Rfc9260);
         let mut s = state(15000, 10000);
         for _ in 0..9 {
-            cc.on_ack(&mut s, &ack(1500, 15000));
+            cc.on_ack(&mut s, &ack(1500, 15000), &GroupView::default());
         }
         assert_eq!((s.cwnd, s.partial_bytes_acked), (15000, 13500));
-        cc.on_ack(&mut s, &ack(1500, 15000));
+        cc.on_ack(&mut s, &ack(1500, 15000), &GroupView::default());
         assert_eq!((s.cwnd, s.partial_bytes_acked), (16500, 0));
     }
 
@@ -199,10 +209,10 @@ mod tests {
     fn ca_shrink_cuts_above_ssthresh_only() {
         let mut cc = CaShrink::new(0.144);
         let mut s = state(9500, 5000);
-        cc.on_ack(&mut s, &ack(100, 9500));
+        cc.on_ack(&mut s, &ack(100, 9500), &GroupView::default());
         assert_eq!(s.cwnd, 9500 - 1368);
         let mut s = state(4380, 5000);
-        cc.on_ack(&mut s, &ack(1452, 4380));
+        cc.on_ack(&mut s, &ack(1452, 4380), &GroupView::default());
         assert_eq!(s.cwnd, 5832 - 839, "slow start overshoots ssthresh, then the cut applies");
     }
 }

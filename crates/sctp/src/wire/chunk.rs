@@ -16,11 +16,60 @@
 
 use super::{take_tlv, ErrorCause, Parameter, Reader, WireError, Writer};
 
+/// A chunk type code (§3.2), with a name for each type RFC 9260 defines. Any other value is
+/// a type this engine does not know, handled by its upper two bits
+/// ([`ChunkType::unknown_action`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ChunkType(pub u8);
+
+impl ChunkType {
+    /// Payload Data (DATA), §3.3.1.
+    pub const DATA: ChunkType = ChunkType(0);
+    /// Initiation (INIT), §3.3.2.
+    pub const INIT: ChunkType = ChunkType(1);
+    /// Initiation Acknowledgement (INIT ACK), §3.3.3.
+    pub const INIT_ACK: ChunkType = ChunkType(2);
+    /// Selective Acknowledgement (SACK), §3.3.4.
+    pub const SACK: ChunkType = ChunkType(3);
+    /// Heartbeat Request (HEARTBEAT), §3.3.5.
+    pub const HEARTBEAT: ChunkType = ChunkType(4);
+    /// Heartbeat Acknowledgement (HEARTBEAT ACK), §3.3.6.
+    pub const HEARTBEAT_ACK: ChunkType = ChunkType(5);
+    /// Abort (ABORT), §3.3.7.
+    pub const ABORT: ChunkType = ChunkType(6);
+    /// Shutdown Association (SHUTDOWN), §3.3.8.
+    pub const SHUTDOWN: ChunkType = ChunkType(7);
+    /// Shutdown Acknowledgement (SHUTDOWN ACK), §3.3.9.
+    pub const SHUTDOWN_ACK: ChunkType = ChunkType(8);
+    /// Operation Error (ERROR), §3.3.10.
+    pub const ERROR: ChunkType = ChunkType(9);
+    /// State Cookie (COOKIE ECHO), §3.3.11.
+    pub const COOKIE_ECHO: ChunkType = ChunkType(10);
+    /// Cookie Acknowledgement (COOKIE ACK), §3.3.12.
+    pub const COOKIE_ACK: ChunkType = ChunkType(11);
+    /// Explicit Congestion Notification Echo (ECNE), RFC 9260 Appendix A; not implemented.
+    pub const ECNE: ChunkType = ChunkType(12);
+    /// Congestion Window Reduced (CWR), RFC 9260 Appendix A; not implemented.
+    pub const CWR: ChunkType = ChunkType(13);
+    /// Shutdown Complete (SHUTDOWN COMPLETE), §3.3.13.
+    pub const SHUTDOWN_COMPLETE: ChunkType = ChunkType(14);
+
+    /// Whether [`Chunk`] decodes this type into a named variant.
+    pub fn is_known(self) -> bool {
+        matches!(self.0, 0..=11 | 14)
+    }
+
+    /// What to do with a chunk of this type if it is unknown: its upper two bits (§3.2).
+    pub fn unknown_action(self) -> super::UnknownAction {
+        super::unknown_chunk_action(self.0)
+    }
+}
+
 /// A checked view of one chunk inside a packet. All fields are already bounds-checked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ChunkView<'a> {
     /// Chunk type (§3.2).
-    pub chunk_type: u8,
+    pub chunk_type: ChunkType,
     /// Chunk flags; meaning depends on the type.
     pub flags: u8,
     /// Chunk value: `Chunk Length - 4` bytes, padding excluded.
@@ -50,7 +99,7 @@ impl<'a> Iterator for ChunkIter<'a> {
             return None;
         }
         match take_tlv(&mut self.rest, "chunk") {
-            Ok(([chunk_type, flags], value)) => Some(Ok(ChunkView { chunk_type, flags, value })),
+            Ok(([chunk_type, flags], value)) => Some(Ok(ChunkView { chunk_type: ChunkType(chunk_type), flags, value })),
             Err(e) => {
                 self.failed = true;
                 Some(Err(e))
@@ -130,7 +179,7 @@ impl<'a> DataRef<'a> {
     /// Reads a DATA chunk (type 0) from a checked view; `None` for another type or a value
     /// shorter than the 12 fixed bytes.
     pub fn from_view(view: &ChunkView<'a>) -> Option<Self> {
-        if view.chunk_type != 0 {
+        if view.chunk_type != ChunkType::DATA {
             return None;
         }
         let (fixed, user_data) = view.value.split_first_chunk::<12>()?;
@@ -244,8 +293,14 @@ pub struct GapAckBlock {
 /// ```
 ///
 /// The counts must match the chunk length exactly, otherwise parsing fails.
+///
+/// The chunk flags are kept on parse and written back on emit: RFC 9260 reserves them (sent
+/// as zero, ignored on receipt), but Concurrent Multipath Transfer's delayed ack for CMT
+/// (DAC, Iyengar et al.) carries in them how many packets the SACK acknowledges.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct SackChunk {
+    /// Chunk flags (reserved by RFC 9260; zero unless an extension sets them).
+    pub flags: u8,
     /// Cumulative TSN ack.
     pub cumulative_tsn_ack: u32,
     /// Advertised receiver window credit, bytes.
@@ -257,7 +312,7 @@ pub struct SackChunk {
 }
 
 /// A typed chunk (RFC 9260 §3.3). Chunk flags that the RFC says to ignore on receipt are
-/// dropped on parse and written as zero on emit.
+/// dropped on parse and written as zero on emit, except a SACK's (see [`SackChunk`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Chunk {
     /// DATA, type 0 (§3.3.1).
@@ -368,26 +423,26 @@ const FLAG_I: u8 = 0x08;
 impl Chunk {
     /// Whether `chunk_type` is one this module decodes into a named variant.
     pub fn is_known_type(chunk_type: u8) -> bool {
-        matches!(chunk_type, 0..=11 | 14)
+        ChunkType(chunk_type).is_known()
     }
 
     /// Chunk type code.
-    pub fn chunk_type(&self) -> u8 {
+    pub fn chunk_type(&self) -> ChunkType {
         match self {
-            Chunk::Data(_) => 0,
-            Chunk::Init(_) => 1,
-            Chunk::InitAck(_) => 2,
-            Chunk::Sack(_) => 3,
-            Chunk::Heartbeat { .. } => 4,
-            Chunk::HeartbeatAck { .. } => 5,
-            Chunk::Abort { .. } => 6,
-            Chunk::Shutdown { .. } => 7,
-            Chunk::ShutdownAck => 8,
-            Chunk::Error { .. } => 9,
-            Chunk::CookieEcho { .. } => 10,
-            Chunk::CookieAck => 11,
-            Chunk::ShutdownComplete { .. } => 14,
-            Chunk::Unknown { chunk_type, .. } => *chunk_type,
+            Chunk::Data(_) => ChunkType::DATA,
+            Chunk::Init(_) => ChunkType::INIT,
+            Chunk::InitAck(_) => ChunkType::INIT_ACK,
+            Chunk::Sack(_) => ChunkType::SACK,
+            Chunk::Heartbeat { .. } => ChunkType::HEARTBEAT,
+            Chunk::HeartbeatAck { .. } => ChunkType::HEARTBEAT_ACK,
+            Chunk::Abort { .. } => ChunkType::ABORT,
+            Chunk::Shutdown { .. } => ChunkType::SHUTDOWN,
+            Chunk::ShutdownAck => ChunkType::SHUTDOWN_ACK,
+            Chunk::Error { .. } => ChunkType::ERROR,
+            Chunk::CookieEcho { .. } => ChunkType::COOKIE_ECHO,
+            Chunk::CookieAck => ChunkType::COOKIE_ACK,
+            Chunk::ShutdownComplete { .. } => ChunkType::SHUTDOWN_COMPLETE,
+            Chunk::Unknown { chunk_type, .. } => ChunkType(*chunk_type),
         }
     }
 
@@ -403,7 +458,7 @@ impl Chunk {
             }
         };
         Ok(match chunk_type {
-            0 => {
+            ChunkType::DATA => {
                 let mut r = Reader::new(value, "DATA chunk");
                 let tsn = r.u32()?;
                 let stream_id = r.u16()?;
@@ -421,31 +476,31 @@ impl Chunk {
                     user_data: r.rest().to_vec(),
                 })
             }
-            1 => Chunk::Init(parse_init(value, "INIT chunk")?),
-            2 => Chunk::InitAck(parse_init(value, "INIT ACK chunk")?),
-            3 => Chunk::Sack(parse_sack(value)?),
-            4 => Chunk::Heartbeat { info: parse_heartbeat(value)? },
-            5 => Chunk::HeartbeatAck { info: parse_heartbeat(value)? },
-            6 => Chunk::Abort { t_bit: flags & FLAG_T != 0, causes: ErrorCause::parse_list(value)? },
-            7 => {
+            ChunkType::INIT => Chunk::Init(parse_init(value, "INIT chunk")?),
+            ChunkType::INIT_ACK => Chunk::InitAck(parse_init(value, "INIT ACK chunk")?),
+            ChunkType::SACK => Chunk::Sack(parse_sack(flags, value)?),
+            ChunkType::HEARTBEAT => Chunk::Heartbeat { info: parse_heartbeat(value)? },
+            ChunkType::HEARTBEAT_ACK => Chunk::HeartbeatAck { info: parse_heartbeat(value)? },
+            ChunkType::ABORT => Chunk::Abort { t_bit: flags & FLAG_T != 0, causes: ErrorCause::parse_list(value)? },
+            ChunkType::SHUTDOWN => {
                 exact(4, "SHUTDOWN chunk")?;
                 Chunk::Shutdown { cumulative_tsn_ack: Reader::new(value, "SHUTDOWN chunk").u32()? }
             }
-            8 => {
+            ChunkType::SHUTDOWN_ACK => {
                 exact(0, "SHUTDOWN ACK chunk")?;
                 Chunk::ShutdownAck
             }
-            9 => Chunk::Error { causes: ErrorCause::parse_list(value)? },
-            10 => Chunk::CookieEcho { cookie: value.to_vec() },
-            11 => {
+            ChunkType::ERROR => Chunk::Error { causes: ErrorCause::parse_list(value)? },
+            ChunkType::COOKIE_ECHO => Chunk::CookieEcho { cookie: value.to_vec() },
+            ChunkType::COOKIE_ACK => {
                 exact(0, "COOKIE ACK chunk")?;
                 Chunk::CookieAck
             }
-            14 => {
+            ChunkType::SHUTDOWN_COMPLETE => {
                 exact(0, "SHUTDOWN COMPLETE chunk")?;
                 Chunk::ShutdownComplete { t_bit: flags & FLAG_T != 0 }
             }
-            _ => Chunk::Unknown { chunk_type, flags, value: value.to_vec() },
+            ChunkType(other) => Chunk::Unknown { chunk_type: other, flags, value: value.to_vec() },
         })
     }
 
@@ -468,10 +523,11 @@ impl Chunk {
         let flags = match self {
             Chunk::Data(d) => data_flags(d.immediate, d.unordered, d.beginning, d.ending),
             Chunk::Abort { t_bit: true, .. } | Chunk::ShutdownComplete { t_bit: true } => FLAG_T,
+            Chunk::Sack(s) => s.flags,
             Chunk::Unknown { flags, .. } => *flags,
             _ => 0,
         };
-        let start = w.begin_tlv([self.chunk_type(), flags]);
+        let start = w.begin_tlv([self.chunk_type().0, flags]);
         match self {
             Chunk::Data(d) => {
                 w.u32(d.tsn);
@@ -526,7 +582,7 @@ fn parse_init(value: &[u8], what: &'static str) -> Result<InitChunk, WireError> 
     })
 }
 
-fn parse_sack(value: &[u8]) -> Result<SackChunk, WireError> {
+fn parse_sack(flags: u8, value: &[u8]) -> Result<SackChunk, WireError> {
     let what = "SACK chunk";
     let mut r = Reader::new(value, what);
     let cumulative_tsn_ack = r.u32()?;
@@ -539,7 +595,7 @@ fn parse_sack(value: &[u8]) -> Result<SackChunk, WireError> {
     let gap_ack_blocks =
         (0..gaps).map(|_| Ok(GapAckBlock { start: r.u16()?, end: r.u16()? })).collect::<Result<_, WireError>>()?;
     let duplicate_tsns = (0..dups).map(|_| r.u32()).collect::<Result<_, _>>()?;
-    Ok(SackChunk { cumulative_tsn_ack, a_rwnd, gap_ack_blocks, duplicate_tsns })
+    Ok(SackChunk { flags, cumulative_tsn_ack, a_rwnd, gap_ack_blocks, duplicate_tsns })
 }
 
 fn parse_heartbeat(value: &[u8]) -> Result<Vec<u8>, WireError> {

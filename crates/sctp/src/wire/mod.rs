@@ -27,8 +27,8 @@ mod tests;
 mod tests_random;
 
 pub use cause::ErrorCause;
-pub use chunk::{Chunk, ChunkIter, ChunkView, DataChunk, DataRef, GapAckBlock, InitChunk, SackChunk};
-pub use param::Parameter;
+pub use chunk::{Chunk, ChunkIter, ChunkType, ChunkView, DataChunk, DataRef, GapAckBlock, InitChunk, SackChunk};
+pub use param::{ParamType, Parameter};
 
 /// Length of the SCTP common header in bytes (RFC 9260 §3.1).
 pub const COMMON_HEADER_LEN: usize = 12;

@@ -21,6 +21,33 @@ use std::net::{Ipv4Addr, Ipv6Addr};
 
 use super::{parse_tlv_list, Reader, WireError, Writer};
 
+/// A parameter type code (§3.2.1), with a name for each type RFC 9260 defines. Any other
+/// value is a type this engine does not know, handled by its upper two bits
+/// ([`super::unknown_parameter_action`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ParamType(pub u16);
+
+impl ParamType {
+    /// Heartbeat Info, §3.3.5.
+    pub const HEARTBEAT_INFO: ParamType = ParamType(1);
+    /// IPv4 Address, §3.3.2.1.1.
+    pub const IPV4_ADDRESS: ParamType = ParamType(5);
+    /// IPv6 Address, §3.3.2.1.2.
+    pub const IPV6_ADDRESS: ParamType = ParamType(6);
+    /// State Cookie, §3.3.3.1.
+    pub const STATE_COOKIE: ParamType = ParamType(7);
+    /// Unrecognized Parameter, §3.3.3.1.
+    pub const UNRECOGNIZED_PARAMETER: ParamType = ParamType(8);
+    /// Cookie Preservative, §3.3.2.1.3.
+    pub const COOKIE_PRESERVATIVE: ParamType = ParamType(9);
+    /// Host Name Address (deprecated), §3.3.2.1.4.
+    pub const HOST_NAME_ADDRESS: ParamType = ParamType(11);
+    /// Supported Address Types, §3.3.2.1.5.
+    pub const SUPPORTED_ADDRESS_TYPES: ParamType = ParamType(12);
+    /// ECN Capable (RFC 9260 Appendix A); not implemented.
+    pub const ECN_CAPABLE: ParamType = ParamType(0x8000);
+}
+
 /// A parameter in INIT / INIT ACK (and the Heartbeat Info parameter of HEARTBEAT).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Parameter {
@@ -89,14 +116,14 @@ impl Parameter {
     /// Parameter type code.
     pub fn param_type(&self) -> u16 {
         match self {
-            Parameter::HeartbeatInfo(_) => 1,
-            Parameter::Ipv4Address(_) => 5,
-            Parameter::Ipv6Address(_) => 6,
-            Parameter::StateCookie(_) => 7,
-            Parameter::UnrecognizedParameter(_) => 8,
-            Parameter::CookiePreservative { .. } => 9,
-            Parameter::HostNameAddress(_) => 11,
-            Parameter::SupportedAddressTypes(_) => 12,
+            Parameter::HeartbeatInfo(_) => ParamType::HEARTBEAT_INFO.0,
+            Parameter::Ipv4Address(_) => ParamType::IPV4_ADDRESS.0,
+            Parameter::Ipv6Address(_) => ParamType::IPV6_ADDRESS.0,
+            Parameter::StateCookie(_) => ParamType::STATE_COOKIE.0,
+            Parameter::UnrecognizedParameter(_) => ParamType::UNRECOGNIZED_PARAMETER.0,
+            Parameter::CookiePreservative { .. } => ParamType::COOKIE_PRESERVATIVE.0,
+            Parameter::HostNameAddress(_) => ParamType::HOST_NAME_ADDRESS.0,
+            Parameter::SupportedAddressTypes(_) => ParamType::SUPPORTED_ADDRESS_TYPES.0,
             Parameter::Unknown { param_type, .. } => *param_type,
         }
     }
@@ -109,24 +136,24 @@ impl Parameter {
     /// Parses one parameter from its type and value.
     pub fn parse(param_type: u16, value: &[u8]) -> Result<Parameter, WireError> {
         let bad = |what| WireError::BadLength { what, length: value.len() + 4 };
-        Ok(match param_type {
-            1 => Parameter::HeartbeatInfo(value.to_vec()),
-            5 => {
+        Ok(match ParamType(param_type) {
+            ParamType::HEARTBEAT_INFO => Parameter::HeartbeatInfo(value.to_vec()),
+            ParamType::IPV4_ADDRESS => {
                 let a: [u8; 4] = value.try_into().map_err(|_| bad("IPv4 Address parameter"))?;
                 Parameter::Ipv4Address(Ipv4Addr::from(a))
             }
-            6 => {
+            ParamType::IPV6_ADDRESS => {
                 let a: [u8; 16] = value.try_into().map_err(|_| bad("IPv6 Address parameter"))?;
                 Parameter::Ipv6Address(Ipv6Addr::from(a))
             }
-            7 => Parameter::StateCookie(value.to_vec()),
-            8 => Parameter::UnrecognizedParameter(value.to_vec()),
-            9 => {
+            ParamType::STATE_COOKIE => Parameter::StateCookie(value.to_vec()),
+            ParamType::UNRECOGNIZED_PARAMETER => Parameter::UnrecognizedParameter(value.to_vec()),
+            ParamType::COOKIE_PRESERVATIVE => {
                 let a: [u8; 4] = value.try_into().map_err(|_| bad("Cookie Preservative parameter"))?;
                 Parameter::CookiePreservative { increment_ms: u32::from_be_bytes(a) }
             }
-            11 => Parameter::HostNameAddress(value.to_vec()),
-            12 => {
+            ParamType::HOST_NAME_ADDRESS => Parameter::HostNameAddress(value.to_vec()),
+            ParamType::SUPPORTED_ADDRESS_TYPES => {
                 if !value.len().is_multiple_of(2) {
                     return Err(bad("Supported Address Types parameter"));
                 }

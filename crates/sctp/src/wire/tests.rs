@@ -136,11 +136,26 @@ fn sack_round_trip() {
         0x00, 0x00, 0x00, 0xff, // duplicate TSN 255
     ];
     let sack = SackChunk {
+        flags: 0,
         cumulative_tsn_ack: 256,
         a_rwnd: 0x4000,
         gap_ack_blocks: vec![GapAckBlock { start: 2, end: 3 }, GapAckBlock { start: 5, end: 5 }],
         duplicate_tsns: vec![255],
     };
+    round_trip(&bytes, vec![Chunk::Sack(sack)]);
+}
+
+#[test]
+fn sack_keeps_its_chunk_flags() {
+    // Flags 0x05 (what CMT's delayed ack puts there); no gap blocks, no duplicates.
+    #[rustfmt::skip]
+    let bytes = [
+        0x03, 0x05, 0x00, 0x10, // SACK, flags 0x05, length 16
+        0x00, 0x00, 0x00, 0x07, // cumulative TSN ack 7
+        0x00, 0x01, 0x00, 0x00, // a_rwnd 65536
+        0x00, 0x00, 0x00, 0x00, // no gap blocks, no duplicates
+    ];
+    let sack = SackChunk { flags: 0x05, cumulative_tsn_ack: 7, a_rwnd: 0x1_0000, ..SackChunk::default() };
     round_trip(&bytes, vec![Chunk::Sack(sack)]);
 }
 
@@ -255,7 +270,7 @@ fn header_view_reads_fields_and_checksum() {
     assert!(v.checksum_ok());
     assert_eq!(v.fields(), HDR);
     let views: Vec<_> = v.chunks().collect();
-    assert_eq!(views, vec![Ok(ChunkView { chunk_type: 11, flags: 0, value: &[] })]);
+    assert_eq!(views, vec![Ok(ChunkView { chunk_type: ChunkType::COOKIE_ACK, flags: 0, value: &[] })]);
 }
 
 #[test]

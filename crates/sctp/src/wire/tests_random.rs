@@ -86,6 +86,7 @@ fn chunk(rng: &mut impl Rng) -> Chunk {
                 .map(|_| GapAckBlock { start: rng.random(), end: rng.random() })
                 .collect(),
             duplicate_tsns: (0..rng.random_range(0..5)).map(|_| rng.random()).collect(),
+            flags: rng.random(),
         }),
         4 => Chunk::Heartbeat { info: bytes(rng, 20) },
         5 => Chunk::HeartbeatAck { info: bytes(rng, 20) },
