@@ -125,18 +125,26 @@ struct Received {
 }
 
 impl Received {
-    fn record(&mut self, now: Instant, stream: u16, len: usize, sent_at: Option<Instant>) {
-        self.messages += 1;
+    /// `len` bytes read at `now`: a whole message, or a part of one delivered in parts
+    /// (RFC 9260 §6.9 partial delivery). A message counts, with its delay, at its last part;
+    /// `sent_at` is always the instant stamped in its first part.
+    fn record(&mut self, now: Instant, stream: u16, len: usize, sent_at: Option<Instant>, end: bool) {
         self.bytes += len as u64;
         self.first_delivery.get_or_insert(now);
         self.last_delivery = Some(now);
+        let s = self.streams.entry(stream).or_default();
+        s.1 += len as u64;
         if let Some(t) = sent_at {
             self.first_sent_seen.get_or_insert(t);
+        }
+        if !end {
+            return;
+        }
+        self.messages += 1;
+        s.0 += 1;
+        if let Some(t) = sent_at {
             self.delay.record(now - t);
         }
-        let s = self.streams.entry(stream).or_default();
-        s.0 += 1;
-        s.1 += len as u64;
     }
 
     /// Delivered bytes and messages, goodput, delivery instants and delays (DESIGN.md).
@@ -204,6 +212,9 @@ pub struct SctpApp {
     // Receiving side.
     received: Received,
     per_assoc: BTreeMap<AssocId, Received>,
+    /// Messages being delivered in parts (RFC 9260 §6.9), per association: the send instant
+    /// stamped in the first part and, for a request, the bytes so far (it is answered whole).
+    partial: BTreeMap<AssocId, (Option<Instant>, Vec<u8>)>,
     response_delay: DelayStats,
     /// When every byte of a finite bulk transfer was acknowledged.
     completed_at: Option<Instant>,
@@ -226,6 +237,7 @@ impl SctpApp {
             message_buf: Vec::new(),
             received: Received::default(),
             per_assoc: BTreeMap::new(),
+            partial: BTreeMap::new(),
             response_delay: DelayStats::default(),
             completed_at: None,
             events: Vec::new(),
@@ -307,28 +319,43 @@ impl SctpApp {
             let k = (self.next_read + j) % n;
             let id = self.socket.associations()[k];
             while let Some(m) = self.socket.read(id) {
-                let sent_at = m.data.get(8..16).and_then(|b| b.try_into().ok()).map(|b| Instant(u64::from_be_bytes(b)));
-                let sent_at = sent_at.filter(|&t| t <= now);
+                // The send instant is stamped in a message's first bytes: for a part after
+                // the first, it was taken from the first part.
+                let stamped =
+                    || m.data.get(8..16).and_then(|b| b.try_into().ok()).map(|b| Instant(u64::from_be_bytes(b)));
+                let (sent_at, mut request) = match self.partial.remove(&id) {
+                    Some((sent_at, request)) => (sent_at, request),
+                    None => (stamped().filter(|&t| t <= now), Vec::new()),
+                };
+                let end = m.end_of_message;
                 match m.ppid {
-                    PPID_REQUEST => replies.push((id, m.data.clone())),
-                    PPID_RESPONSE => {
+                    PPID_REQUEST => {
+                        request.extend_from_slice(&m.data);
+                        if end {
+                            replies.push((id, std::mem::take(&mut request)));
+                        }
+                    }
+                    PPID_RESPONSE if end => {
                         if let Some(t) = sent_at {
                             self.response_delay.record(now - t);
                         }
                     }
                     _ => {}
                 }
+                if !end {
+                    self.partial.insert(id, (sent_at, request));
+                }
                 let (len, stream) = (m.data.len(), m.stream);
                 // The association builds later chunks in the buffer.
                 self.socket.recycle(id, m.data);
-                self.received.record(now, stream, len, sent_at);
+                self.received.record(now, stream, len, sent_at, end);
                 let app = &self.cfg.name;
                 let rx = self
                     .per_assoc
                     .entry(id)
                     .or_insert_with(|| Received { name: format!("{app}/assoc{k}"), ..Received::default() });
-                rx.record(now, stream, len, sent_at);
-                self.socket.delivered(ctx, id, len, sent_at.map(|t| now - t));
+                rx.record(now, stream, len, sent_at, end);
+                self.socket.delivered(ctx, id, len, sent_at.filter(|_| end).map(|t| now - t));
                 if let Some(r) = rate {
                     let wait = Duration::from_nanos((len as u128 * 1_000_000_000 / u128::from(r.max(1))) as u64);
                     self.read_pending = true;

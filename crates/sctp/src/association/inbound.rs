@@ -162,10 +162,13 @@ impl Inbound {
             return DataOutcome::Duplicate;
         }
         let len = d.user_data.len() as u32;
-        // §6.2: with no room, drop new chunks beyond the highest TSN received so far. If the
-        // room is taken by fragments of messages the application cannot read yet, part of a
-        // message is handed over (§6.9), so reading it opens the window again.
-        if self.held + len > self.capacity && tsn_gt(d.tsn, self.highest) {
+        // §6.2: when the advertised window is 0, drop new chunks beyond the highest TSN
+        // received so far. While it is open a chunk is kept even if it overshoots the buffer:
+        // §6.1 A lets the sender send whenever rwnd > 0, so a chunk larger than the window
+        // left is normal and dropping it would cost a T3 timeout. If the room is taken by
+        // fragments of messages the application cannot read yet, part of a message is handed
+        // over (§6.9), so reading it opens the window again.
+        if self.held >= self.capacity && tsn_gt(d.tsn, self.highest) {
             self.start_partial_delivery();
             return DataOutcome::NoSpace;
         }
@@ -508,11 +511,16 @@ mod tests {
     }
 
     #[test]
-    fn full_buffer_drops_new_tsns_beyond_the_highest() {
+    fn a_closed_window_drops_new_tsns_beyond_the_highest() {
         let mut r = Inbound::new(1, 1, 1500);
         let big = vec![0u8; 1000];
         assert_eq!(on_data(&mut r, &data(1, 0, true, true, &big)), DataOutcome::Accepted);
-        assert_eq!(on_data(&mut r, &data(2, 1, true, true, &big)), DataOutcome::NoSpace);
+        // §6.1 A: the window (500) is open, so the sender may send a larger chunk; it is kept.
+        assert_eq!(on_data(&mut r, &data(2, 1, true, true, &big)), DataOutcome::Accepted);
+        assert_eq!(r.a_rwnd(), 0);
+        // §6.2: with the window at 0, a new TSN beyond the highest is dropped.
+        assert_eq!(on_data(&mut r, &data(3, 2, true, true, &big)), DataOutcome::NoSpace);
+        r.read();
         assert_eq!(r.a_rwnd(), 500);
         r.read();
         assert_eq!(r.a_rwnd(), 1500);
@@ -521,23 +529,24 @@ mod tests {
 
     #[test]
     fn a_full_buffer_of_fragments_is_handed_over_in_parts_and_the_stream_waits_for_the_last() {
-        // §6.9: 1500 bytes of buffer, a 2400-byte message in 800-byte fragments (TSN 1..3)
-        // and a one-chunk message behind it (TSN 4, SSN 1).
+        // §6.9: 1500 bytes of buffer, a 3200-byte message in 800-byte fragments (TSN 1..4)
+        // and a one-chunk message behind it (TSN 5, SSN 1).
         let mut r = Inbound::new(1, 1, 1500);
         let part = vec![7u8; 800];
         assert_eq!(on_data(&mut r, &data(1, 0, true, false, &part)), DataOutcome::Accepted);
         assert!(!r.readable());
-        // No room for the second fragment: the first is handed over.
-        assert_eq!(on_data(&mut r, &data(2, 0, false, false, &part)), DataOutcome::NoSpace);
-        assert_eq!(r.read().map(|m| (m.data.len(), m.end_of_message)), Some((800, false)));
-        // The next fragment follows as a part of its own as soon as it arrives.
+        // The second fragment closes the window: the message so far is handed over.
         assert_eq!(on_data(&mut r, &data(2, 0, false, false, &part)), DataOutcome::Accepted);
-        assert_eq!(on_data(&mut r, &data(3, 0, false, true, &part)), DataOutcome::NoSpace);
+        assert_eq!(r.a_rwnd(), 0);
+        assert_eq!(on_data(&mut r, &data(3, 0, false, false, &part)), DataOutcome::NoSpace);
+        assert_eq!(r.read().map(|m| (m.data.len(), m.end_of_message)), Some((1600, false)));
+        // The next fragments follow as parts of their own as they arrive.
+        assert_eq!(on_data(&mut r, &data(3, 0, false, false, &part)), DataOutcome::Accepted);
         assert_eq!(r.read().map(|m| (m.data.len(), m.end_of_message)), Some((800, false)));
         // The message behind it waits for the last part.
-        assert_eq!(on_data(&mut r, &data(4, 1, true, true, b"next")), DataOutcome::Accepted);
+        assert_eq!(on_data(&mut r, &data(5, 1, true, true, b"next")), DataOutcome::Accepted);
         assert!(!r.readable());
-        assert_eq!(on_data(&mut r, &data(3, 0, false, true, &part)), DataOutcome::Accepted);
+        assert_eq!(on_data(&mut r, &data(4, 0, false, true, &part)), DataOutcome::Accepted);
         assert_eq!(r.read().map(|m| (m.data.len(), m.end_of_message)), Some((800, true)));
         assert_eq!(r.read().map(|m| (m.data, m.end_of_message)), Some((b"next".to_vec(), true)));
         assert_eq!(r.delivered_messages, 2);
