@@ -349,4 +349,7 @@ fn a_sink_counts_a_message_delivered_in_parts_once_with_its_delay() {
     let max = s.get("sctp", "sink", "delay_max").unwrap();
     assert!(max > 0.0 && max < 1.0, "delay_max {max}");
     assert_eq!(s.get("flow", "up", "rx_bytes"), Some(50_000.0));
+    // A chunk larger than the window left is kept while the window is open (§6.2), so no
+    // chunk waits for a T3 timeout.
+    assert_eq!(s.get("sctp", "up", "t3_timeouts"), Some(0.0));
 }
