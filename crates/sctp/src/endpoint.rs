@@ -33,8 +33,7 @@ use std::net::IpAddr;
 
 use rustc_hash::FxHashMap;
 
-use rand::{RngCore, SeedableRng};
-use rand_xoshiro::Xoshiro256PlusPlus;
+use rand::RngCore;
 use simtime::{Duration, Instant};
 
 use crate::association::{
@@ -42,6 +41,7 @@ use crate::association::{
     CookieState, InitAnswer, Offer,
 };
 use crate::config::Config;
+use crate::random::{Entropy, RandomStream};
 use crate::wire::{
     Chunk, ChunkType, ChunkView, CommonHeader, ErrorCause, HeaderView, InitChunk, PacketBuilder, Parameter,
 };
@@ -116,7 +116,7 @@ pub struct Endpoint {
     /// Accepts new associations from INIT / COOKIE ECHO.
     listening: bool,
     secret: [u8; 32],
-    rng: Xoshiro256PlusPlus,
+    rng: RandomStream,
     /// Associations by id, in creation order.
     associations: BTreeMap<AssocId, Association>,
     /// The next id to hand out.
@@ -155,9 +155,22 @@ impl IndexKeys {
 
 impl Endpoint {
     /// An endpoint on `local_addrs`:`port`. `listening` accepts incoming associations.
-    /// `seed` feeds the cookie secret and each association's RNG.
+    /// `seed` feeds the cookie secret and each association's random values, reproducibly
+    /// (simulation); [`Endpoint::with_entropy`] chooses the source.
     pub fn new(config: Config, local_addrs: Vec<IpAddr>, port: u16, listening: bool, seed: u64) -> Self {
-        let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+        Self::with_entropy(config, local_addrs, port, listening, Entropy::Seeded(seed))
+    }
+
+    /// An endpoint whose cookie secret and associations' random values come from `entropy`:
+    /// [`Entropy::Os`] on real sockets.
+    pub fn with_entropy(
+        config: Config,
+        local_addrs: Vec<IpAddr>,
+        port: u16,
+        listening: bool,
+        entropy: Entropy,
+    ) -> Self {
+        let mut rng = RandomStream::new(entropy);
         let mut secret = [0u8; 32];
         rng.fill_bytes(&mut secret);
         Endpoint {
@@ -180,15 +193,15 @@ impl Endpoint {
     /// Opens an association to `remote_addrs` (the first is the primary) on `peer_port`.
     pub fn connect(&mut self, now: Instant, remote_addrs: &[IpAddr], peer_port: u16) -> AssocId {
         self.drop_finished();
-        let seed = self.rng.next_u64();
-        let a = Association::connect(
+        let rng = self.rng.fork();
+        let a = Association::connect_with(
             self.config.clone(),
             self.local_addrs.clone(),
             self.port,
             remote_addrs,
             peer_port,
             now,
-            seed,
+            rng,
         );
         self.insert(a)
     }
@@ -449,8 +462,8 @@ impl Endpoint {
             self.report_stale(header, from, to, &state, by);
             return None;
         }
-        let seed = self.rng.next_u64();
-        let a = Association::accept(self.config.clone(), self.local_addrs.clone(), &state, from, now, seed);
+        let rng = self.rng.fork();
+        let a = Association::accept(self.config.clone(), self.local_addrs.clone(), &state, from, now, rng);
         let id = self.insert(a);
         // Chunks bundled after the COOKIE ECHO (§5.1 D) are processed now.
         if let Some(a) = self.association_mut(id) {

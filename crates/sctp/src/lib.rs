@@ -12,6 +12,7 @@ pub mod config;
 pub mod congestion;
 pub mod endpoint;
 pub mod plugin;
+pub mod random;
 pub mod wire;
 
 pub use association::{
@@ -22,3 +23,4 @@ pub use config::{Config, Preset};
 pub use congestion::{CongestionConfig, Controller};
 pub use endpoint::{AssocId, Datagram, Endpoint, EndpointStats};
 pub use plugin::Plugin;
+pub use random::Entropy;

@@ -116,3 +116,22 @@ fn a_finished_association_the_driver_does_not_take_is_dropped_at_the_next_input(
         .association_by_tag(abort.payload[4..8].iter().fold(0, |t, &b| t << 8 | u32::from(b)))
         .is_none());
 }
+
+/// Real sockets take the cookie secret, tags and initial TSNs from the OS CSPRNG: two
+/// endpoints built alike pick different tags, and their associations still work.
+#[test]
+fn endpoints_with_os_entropy_choose_unpredictable_tags() {
+    use sctp::Entropy;
+    use simtime::Instant;
+    let addr: std::net::IpAddr = "10.0.0.1".parse().unwrap();
+    let peer: std::net::IpAddr = "10.0.0.2".parse().unwrap();
+    let tag_of = |entropy| {
+        let mut ep = Endpoint::with_entropy(Config::default(), vec![addr], 5000, false, entropy);
+        let id = ep.connect(Instant::ZERO, &[peer], 5001);
+        ep.association(id).unwrap().local_tag()
+    };
+    assert_eq!(tag_of(Entropy::Seeded(5)), tag_of(Entropy::Seeded(5)));
+    // Two 32-bit tags from the OS collide with probability 2^-32 per try; three tries in a row
+    // is 2^-96.
+    assert!((0..3).any(|_| tag_of(Entropy::Os) != tag_of(Entropy::Os)));
+}

@@ -8,6 +8,7 @@ use std::net::IpAddr;
 use simtime::Instant;
 
 use crate::config::Config;
+use crate::random::{Entropy, RandomStream};
 use crate::wire::{
     unknown_parameter_action, Chunk, ErrorCause, InitChunk, ParamType, Parameter, SackChunk, UnknownAction,
 };
@@ -177,8 +178,10 @@ pub(crate) fn peer_addresses(source: IpAddr, params: &[Parameter]) -> Vec<IpAddr
 
 impl Association {
     /// Starts an association as the active side (§5.1 A): sends INIT to `remote_addrs[0]`
-    /// (the primary) and starts T1-init. `seed` feeds the association's RNG (tags, initial
-    /// TSN, heartbeat jitter).
+    /// (the primary) and starts T1-init. `seed` feeds the association's random values (tag,
+    /// initial TSN, heartbeat nonces and jitter) reproducibly; an [`Endpoint`](crate::Endpoint)
+    /// made [`with_entropy`](crate::Endpoint::with_entropy) gives its associations the source
+    /// it was given.
     pub fn connect(
         config: Config,
         local_addrs: Vec<IpAddr>,
@@ -188,7 +191,21 @@ impl Association {
         now: Instant,
         seed: u64,
     ) -> Self {
-        let mut a = Self::new_common(config, local_addrs, local_port, peer_port, seed);
+        let rng = RandomStream::new(Entropy::Seeded(seed));
+        Self::connect_with(config, local_addrs, local_port, remote_addrs, peer_port, now, rng)
+    }
+
+    /// [`Association::connect`] with a stream the endpoint forked from its own.
+    pub(crate) fn connect_with(
+        config: Config,
+        local_addrs: Vec<IpAddr>,
+        local_port: u16,
+        remote_addrs: &[IpAddr],
+        peer_port: u16,
+        now: Instant,
+        rng: RandomStream,
+    ) -> Self {
+        let mut a = Self::new_common(config, local_addrs, local_port, peer_port, rng);
         for &r in remote_addrs {
             if a.path_of(r).is_none() {
                 let nonce = a.next_nonce();
@@ -247,9 +264,9 @@ impl Association {
         cookie: &CookieState,
         from: IpAddr,
         now: Instant,
-        seed: u64,
+        rng: RandomStream,
     ) -> Self {
-        let mut a = Self::new_common(config, local_addrs, cookie.local_port, cookie.peer_port, seed);
+        let mut a = Self::new_common(config, local_addrs, cookie.local_port, cookie.peer_port, rng);
         a.local_tag = cookie.local_tag;
         a.peer_tag = cookie.peer_tag;
         a.out = super::outbound::Outbound::new(cookie.local_initial_tsn, cookie.outbound_streams);

@@ -3,7 +3,8 @@
 //! # Driving contract
 //!
 //! Time is always an argument; the association never reads a clock, opens a socket or draws
-//! from a global RNG (its RNG is seeded by whoever creates it). Methods come in four groups:
+//! from a global RNG (its random values come from the [`Entropy`](crate::Entropy) its creator
+//! chooses: a seed in simulation, the OS CSPRNG on real sockets). Methods come in four groups:
 //!
 //! * **Getters** (read-only): [`state`](Association::state), [`paths`](Association::paths),
 //!   [`primary`](Association::primary), [`data_path`](Association::data_path),
@@ -43,13 +44,13 @@ mod tsn;
 use std::collections::VecDeque;
 use std::net::IpAddr;
 
-use rand::{Rng, RngCore, SeedableRng};
-use rand_xoshiro::Xoshiro256PlusPlus;
+use rand::{Rng, RngCore};
 use simtime::{Duration, Instant};
 
 use crate::cmt::{PathScheduler, PathsView, RetransmitPolicy};
 use crate::config::Config;
 use crate::congestion::GroupView;
+use crate::random::RandomStream;
 use crate::wire::{Chunk, ChunkType, ChunkView, DataRef, ErrorCause, HeaderView, UnknownAction};
 
 use buffers::BufferPool;
@@ -349,13 +350,18 @@ pub struct Association {
     events: VecDeque<Event>,
     /// Set by every input; cleared once outputs are built.
     dirty: bool,
-    rng: Xoshiro256PlusPlus,
+    rng: RandomStream,
     stats: AssocStats,
 }
 
 impl Association {
-    fn new_common(config: Config, local_addrs: Vec<IpAddr>, local_port: u16, peer_port: u16, seed: u64) -> Self {
-        let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    fn new_common(
+        config: Config,
+        local_addrs: Vec<IpAddr>,
+        local_port: u16,
+        peer_port: u16,
+        mut rng: RandomStream,
+    ) -> Self {
         let local_tag = random_tag(&mut rng);
         let initial_tsn = config.initial_tsn.unwrap_or_else(|| rng.next_u32());
         let out = Outbound::new(initial_tsn, config.outbound_streams);
