@@ -33,8 +33,9 @@ impl From<u64> for Entropy {
 pub(crate) enum RandomStream {
     /// Reproducible.
     Seeded(Xoshiro256PlusPlus),
-    /// Cryptographically secure.
-    Secure(StdRng),
+    /// Cryptographically secure (boxed: its state is ten times the seeded one's, and an
+    /// association's size should not pay for it in simulation).
+    Secure(Box<StdRng>),
 }
 
 impl RandomStream {
@@ -42,7 +43,7 @@ impl RandomStream {
     pub(crate) fn new(entropy: Entropy) -> Self {
         match entropy {
             Entropy::Seeded(seed) => RandomStream::Seeded(Xoshiro256PlusPlus::seed_from_u64(seed)),
-            Entropy::Os => RandomStream::Secure(StdRng::from_os_rng()),
+            Entropy::Os => RandomStream::Secure(Box::new(StdRng::from_os_rng())),
         }
     }
 
@@ -51,7 +52,7 @@ impl RandomStream {
     pub(crate) fn fork(&mut self) -> Self {
         match self {
             RandomStream::Seeded(rng) => RandomStream::Seeded(Xoshiro256PlusPlus::seed_from_u64(rng.next_u64())),
-            RandomStream::Secure(_) => RandomStream::Secure(StdRng::from_os_rng()),
+            RandomStream::Secure(_) => RandomStream::Secure(Box::new(StdRng::from_os_rng())),
         }
     }
 }
