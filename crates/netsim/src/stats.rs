@@ -38,6 +38,29 @@ impl DelayStats {
         });
         hist.saturating_record(x.max(1));
     }
+    /// Adds `other`'s samples, as if each had been recorded here: counts, extremes and the
+    /// histogram exactly; mean and variance by Chan et al.'s pairwise update (equal to
+    /// recording them one by one up to rounding).
+    pub fn merge(&mut self, other: &DelayStats) {
+        if other.n == 0 {
+            return;
+        }
+        if self.n == 0 {
+            *self = other.clone();
+            return;
+        }
+        let n = self.n + other.n;
+        let delta = other.mean - self.mean;
+        self.mean += delta * other.n as f64 / n as f64;
+        self.m2 += other.m2 + delta * delta * (self.n as f64 * other.n as f64 / n as f64);
+        self.n = n;
+        self.min = self.min.min(other.min);
+        self.max = self.max.max(other.max);
+        if let (Some(h), Some(o)) = (self.hist.as_mut(), other.hist.as_ref()) {
+            // Same bounds on both sides, so adding cannot fail; saturate if it ever did.
+            let _ = h.add(o);
+        }
+    }
     /// Number of samples.
     pub fn count(&self) -> u64 {
         self.n
@@ -190,5 +213,24 @@ mod tests {
         q.set(Instant(40), 0); // 0 for 60 ns
         assert_eq!(q.mean(Instant(100)), (2.0 * 10.0 + 6.0 * 30.0) / 100.0);
         assert_eq!(q.max(), 6);
+    }
+
+    #[test]
+    fn merged_delay_stats_equal_one_stream_of_every_sample() {
+        let samples: Vec<u64> = (1..=200).map(|i| (i * 7919) % 1000 + 1).collect();
+        let mut all = DelayStats::default();
+        let (mut a, mut b) = (DelayStats::default(), DelayStats::default());
+        for (i, &x) in samples.iter().enumerate() {
+            all.record(Duration::from_nanos(x * 1000));
+            if i % 3 == 0 { &mut a } else { &mut b }.record(Duration::from_nanos(x * 1000));
+        }
+        let mut merged = DelayStats::default();
+        merged.merge(&a);
+        merged.merge(&DelayStats::default());
+        merged.merge(&b);
+        assert_eq!(merged.count(), all.count());
+        for ((name, m), (_, x)) in merged.summary().into_iter().zip(all.summary()) {
+            assert!((m - x).abs() <= 1e-12 * x.abs().max(1e-9), "{name}: {m} vs {x}");
+        }
     }
 }

@@ -45,7 +45,7 @@ use crate::random::{Entropy, RandomStream};
 use crate::wire::{
     Chunk, ChunkType, ChunkView, CommonHeader, ErrorCause, HeaderView, InitChunk, PacketBuilder, Parameter,
 };
-use crate::State;
+use crate::{Event, Message, SendError, State};
 
 /// An association of an endpoint, numbered from 0 in order of creation and never reused,
 /// even after the association has closed and left the endpoint.
@@ -127,6 +127,10 @@ pub struct Endpoint {
     by_tag: FxHashMap<u32, AssocId>,
     /// What each live association is indexed under (its peer addresses, port and tag).
     keys: FxHashMap<AssocId, IndexKeys>,
+    /// Some association may be closed and still here: set by every input and mutable access
+    /// that can close one, cleared when none is; [`Endpoint::poll_closed`] looks only then,
+    /// so a driver polling it after every packet pays nothing.
+    may_close: bool,
     replies: VecDeque<Datagram>,
     stats: EndpointStats,
 }
@@ -181,6 +185,7 @@ impl Endpoint {
             secret,
             rng,
             associations: BTreeMap::new(),
+            may_close: false,
             next_id: 0,
             by_peer: FxHashMap::default(),
             by_tag: FxHashMap::default(),
@@ -213,6 +218,7 @@ impl Endpoint {
 
     /// The associations in the endpoint, mutably, by id.
     pub fn associations_mut(&mut self) -> impl Iterator<Item = (AssocId, &mut Association)> + '_ {
+        self.may_close = true;
         self.associations.iter_mut().map(|(&id, a)| (id, a))
     }
 
@@ -238,7 +244,34 @@ impl Endpoint {
 
     /// One association, mutably (application commands, events).
     pub fn association_mut(&mut self, id: AssocId) -> Option<&mut Association> {
+        // An application command (abort, shutdown) may close it.
+        self.may_close = true;
         self.associations.get_mut(&id)
+    }
+
+    /// The next event of association `id` ([`Association::poll_event`]).
+    pub fn poll_event(&mut self, id: AssocId) -> Option<Event> {
+        self.associations.get_mut(&id)?.poll_event()
+    }
+
+    /// Queues a message on association `id` ([`Association::send`]).
+    pub fn send(&mut self, id: AssocId, stream: u16, ppid: u32, unordered: bool, data: &[u8]) -> Result<(), SendError> {
+        match self.associations.get_mut(&id) {
+            Some(a) => a.send(stream, ppid, unordered, data),
+            None => Err(SendError::NotOpen(State::Closed)),
+        }
+    }
+
+    /// The next message association `id` delivers ([`Association::read`]).
+    pub fn read(&mut self, id: AssocId) -> Option<Message> {
+        self.associations.get_mut(&id)?.read()
+    }
+
+    /// Offers a finished-with buffer to association `id` ([`Association::recycle`]).
+    pub fn recycle(&mut self, id: AssocId, buf: Vec<u8>) {
+        if let Some(a) = self.associations.get_mut(&id) {
+            a.recycle(buf);
+        }
     }
 
     /// The live association whose verification tag (the one the peer writes in its packets)
@@ -250,7 +283,13 @@ impl Endpoint {
     /// The next finished association (closed, its packets, events and messages all taken;
     /// see the module documentation), removed from the endpoint, lowest id first.
     pub fn poll_closed(&mut self) -> Option<(AssocId, Association)> {
-        let id = self.associations.iter().find(|(_, a)| a.is_finished()).map(|(&id, _)| id)?;
+        if !self.may_close {
+            return None;
+        }
+        let Some(id) = self.associations.iter().find(|(_, a)| a.is_finished()).map(|(&id, _)| id) else {
+            self.may_close = self.associations.values().any(|a| a.state() == State::Closed);
+            return None;
+        };
         self.unindex(id);
         self.associations.remove(&id).map(|a| (id, a))
     }
@@ -285,6 +324,7 @@ impl Endpoint {
                 IndexKeys::of(a)
             }
             _ => {
+                self.may_close = true;
                 self.unindex(id);
                 return;
             }
@@ -705,6 +745,7 @@ impl Endpoint {
             }
         }
         if closed {
+            self.may_close = true;
             let mut ids: Vec<AssocId> = self.keys.keys().copied().filter(|&id| !self.is_live(id)).collect();
             ids.sort_unstable();
             for id in ids {

@@ -110,7 +110,7 @@ const PPID_REQUEST: u32 = 1;
 const PPID_RESPONSE: u32 = 2;
 
 /// What the application read (in total, or from one association).
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 struct Received {
     /// Name in results of one association's (`<app>/assoc<k>`), made when it first delivers.
     name: String,
@@ -129,21 +129,29 @@ impl Received {
     /// (RFC 9260 §6.9 partial delivery). A message counts, with its delay, at its last part;
     /// `sent_at` is always the instant stamped in its first part.
     fn record(&mut self, now: Instant, stream: u16, len: usize, sent_at: Option<Instant>, end: bool) {
+        self.count(now, len, sent_at, end);
+        let s = self.streams.entry(stream).or_default();
+        s.1 += len as u64;
+        if end {
+            s.0 += 1;
+            if let Some(t) = sent_at {
+                self.delay.record(now - t);
+            }
+        }
+    }
+
+    /// As [`Received::record`] without the per-stream counts and the delay: the
+    /// application's totals, whose delays are its associations' merged at report time (one
+    /// histogram update per message, not two).
+    fn count(&mut self, now: Instant, len: usize, sent_at: Option<Instant>, end: bool) {
         self.bytes += len as u64;
         self.first_delivery.get_or_insert(now);
         self.last_delivery = Some(now);
-        let s = self.streams.entry(stream).or_default();
-        s.1 += len as u64;
         if let Some(t) = sent_at {
             self.first_sent_seen.get_or_insert(t);
         }
-        if !end {
-            return;
-        }
-        self.messages += 1;
-        s.0 += 1;
-        if let Some(t) = sent_at {
-            self.delay.record(now - t);
+        if end {
+            self.messages += 1;
         }
     }
 
@@ -348,7 +356,7 @@ impl SctpApp {
                 let (len, stream) = (m.data.len(), m.stream);
                 // The association builds later chunks in the buffer.
                 self.socket.recycle(id, m.data);
-                self.received.record(now, stream, len, sent_at, end);
+                self.received.count(now, len, sent_at, end);
                 let app = &self.cfg.name;
                 let rx = self
                     .per_assoc
@@ -476,7 +484,13 @@ impl Agent for SctpApp {
     fn report(&self, _now: Instant, out: &mut Scalars) {
         let name = self.socket.name();
         if self.received.messages > 0 {
-            self.received.report(name, out);
+            let mut all = self.per_assoc.values();
+            let first = all.next().map(|rx| rx.delay.clone()).unwrap_or_default();
+            let delay = all.fold(first, |mut d, rx| {
+                d.merge(&rx.delay);
+                d
+            });
+            Received { delay, streams: BTreeMap::new(), ..self.received.clone() }.report(name, out);
             if self.response_delay.count() > 0 {
                 out.push("sctp", name, "response_time_mean", self.response_delay.mean_s(), "s");
                 out.push("sctp", name, "response_time_p99", self.response_delay.quantile_s(0.99), "s");

@@ -26,7 +26,6 @@
 //! real-socket driver (SCTP over UDP, RFC 6951) implements the same trait and runs the same
 //! applications. It lives here, beside its first implementation, until that driver exists.
 
-use std::collections::BTreeMap;
 use std::net::{IpAddr, Ipv4Addr};
 
 use sctp::{AssocId, Association, Endpoint, Event, Message, PathState, SendError};
@@ -36,6 +35,9 @@ use crate::recorder::{Scalars, TimeSeries};
 use crate::time::{Duration, Instant};
 use crate::transport::timer::EngineTimer;
 use crate::wire::{Packet, NO_FLOW, PROTO_SCTP};
+
+/// An [`SctpSocket`] index entry for an association it has no record of.
+const NO_RECORD: usize = usize::MAX;
 
 /// What an application does with an SCTP socket: open associations, send and read messages on
 /// their streams, shut them down, and look at their state. Events come from the driver (for
@@ -99,8 +101,9 @@ pub struct SctpSocket {
     /// Associations in the order met, with their ids alongside for [`SctpSocketApi`].
     records: Vec<AssocRecord>,
     ids: Vec<AssocId>,
-    /// Position of each association's record.
-    index: BTreeMap<AssocId, usize>,
+    /// Position of each association's record, by [`AssocId`] (ids are dense and never
+    /// reused); [`NO_RECORD`] for an association not met.
+    index: Vec<usize>,
     /// The endpoint's association ids, reused between flushes.
     scratch: Vec<AssocId>,
 }
@@ -126,7 +129,7 @@ impl SctpSocket {
             timer: EngineTimer::new(token),
             records: Vec::new(),
             ids: Vec::new(),
-            index: BTreeMap::new(),
+            index: Vec::new(),
             scratch: Vec::new(),
         }
     }
@@ -142,14 +145,14 @@ impl SctpSocket {
     }
 
     fn record(&self, assoc: AssocId) -> Option<&AssocRecord> {
-        self.records.get(*self.index.get(&assoc)?)
+        self.records.get(*self.index.get(assoc.get() as usize)?)
     }
 
     /// The record of `assoc`, created when the socket meets it.
     fn record_mut(&mut self, assoc: AssocId) -> &mut AssocRecord {
-        let i = match self.index.get(&assoc) {
-            Some(&i) => i,
-            None => {
+        let i = match self.index.get(assoc.get() as usize) {
+            Some(&i) if i != NO_RECORD => i,
+            _ => {
                 let k = self.records.len();
                 let entity = if k == 0 { self.name.clone() } else { format!("{}/assoc{k}", self.name) };
                 self.records.push(AssocRecord {
@@ -170,7 +173,11 @@ impl SctpSocket {
                     finished: None,
                 });
                 self.ids.push(assoc);
-                self.index.insert(assoc, k);
+                let slot = assoc.get() as usize;
+                if self.index.len() <= slot {
+                    self.index.resize(slot + 1, NO_RECORD);
+                }
+                self.index[slot] = k;
                 k
             }
         };
@@ -194,10 +201,7 @@ impl SctpSocket {
             }
         }
         // The association builds later packets in the datagram's buffer.
-        if let Some(a) = self.ep.association_mut(id) {
-            a.recycle(pkt.bytes);
-        }
-        self.name_paths(id);
+        self.ep.recycle(id, pkt.bytes);
         Some(id)
     }
 
@@ -257,7 +261,7 @@ impl SctpSocket {
         ids.clear();
         ids.extend(self.ep.ids());
         for &id in &ids {
-            while let Some(e) = self.ep.association_mut(id).and_then(Association::poll_event) {
+            while let Some(e) = self.ep.poll_event(id) {
                 self.on_event(ctx, id, &e);
                 events.push((id, e));
             }
@@ -265,7 +269,7 @@ impl SctpSocket {
         self.scratch = ids;
         // A finished association leaves the endpoint; its final state stays for results.
         while let Some((id, a)) = self.ep.poll_closed() {
-            if let Some(rec) = self.index.get(&id).and_then(|&i| self.records.get_mut(i)) {
+            if let Some(rec) = self.index.get(id.get() as usize).and_then(|&i| self.records.get_mut(i)) {
                 rec.finished = Some(Box::new(a));
             }
         }
@@ -293,6 +297,9 @@ impl SctpSocket {
 
     /// Failover bookkeeping and tracing of one event.
     fn on_event(&mut self, ctx: &mut Ctx<'_>, id: AssocId, e: &Event) {
+        // Paths are learnt in the handshake and a restart, which end in events; naming them
+        // here, not per packet, keeps the names current at no cost per packet.
+        self.name_paths(id);
         let now = ctx.now();
         let primary = self.ep.association(id).map(|a| a.primary());
         let local = self.local;
@@ -434,20 +441,15 @@ impl SctpSocketApi for SctpSocket {
     }
 
     fn send(&mut self, assoc: AssocId, stream: u16, ppid: u32, unordered: bool, data: &[u8]) -> Result<(), SendError> {
-        match self.ep.association_mut(assoc) {
-            Some(a) => a.send(stream, ppid, unordered, data),
-            None => Err(SendError::NotOpen(sctp::State::Closed)),
-        }
+        self.ep.send(assoc, stream, ppid, unordered, data)
     }
 
     fn read(&mut self, assoc: AssocId) -> Option<Message> {
-        self.ep.association_mut(assoc)?.read()
+        self.ep.read(assoc)
     }
 
     fn recycle(&mut self, assoc: AssocId, buf: Vec<u8>) {
-        if let Some(a) = self.ep.association_mut(assoc) {
-            a.recycle(buf);
-        }
+        self.ep.recycle(assoc, buf);
     }
 
     fn shutdown(&mut self, now: Instant, assoc: AssocId) {
