@@ -118,7 +118,7 @@ pub struct Endpoint {
     secret: [u8; 32],
     rng: RandomStream,
     /// Associations by id, in creation order.
-    associations: BTreeMap<AssocId, Association>,
+    associations: AssocTable,
     /// The next id to hand out.
     next_id: u32,
     /// Demultiplexing: (peer address, peer port) of every path of every live association.
@@ -184,7 +184,7 @@ impl Endpoint {
             listening,
             secret,
             rng,
-            associations: BTreeMap::new(),
+            associations: AssocTable::default(),
             may_close: false,
             next_id: 0,
             by_peer: FxHashMap::default(),
@@ -213,18 +213,18 @@ impl Endpoint {
 
     /// The associations in the endpoint, by id (creation order).
     pub fn associations(&self) -> impl Iterator<Item = (AssocId, &Association)> + '_ {
-        self.associations.iter().map(|(&id, a)| (id, a))
+        self.associations.iter()
     }
 
     /// The associations in the endpoint, mutably, by id.
     pub fn associations_mut(&mut self) -> impl Iterator<Item = (AssocId, &mut Association)> + '_ {
         self.may_close = true;
-        self.associations.iter_mut().map(|(&id, a)| (id, a))
+        self.associations.iter_mut()
     }
 
     /// The ids of the associations in the endpoint, in order.
     pub fn ids(&self) -> impl Iterator<Item = AssocId> + '_ {
-        self.associations.keys().copied()
+        self.associations.iter().map(|(id, _)| id)
     }
 
     /// Number of associations in the endpoint (closed ones not yet finished included).
@@ -239,24 +239,24 @@ impl Endpoint {
 
     /// One association, if it is still in the endpoint.
     pub fn association(&self, id: AssocId) -> Option<&Association> {
-        self.associations.get(&id)
+        self.associations.get(id)
     }
 
     /// One association, mutably (application commands, events).
     pub fn association_mut(&mut self, id: AssocId) -> Option<&mut Association> {
         // An application command (abort, shutdown) may close it.
         self.may_close = true;
-        self.associations.get_mut(&id)
+        self.associations.get_mut(id)
     }
 
     /// The next event of association `id` ([`Association::poll_event`]).
     pub fn poll_event(&mut self, id: AssocId) -> Option<Event> {
-        self.associations.get_mut(&id)?.poll_event()
+        self.associations.get_mut(id)?.poll_event()
     }
 
     /// Queues a message on association `id` ([`Association::send`]).
     pub fn send(&mut self, id: AssocId, stream: u16, ppid: u32, unordered: bool, data: &[u8]) -> Result<(), SendError> {
-        match self.associations.get_mut(&id) {
+        match self.associations.get_mut(id) {
             Some(a) => a.send(stream, ppid, unordered, data),
             None => Err(SendError::NotOpen(State::Closed)),
         }
@@ -264,12 +264,12 @@ impl Endpoint {
 
     /// The next message association `id` delivers ([`Association::read`]).
     pub fn read(&mut self, id: AssocId) -> Option<Message> {
-        self.associations.get_mut(&id)?.read()
+        self.associations.get_mut(id)?.read()
     }
 
     /// Offers a finished-with buffer to association `id` ([`Association::recycle`]).
     pub fn recycle(&mut self, id: AssocId, buf: Vec<u8>) {
-        if let Some(a) = self.associations.get_mut(&id) {
+        if let Some(a) = self.associations.get_mut(id) {
             a.recycle(buf);
         }
     }
@@ -286,12 +286,12 @@ impl Endpoint {
         if !self.may_close {
             return None;
         }
-        let Some(id) = self.associations.iter().find(|(_, a)| a.is_finished()).map(|(&id, _)| id) else {
-            self.may_close = self.associations.values().any(|a| a.state() == State::Closed);
+        let Some(id) = self.associations.iter().find(|(_, a)| a.is_finished()).map(|(id, _)| id) else {
+            self.may_close = self.associations.iter().any(|(_, a)| a.state() == State::Closed);
             return None;
         };
         self.unindex(id);
-        self.associations.remove(&id).map(|a| (id, a))
+        self.associations.remove(id).map(|a| (id, a))
     }
 
     /// Drops the finished associations the driver has not taken.
@@ -303,19 +303,19 @@ impl Endpoint {
     fn insert(&mut self, a: Association) -> AssocId {
         let id = AssocId(self.next_id);
         self.next_id += 1;
-        self.associations.insert(id, a);
+        self.associations.push(id, a);
         self.reindex(id);
         id
     }
 
     fn is_live(&self, id: AssocId) -> bool {
-        self.associations.get(&id).is_some_and(|a| a.state() != State::Closed)
+        self.associations.get(id).is_some_and(|a| a.state() != State::Closed)
     }
 
     /// Brings the demultiplexing maps up to date for association `id` after it may have
     /// changed its peer addresses or tag (handshake, restart) or closed.
     fn reindex(&mut self, id: AssocId) {
-        let keys = match self.associations.get(&id) {
+        let keys = match self.associations.get(id) {
             Some(a) if a.state() != State::Closed => {
                 // Called for every packet: compare in place, allocate only on a change.
                 if self.keys.get(&id).is_some_and(|k| k.describe(a)) {
@@ -457,7 +457,9 @@ impl Endpoint {
                 return self.out_of_the_blue(now, from, to, &header, &first);
             }
             _ => {
-                if let Some(a) = self.association_mut(id) {
+                // Not `association_mut`: a packet that closes the association is noticed by
+                // `reindex` after it, so the common packet does not make `poll_closed` look.
+                if let Some(a) = self.associations.get_mut(id) {
                     a.handle_packet(now, from, packet);
                 }
             }
@@ -715,7 +717,7 @@ impl Endpoint {
         if let Some(d) = self.replies.pop_front() {
             return Some(d);
         }
-        for (&id, a) in self.associations.iter_mut() {
+        for (id, a) in self.associations.iter_mut() {
             if let Some(t) = a.poll_transmit(now) {
                 return Some(Datagram {
                     remote: t.remote,
@@ -731,14 +733,14 @@ impl Endpoint {
 
     /// The earliest timer of any association.
     pub fn poll_timeout(&self) -> Option<Instant> {
-        self.associations.values().filter_map(Association::poll_timeout).min()
+        self.associations.iter().filter_map(|(_, a)| a.poll_timeout()).min()
     }
 
     /// Fires every association timer due at `now`.
     pub fn handle_timeout(&mut self, now: Instant) {
         self.drop_finished();
         let mut closed = false;
-        for a in self.associations.values_mut() {
+        for (_, a) in self.associations.iter_mut() {
             if a.poll_timeout().is_some_and(|t| t <= now) {
                 a.handle_timeout(now);
                 closed |= a.state() == State::Closed;
@@ -752,6 +754,56 @@ impl Endpoint {
                 self.unindex(id);
             }
         }
+    }
+}
+
+/// The associations of an endpoint, in creation order: a vector sorted by id (ids only grow,
+/// so a new one goes at the end). Looked up on every packet and application call; a binary
+/// search over a few entries is far cheaper than a tree's node walk, and an endpoint holds
+/// few associations compared with the packets it handles. Removal (a finished association)
+/// is rare and shifts the rest.
+#[derive(Debug, Default)]
+struct AssocTable {
+    entries: Vec<(AssocId, Association)>,
+}
+
+impl AssocTable {
+    fn position(&self, id: AssocId) -> Option<usize> {
+        self.entries.binary_search_by_key(&id, |(k, _)| *k).ok()
+    }
+
+    fn get(&self, id: AssocId) -> Option<&Association> {
+        self.position(id).map(|i| &self.entries[i].1)
+    }
+
+    fn get_mut(&mut self, id: AssocId) -> Option<&mut Association> {
+        self.position(id).map(|i| &mut self.entries[i].1)
+    }
+
+    /// Adds `a` under `id`, which is greater than every id present.
+    fn push(&mut self, id: AssocId, a: Association) {
+        debug_assert!(self.entries.last().is_none_or(|(last, _)| *last < id));
+        self.entries.push((id, a));
+    }
+
+    fn remove(&mut self, id: AssocId) -> Option<Association> {
+        self.position(id).map(|i| self.entries.remove(i).1)
+    }
+
+    fn iter(&self) -> impl Iterator<Item = (AssocId, &Association)> + '_ {
+        self.entries.iter().map(|(id, a)| (*id, a))
+    }
+
+    fn iter_mut(&mut self) -> impl Iterator<Item = (AssocId, &mut Association)> + '_ {
+        self.entries.iter_mut().map(|(id, a)| (*id, a))
+    }
+
+    fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    fn is_empty(&self) -> bool {
+        self.entries.is_empty()
     }
 }
 
