@@ -27,7 +27,7 @@
 //! Demultiplexing is by hash lookup: a packet goes to the live association that has its
 //! source address among its paths and its source port as peer port.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::VecDeque;
 use std::fmt;
 use std::net::IpAddr;
 
@@ -125,8 +125,10 @@ pub struct Endpoint {
     by_peer: FxHashMap<(IpAddr, u16), AssocId>,
     /// Our verification tag of every live association (§8.5).
     by_tag: FxHashMap<u32, AssocId>,
-    /// What each live association is indexed under (its peer addresses, port and tag).
-    keys: FxHashMap<AssocId, IndexKeys>,
+    /// The last source address and port `by_peer` was asked about and the association it
+    /// held: consecutive packets mostly come from one peer, so most skip the hash lookup.
+    /// Cleared whenever `by_peer` changes.
+    last_peer: Option<((IpAddr, u16), AssocId)>,
     /// Some association may be closed and still here: set by every input and mutable access
     /// that can close one, cleared when none is; [`Endpoint::poll_closed`] looks only then,
     /// so a driver polling it after every packet pays nothing.
@@ -189,7 +191,7 @@ impl Endpoint {
             next_id: 0,
             by_peer: FxHashMap::default(),
             by_tag: FxHashMap::default(),
-            keys: FxHashMap::default(),
+            last_peer: None,
             replies: VecDeque::new(),
             stats: EndpointStats::default(),
         }
@@ -315,13 +317,13 @@ impl Endpoint {
     /// Brings the demultiplexing maps up to date for association `id` after it may have
     /// changed its peer addresses or tag (handshake, restart) or closed.
     fn reindex(&mut self, id: AssocId) {
-        let keys = match self.associations.get(id) {
-            Some(a) if a.state() != State::Closed => {
+        let keys = match self.associations.entry(id) {
+            Some(e) if e.assoc.state() != State::Closed => {
                 // Called for every packet: compare in place, allocate only on a change.
-                if self.keys.get(&id).is_some_and(|k| k.describe(a)) {
+                if e.keys.as_ref().is_some_and(|k| k.describe(&e.assoc)) {
                     return;
                 }
-                IndexKeys::of(a)
+                IndexKeys::of(&e.assoc)
             }
             _ => {
                 self.may_close = true;
@@ -334,7 +336,7 @@ impl Endpoint {
             self.index_peer((r, keys.port), id);
         }
         self.index_tag(keys.tag, id);
-        self.keys.insert(id, keys);
+        self.associations.set_keys(id, keys);
     }
 
     /// Claims `key` for `id` unless a live association with a lower id holds it (the
@@ -343,6 +345,7 @@ impl Endpoint {
         let holder = self.by_peer.get(&key).copied();
         if holder.is_none_or(|h| h > id || !self.is_live(h)) {
             self.by_peer.insert(key, id);
+            self.last_peer = None;
         }
     }
 
@@ -356,11 +359,12 @@ impl Endpoint {
     /// Removes association `id` from the demultiplexing maps; another live association that
     /// shares one of its keys takes the key over.
     fn unindex(&mut self, id: AssocId) {
-        let Some(keys) = self.keys.remove(&id) else { return };
+        let Some(keys) = self.associations.take_keys(id) else { return };
         let mut freed = false;
         for &r in &keys.peers {
             if self.by_peer.get(&(r, keys.port)) == Some(&id) {
                 self.by_peer.remove(&(r, keys.port));
+                self.last_peer = None;
                 freed = true;
             }
         }
@@ -373,7 +377,7 @@ impl Endpoint {
         }
         // Rare (two live associations with one key): let the others claim what was freed.
         let others: Vec<(AssocId, IndexKeys)> =
-            self.keys.iter().map(|(&other, k)| (other, k.clone())).collect::<BTreeMap<_, _>>().into_iter().collect();
+            self.associations.indexed().map(|(other, k)| (other, k.clone())).collect();
         for (other, k) in others {
             for &r in &k.peers {
                 if !self.by_peer.contains_key(&(r, k.port)) {
@@ -423,7 +427,7 @@ impl Endpoint {
             return None;
         };
         let peer_port = header.src_port();
-        let mut found = self.association_with(peer_port, &[from]);
+        let mut found = self.association_from(peer_port, from);
         if found.is_none() && first.chunk_type == ChunkType::INIT {
             // An INIT from an address the association does not have may list addresses it
             // has: it is that association's, which refuses the new address (§5.2.2), not the
@@ -465,6 +469,21 @@ impl Endpoint {
             }
         }
         Some(id)
+    }
+
+    /// The association, not closed, with the peer port `peer_port` and the address `from`:
+    /// [`Endpoint::association_with`], remembering the answer for the next packet.
+    fn association_from(&mut self, peer_port: u16, from: IpAddr) -> Option<AssocId> {
+        if let Some((key, id)) = self.last_peer {
+            if key == (from, peer_port) && self.is_live(id) {
+                return Some(id);
+            }
+        }
+        let found = self.association_with(peer_port, &[from]);
+        if let Some(id) = found {
+            self.last_peer = Some(((from, peer_port), id));
+        }
+        found
     }
 
     /// The association, not closed, with the peer port `peer_port` and one of `addrs`.
@@ -748,8 +767,8 @@ impl Endpoint {
         }
         if closed {
             self.may_close = true;
-            let mut ids: Vec<AssocId> = self.keys.keys().copied().filter(|&id| !self.is_live(id)).collect();
-            ids.sort_unstable();
+            let ids: Vec<AssocId> =
+                self.associations.indexed().map(|(id, _)| id).filter(|&id| !self.is_live(id)).collect();
             for id in ids {
                 self.unindex(id);
             }
@@ -758,44 +777,72 @@ impl Endpoint {
 }
 
 /// The associations of an endpoint, in creation order: a vector sorted by id (ids only grow,
-/// so a new one goes at the end). Looked up on every packet and application call; a binary
-/// search over a few entries is far cheaper than a tree's node walk, and an endpoint holds
-/// few associations compared with the packets it handles. Removal (a finished association)
-/// is rare and shifts the rest.
+/// so a new one goes at the end), each with the keys it is indexed under. Looked up on every
+/// packet and application call; a binary search over a few entries is far cheaper than a
+/// tree's node walk or a hash, and an endpoint holds few associations compared with the
+/// packets it handles. Removal (a finished association) is rare and shifts the rest.
 #[derive(Debug, Default)]
 struct AssocTable {
-    entries: Vec<(AssocId, Association)>,
+    entries: Vec<AssocEntry>,
+}
+
+/// One association of an [`AssocTable`].
+#[derive(Debug)]
+struct AssocEntry {
+    id: AssocId,
+    assoc: Association,
+    /// What it is indexed under in the demultiplexing maps while it is live.
+    keys: Option<IndexKeys>,
 }
 
 impl AssocTable {
     fn position(&self, id: AssocId) -> Option<usize> {
-        self.entries.binary_search_by_key(&id, |(k, _)| *k).ok()
+        self.entries.binary_search_by_key(&id, |e| e.id).ok()
+    }
+
+    fn entry(&self, id: AssocId) -> Option<&AssocEntry> {
+        self.position(id).map(|i| &self.entries[i])
     }
 
     fn get(&self, id: AssocId) -> Option<&Association> {
-        self.position(id).map(|i| &self.entries[i].1)
+        self.entry(id).map(|e| &e.assoc)
     }
 
     fn get_mut(&mut self, id: AssocId) -> Option<&mut Association> {
-        self.position(id).map(|i| &mut self.entries[i].1)
+        self.position(id).map(|i| &mut self.entries[i].assoc)
     }
 
-    /// Adds `a` under `id`, which is greater than every id present.
+    /// Adds `a` under `id`, which is greater than every id present, not yet indexed.
     fn push(&mut self, id: AssocId, a: Association) {
-        debug_assert!(self.entries.last().is_none_or(|(last, _)| *last < id));
-        self.entries.push((id, a));
+        debug_assert!(self.entries.last().is_none_or(|e| e.id < id));
+        self.entries.push(AssocEntry { id, assoc: a, keys: None });
     }
 
     fn remove(&mut self, id: AssocId) -> Option<Association> {
-        self.position(id).map(|i| self.entries.remove(i).1)
+        self.position(id).map(|i| self.entries.remove(i).assoc)
+    }
+
+    fn set_keys(&mut self, id: AssocId, keys: IndexKeys) {
+        if let Some(i) = self.position(id) {
+            self.entries[i].keys = Some(keys);
+        }
+    }
+
+    fn take_keys(&mut self, id: AssocId) -> Option<IndexKeys> {
+        self.position(id).and_then(|i| self.entries[i].keys.take())
+    }
+
+    /// The indexed associations and their keys, by id.
+    fn indexed(&self) -> impl Iterator<Item = (AssocId, &IndexKeys)> + '_ {
+        self.entries.iter().filter_map(|e| e.keys.as_ref().map(|k| (e.id, k)))
     }
 
     fn iter(&self) -> impl Iterator<Item = (AssocId, &Association)> + '_ {
-        self.entries.iter().map(|(id, a)| (*id, a))
+        self.entries.iter().map(|e| (e.id, &e.assoc))
     }
 
     fn iter_mut(&mut self) -> impl Iterator<Item = (AssocId, &mut Association)> + '_ {
-        self.entries.iter_mut().map(|(id, a)| (*id, a))
+        self.entries.iter_mut().map(|e| (e.id, &mut e.assoc))
     }
 
     fn len(&self) -> usize {
