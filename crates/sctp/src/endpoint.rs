@@ -256,6 +256,12 @@ impl Endpoint {
         self.associations.get_mut(id)?.poll_event()
     }
 
+    /// The next event of any association, lowest id first ([`Association::poll_event`]): a
+    /// driver drains every association's events after an input without looking each up.
+    pub fn poll_any_event(&mut self) -> Option<(AssocId, Event)> {
+        self.associations.iter_mut().find_map(|(id, a)| a.poll_event().map(|e| (id, e)))
+    }
+
     /// Queues a message on association `id` ([`Association::send`]).
     pub fn send(&mut self, id: AssocId, stream: u16, ppid: u32, unordered: bool, data: &[u8]) -> Result<(), SendError> {
         match self.associations.get_mut(id) {

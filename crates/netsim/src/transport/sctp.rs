@@ -104,8 +104,6 @@ pub struct SctpSocket {
     /// Position of each association's record, by [`AssocId`] (ids are dense and never
     /// reused); [`NO_RECORD`] for an association not met.
     index: Vec<usize>,
-    /// The endpoint's association ids, reused between flushes.
-    scratch: Vec<AssocId>,
 }
 
 impl SctpSocket {
@@ -130,7 +128,6 @@ impl SctpSocket {
             records: Vec::new(),
             ids: Vec::new(),
             index: Vec::new(),
-            scratch: Vec::new(),
         }
     }
 
@@ -257,16 +254,11 @@ impl SctpSocket {
             let pkt = ctx.packet_around(route.src, dst, PROTO_SCTP, d.payload, flow);
             ctx.send_on(route, pkt);
         }
-        let mut ids = std::mem::take(&mut self.scratch);
-        ids.clear();
-        ids.extend(self.ep.ids());
-        for &id in &ids {
-            while let Some(e) = self.ep.poll_event(id) {
-                self.on_event(ctx, id, &e);
-                events.push((id, e));
-            }
+        // In id order, each association's events in turn (handling one creates none).
+        while let Some((id, e)) = self.ep.poll_any_event() {
+            self.on_event(ctx, id, &e);
+            events.push((id, e));
         }
-        self.scratch = ids;
         // A finished association leaves the endpoint; its final state stays for results.
         while let Some((id, a)) = self.ep.poll_closed() {
             if let Some(rec) = self.index.get(id.get() as usize).and_then(|&i| self.records.get_mut(i)) {
