@@ -7,6 +7,7 @@ use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::PathBuf;
 
+use crate::event::NetEvent;
 use crate::ids::IfaceId;
 use crate::recorder::{Names, TraceEvent, TraceSink};
 use crate::time::Instant;
@@ -75,9 +76,8 @@ impl PcapSink {
 
 impl TraceSink for PcapSink {
     fn record(&mut self, now: Instant, event: &TraceEvent<'_>, _names: &Names) {
-        match event {
-            TraceEvent::Tx { iface, pkt } | TraceEvent::Rx { iface, pkt } => self.write(now, *iface, &pkt.bytes),
-            _ => {}
+        if let TraceEvent::Net(NetEvent::Tx { iface, pkt } | NetEvent::Rx { iface, pkt }) = event {
+            self.write(now, *iface, &pkt.bytes);
         }
     }
 

@@ -12,7 +12,7 @@ use rustc_hash::{FxHashMap, FxHasher};
 
 pub use crate::event::{DropCounts, DropReason, Location, QueueCounts, QueueReason};
 use crate::event::{NetEvent, NetObserver};
-use crate::ids::{FlowId, IfaceId};
+use crate::ids::FlowId;
 use crate::stats::DelayStats;
 use crate::time::Instant;
 use crate::wire::Packet;
@@ -20,55 +20,9 @@ use crate::wire::Packet;
 /// A typed trace event. Borrowed, so building one costs nothing but the branch that decides to.
 #[derive(Debug)]
 pub enum TraceEvent<'a> {
-    /// A packet entered an output queue; `backlog` is the queue length after it.
-    Enqueue {
-        /// The interface whose queue it is.
-        iface: IfaceId,
-        /// The packet.
-        pkt: &'a Packet,
-        /// Packets in the queue afterwards.
-        backlog: usize,
-    },
-    /// A packet left an output queue to be transmitted.
-    Dequeue {
-        /// The interface whose queue it is.
-        iface: IfaceId,
-        /// The packet.
-        pkt: &'a Packet,
-    },
-    /// A packet started transmission on an interface.
-    Tx {
-        /// Sending interface.
-        iface: IfaceId,
-        /// The packet.
-        pkt: &'a Packet,
-    },
-    /// A packet was fully received on an interface.
-    Rx {
-        /// Receiving interface.
-        iface: IfaceId,
-        /// The packet.
-        pkt: &'a Packet,
-    },
-    /// A packet was dropped.
-    Drop {
-        /// Why.
-        reason: DropReason,
-        /// Where.
-        at: Location,
-        /// The packet.
-        pkt: &'a Packet,
-    },
-    /// A queue discipline set Congestion Experienced on a packet instead of dropping it
-    /// (RFC 3168 §5).
-    Mark {
-        /// The interface whose queue it is.
-        iface: IfaceId,
-        /// Why.
-        reason: QueueReason,
-        /// The packet, as marked.
-        pkt: &'a Packet,
-    },
+    /// What the network reported: a packet queued, dequeued, sent, received, dropped or
+    /// marked (a mark only with the packet, [`NetEvent::Mark`]'s `pkt` set).
+    Net(&'a NetEvent<'a>),
     /// A scheduled fault took effect.
     Fault {
         /// The entity affected (link or interface name).
@@ -91,12 +45,12 @@ impl TraceEvent<'_> {
     /// The kind name used to select events in scenarios (`record.events`).
     pub fn kind(&self) -> &str {
         match self {
-            TraceEvent::Enqueue { .. } => "enqueue",
-            TraceEvent::Dequeue { .. } => "dequeue",
-            TraceEvent::Tx { .. } => "tx",
-            TraceEvent::Rx { .. } => "rx",
-            TraceEvent::Drop { .. } => "drop",
-            TraceEvent::Mark { .. } => "mark",
+            TraceEvent::Net(NetEvent::Enqueue { .. }) => "enqueue",
+            TraceEvent::Net(NetEvent::Dequeue { .. }) => "dequeue",
+            TraceEvent::Net(NetEvent::Tx { .. }) => "tx",
+            TraceEvent::Net(NetEvent::Rx { .. }) => "rx",
+            TraceEvent::Net(NetEvent::Drop { .. }) => "drop",
+            TraceEvent::Net(NetEvent::Mark { .. }) => "mark",
             TraceEvent::Fault { .. } => "fault",
             TraceEvent::Agent { kind, .. } => kind,
         }
@@ -182,18 +136,20 @@ impl TraceSink for EventLog {
             format!("uid={} flow={} len={} src={} dst={}", pkt.meta.uid, names.flow(pkt.meta.flow), pkt.len(), src, dst)
         };
         let (entity, detail) = match event {
-            TraceEvent::Enqueue { iface, pkt, backlog } => {
+            TraceEvent::Net(NetEvent::Enqueue { iface, pkt, backlog }) => {
                 (names.ifaces[iface.index()].clone(), format!("{} backlog={backlog}", pkt_detail(pkt)))
             }
-            TraceEvent::Dequeue { iface, pkt } | TraceEvent::Tx { iface, pkt } | TraceEvent::Rx { iface, pkt } => {
-                (names.ifaces[iface.index()].clone(), pkt_detail(pkt))
-            }
-            TraceEvent::Drop { reason, at, pkt } => {
+            TraceEvent::Net(
+                NetEvent::Dequeue { iface, pkt } | NetEvent::Tx { iface, pkt } | NetEvent::Rx { iface, pkt },
+            ) => (names.ifaces[iface.index()].clone(), pkt_detail(pkt)),
+            TraceEvent::Net(NetEvent::Drop { reason, at, pkt }) => {
                 (names.location(*at), format!("reason={} {}", reason.name(), pkt_detail(pkt)))
             }
-            TraceEvent::Mark { iface, reason, pkt } => {
+            TraceEvent::Net(NetEvent::Mark { iface, reason, pkt: Some(pkt), .. }) => {
                 (names.ifaces[iface.index()].clone(), format!("reason={} {}", reason.name(), pkt_detail(pkt)))
             }
+            // Marked as it joined its queue: nothing to show (the recorder does not pass these).
+            TraceEvent::Net(NetEvent::Mark { pkt: None, .. }) => return,
             TraceEvent::Fault { entity, action } => (entity.to_string(), format!("action={action}")),
             TraceEvent::Agent { entity, detail, .. } => (entity.to_string(), detail.to_string()),
         };
@@ -303,16 +259,10 @@ impl NetObserver for Recorder {
         if !self.tracer.enabled() {
             return;
         }
-        let trace = match *event {
-            NetEvent::Enqueue { iface, pkt, backlog } => TraceEvent::Enqueue { iface, pkt, backlog },
-            NetEvent::Dequeue { iface, pkt } => TraceEvent::Dequeue { iface, pkt },
-            NetEvent::Tx { iface, pkt } => TraceEvent::Tx { iface, pkt },
-            NetEvent::Rx { iface, pkt } => TraceEvent::Rx { iface, pkt },
-            NetEvent::Drop { reason, at, pkt } => TraceEvent::Drop { reason, at, pkt },
-            NetEvent::Mark { iface, reason, pkt: Some(pkt), .. } => TraceEvent::Mark { iface, reason, pkt },
-            NetEvent::Mark { pkt: None, .. } => return,
-        };
-        self.tracer.emit(now, &trace, &self.names);
+        if let NetEvent::Mark { pkt: None, .. } = event {
+            return;
+        }
+        self.tracer.emit(now, &TraceEvent::Net(event), &self.names);
     }
 }
 

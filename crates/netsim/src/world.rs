@@ -297,34 +297,34 @@ impl World {
     /// Tell every agent on the interface's node, in the order they were added.
     fn notify_iface(&mut self, now: Instant, iface: IfaceId, event: IfaceEvent) {
         let node = self.net.ifaces[iface.index()].node;
-        for (i, slot) in self.agents.iter_mut().enumerate().filter(|(_, s)| s.node == node) {
-            let mut ctx = Ctx {
-                now,
-                node,
-                me: AgentId(i as u32),
-                net: &mut self.net,
-                sched: &mut self.sched,
-                rec: &mut self.rec,
-                faults: &self.faults,
-            };
-            slot.agent.on_iface_event(&mut ctx, iface, event);
+        for i in 0..self.agents.len() {
+            if self.agents[i].node == node {
+                self.with_agent(now, AgentId(i as u32), |agent, ctx| agent.on_iface_event(ctx, iface, event));
+            }
         }
     }
 
     fn start_agents(&mut self) {
+        let now = self.sched.now();
         for i in 0..self.agents.len() {
-            let slot = &mut self.agents[i];
-            let mut ctx = Ctx {
-                now: self.sched.now(),
-                node: slot.node,
-                me: AgentId(i as u32),
-                net: &mut self.net,
-                sched: &mut self.sched,
-                rec: &mut self.rec,
-                faults: &self.faults,
-            };
-            slot.agent.start(&mut ctx);
+            self.with_agent(now, AgentId(i as u32), |agent, ctx| agent.start(ctx));
         }
+    }
+
+    /// Runs `f` on `agent` with the context it sees at `now`.
+    #[inline]
+    fn with_agent(&mut self, now: Instant, agent: AgentId, f: impl FnOnce(&mut dyn Agent, &mut Ctx<'_>)) {
+        let slot = &mut self.agents[agent.0 as usize];
+        let mut ctx = Ctx {
+            now,
+            node: slot.node,
+            me: agent,
+            net: &mut self.net,
+            sched: &mut self.sched,
+            rec: &mut self.rec,
+            faults: &self.faults,
+        };
+        f(slot.agent.as_mut(), &mut ctx);
     }
 
     #[inline]
@@ -337,32 +337,10 @@ impl World {
                 if let Some((agent, pkt)) =
                     self.net.on_arrive(link, side as usize, gen, now, &mut self.sched, &mut self.rec)
                 {
-                    let slot = &mut self.agents[agent.0 as usize];
-                    let mut ctx = Ctx {
-                        now,
-                        node: slot.node,
-                        me: agent,
-                        net: &mut self.net,
-                        sched: &mut self.sched,
-                        rec: &mut self.rec,
-                        faults: &self.faults,
-                    };
-                    slot.agent.on_packet(&mut ctx, pkt);
+                    self.with_agent(now, agent, |a, ctx| a.on_packet(ctx, pkt));
                 }
             }
-            Event::Timer { agent, token } => {
-                let slot = &mut self.agents[agent.0 as usize];
-                let mut ctx = Ctx {
-                    now,
-                    node: slot.node,
-                    me: agent,
-                    net: &mut self.net,
-                    sched: &mut self.sched,
-                    rec: &mut self.rec,
-                    faults: &self.faults,
-                };
-                slot.agent.on_timer(&mut ctx, token);
-            }
+            Event::Timer { agent, token } => self.with_agent(now, agent, |a, ctx| a.on_timer(ctx, token)),
             Event::Fault(i) => self.apply_at(now, self.faults[i as usize].action),
             Event::Sample => {
                 self.sample(now);
