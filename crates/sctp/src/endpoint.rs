@@ -143,19 +143,24 @@ struct IndexKeys {
     peers: Vec<IpAddr>,
     port: u16,
     tag: u32,
+    /// [`Paths::generation`](crate::Paths::generation) when `peers` was taken.
+    paths_generation: u64,
 }
 
 impl IndexKeys {
     fn of(a: &Association) -> Self {
-        IndexKeys { peers: a.paths().values().map(|p| p.remote).collect(), port: a.peer_port(), tag: a.local_tag() }
+        IndexKeys {
+            peers: a.paths().values().map(|p| p.remote).collect(),
+            port: a.peer_port(),
+            tag: a.local_tag(),
+            paths_generation: a.paths().generation(),
+        }
     }
 
     /// True if these are `a`'s keys.
     fn describe(&self, a: &Association) -> bool {
-        self.port == a.peer_port()
-            && self.tag == a.local_tag()
-            && self.peers.len() == a.paths().len()
-            && a.paths().values().zip(&self.peers).all(|(p, r)| p.remote == *r)
+        // Same generation, same paths: the addresses need no comparing (every packet).
+        self.port == a.peer_port() && self.tag == a.local_tag() && self.paths_generation == a.paths().generation()
     }
 }
 

@@ -49,6 +49,10 @@ impl fmt::Display for PathId {
 pub struct Paths {
     slots: Vec<Option<Path>>,
     live: usize,
+    /// Bumped by every push, replace and remove (never reset: an association keeps one
+    /// `Paths` for its life), so a holder of an earlier value knows whether the set of
+    /// paths may have changed without comparing it.
+    generation: u64,
 }
 
 impl Paths {
@@ -69,6 +73,11 @@ impl Paths {
     /// [`PathId::index`].
     pub fn id_bound(&self) -> usize {
         self.slots.len()
+    }
+    /// Changes whenever a path is added, replaced or removed: equal values mean the same
+    /// paths to the same addresses.
+    pub fn generation(&self) -> u64 {
+        self.generation
     }
     /// The path `id`, if it exists.
     pub fn get(&self, id: PathId) -> Option<&Path> {
@@ -117,12 +126,14 @@ impl Paths {
         let id = PathId(self.slots.len() as u32);
         self.slots.push(Some(path));
         self.live += 1;
+        self.generation += 1;
         id
     }
     /// Puts `path` in the place of path `id` (which keeps its id); returns the old one.
     pub(crate) fn replace(&mut self, id: PathId, path: Path) -> Option<Path> {
         let slot = self.slots.get_mut(id.index())?;
         let old = slot.replace(path);
+        self.generation += 1;
         if old.is_none() {
             self.live += 1;
         }
@@ -133,6 +144,7 @@ impl Paths {
         let old = self.slots.get_mut(id.index())?.take();
         if old.is_some() {
             self.live -= 1;
+            self.generation += 1;
         }
         old
     }
@@ -202,6 +214,25 @@ mod tests {
         assert_eq!(paths.push(path(4)), PathId::new(3));
         assert_eq!(paths.after(ids[2]).collect::<Vec<_>>(), vec![PathId::new(3), ids[0]]);
         assert_eq!(paths.after(ids[1]).collect::<Vec<_>>(), vec![ids[2], PathId::new(3), ids[0]]);
+    }
+
+    #[test]
+    fn every_change_of_the_paths_changes_the_generation() {
+        let mut paths = Paths::new();
+        let mut seen = vec![paths.generation()];
+        let a = paths.push(path(1));
+        seen.push(paths.generation());
+        paths[a].error_count = 3; // a path's state is not its identity
+        assert_eq!(paths.generation(), seen[1]);
+        paths.replace(a, path(2));
+        seen.push(paths.generation());
+        paths.remove(a);
+        seen.push(paths.generation());
+        paths.push(path(1));
+        seen.push(paths.generation());
+        let mut distinct = seen.clone();
+        distinct.dedup();
+        assert_eq!(distinct, seen, "a generation repeated: {seen:?}");
     }
 
     #[test]
