@@ -18,7 +18,6 @@
 //! there too), and an association that delivered on more than one stream reports messages and
 //! bytes per stream under `<association>/stream<s>`.
 
-use std::collections::BTreeMap;
 use std::net::{IpAddr, Ipv4Addr};
 
 use sctp::{AssocId, Event, SendError};
@@ -120,8 +119,11 @@ struct Received {
     first_delivery: Option<Instant>,
     last_delivery: Option<Instant>,
     delay: DelayStats,
-    /// Messages and bytes per stream.
-    streams: BTreeMap<u16, (u64, u64)>,
+    /// Messages and bytes per stream, by stream id (a stream nothing came on has zeros).
+    streams: Vec<(u64, u64)>,
+    /// A message being delivered in parts (RFC 9260 §6.9): the send instant stamped in its
+    /// first part and, for a request, the bytes so far (it is answered whole).
+    partial: Option<(Option<Instant>, Vec<u8>)>,
 }
 
 impl Received {
@@ -130,7 +132,11 @@ impl Received {
     /// `sent_at` is always the instant stamped in its first part.
     fn record(&mut self, now: Instant, stream: u16, len: usize, sent_at: Option<Instant>, end: bool) {
         self.count(now, len, sent_at, end);
-        let s = self.streams.entry(stream).or_default();
+        let i = usize::from(stream);
+        if self.streams.len() <= i {
+            self.streams.resize(i + 1, (0, 0));
+        }
+        let s = &mut self.streams[i];
         s.1 += len as u64;
         if end {
             s.0 += 1;
@@ -178,10 +184,11 @@ impl Received {
 
     /// Messages and bytes per stream, if more than one stream delivered.
     fn report_streams(&self, name: &str, out: &mut Scalars) {
-        if self.streams.len() < 2 {
+        let used = || self.streams.iter().enumerate().filter(|(_, &(m, b))| m > 0 || b > 0);
+        if used().count() < 2 {
             return;
         }
-        for (s, (messages, bytes)) in &self.streams {
+        for (s, (messages, bytes)) in used() {
             let entity = format!("{name}/stream{s}");
             out.push("sctp", &entity, "delivered_messages", *messages as f64, "messages");
             out.push("sctp", &entity, "delivered_bytes", *bytes as f64, "bytes");
@@ -219,10 +226,9 @@ pub struct SctpApp {
     message_buf: Vec<u8>,
     // Receiving side.
     received: Received,
-    per_assoc: BTreeMap<AssocId, Received>,
-    /// Messages being delivered in parts (RFC 9260 §6.9), per association: the send instant
-    /// stamped in the first part and, for a request, the bytes so far (it is answered whole).
-    partial: BTreeMap<AssocId, (Option<Instant>, Vec<u8>)>,
+    /// What each association delivered, by its position in the socket's list; `None` for
+    /// one that has delivered nothing.
+    per_assoc: Vec<Option<Received>>,
     response_delay: DelayStats,
     /// When every byte of a finite bulk transfer was acknowledged.
     completed_at: Option<Instant>,
@@ -244,8 +250,7 @@ impl SctpApp {
             next_seq: 0,
             message_buf: Vec::new(),
             received: Received::default(),
-            per_assoc: BTreeMap::new(),
-            partial: BTreeMap::new(),
+            per_assoc: Vec::new(),
             response_delay: DelayStats::default(),
             completed_at: None,
             events: Vec::new(),
@@ -323,15 +328,22 @@ impl SctpApp {
         }
         let mut replies = Vec::new();
         let n = self.socket.associations().len();
-        'all: for j in 0..n {
+        for j in 0..n {
             let k = (self.next_read + j) % n;
             let id = self.socket.associations()[k];
+            if self.per_assoc.len() <= k {
+                self.per_assoc.resize_with(k + 1, || None);
+            }
+            let mut paused = false;
             while let Some(m) = self.socket.read(id) {
+                let app = &self.cfg.name;
+                let rx = self.per_assoc[k]
+                    .get_or_insert_with(|| Received { name: format!("{app}/assoc{k}"), ..Received::default() });
                 // The send instant is stamped in a message's first bytes: for a part after
                 // the first, it was taken from the first part.
                 let stamped =
                     || m.data.get(8..16).and_then(|b| b.try_into().ok()).map(|b| Instant(u64::from_be_bytes(b)));
-                let (sent_at, mut request) = match self.partial.remove(&id) {
+                let (sent_at, mut request) = match rx.partial.take() {
                     Some((sent_at, request)) => (sent_at, request),
                     None => (stamped().filter(|&t| t <= now), Vec::new()),
                 };
@@ -351,17 +363,12 @@ impl SctpApp {
                     _ => {}
                 }
                 if !end {
-                    self.partial.insert(id, (sent_at, request));
+                    rx.partial = Some((sent_at, request));
                 }
                 let (len, stream) = (m.data.len(), m.stream);
                 // The association builds later chunks in the buffer.
                 self.socket.recycle(id, m.data);
                 self.received.count(now, len, sent_at, end);
-                let app = &self.cfg.name;
-                let rx = self
-                    .per_assoc
-                    .entry(id)
-                    .or_insert_with(|| Received { name: format!("{app}/assoc{k}"), ..Received::default() });
                 rx.record(now, stream, len, sent_at, end);
                 self.socket.delivered(ctx, id, len, sent_at.filter(|_| end).map(|t| now - t));
                 if let Some(r) = rate {
@@ -369,8 +376,12 @@ impl SctpApp {
                     self.read_pending = true;
                     ctx.timer_in(wait, TOKEN_READ);
                     self.next_read = k + 1;
-                    break 'all;
+                    paused = true;
+                    break;
                 }
+            }
+            if paused {
+                break;
             }
         }
         for (id, data) in replies {
@@ -484,13 +495,13 @@ impl Agent for SctpApp {
     fn report(&self, _now: Instant, out: &mut Scalars) {
         let name = self.socket.name();
         if self.received.messages > 0 {
-            let mut all = self.per_assoc.values();
+            let mut all = self.per_assoc.iter().flatten();
             let first = all.next().map(|rx| rx.delay.clone()).unwrap_or_default();
             let delay = all.fold(first, |mut d, rx| {
                 d.merge(&rx.delay);
                 d
             });
-            Received { delay, streams: BTreeMap::new(), ..self.received.clone() }.report(name, out);
+            Received { delay, ..self.received.clone() }.report(name, out);
             if self.response_delay.count() > 0 {
                 out.push("sctp", name, "response_time_mean", self.response_delay.mean_s(), "s");
                 out.push("sctp", name, "response_time_p99", self.response_delay.quantile_s(0.99), "s");
@@ -509,7 +520,7 @@ impl Agent for SctpApp {
                 self.socket.report_failover(id, out);
                 self.socket.report_transport(id, sender, out);
             }
-            let Some(rx) = self.per_assoc.get(&id) else { continue };
+            let Some(rx) = self.per_assoc.get(k).and_then(Option::as_ref) else { continue };
             let entity = if ids.len() > 1 { rx.name.as_str() } else { name };
             if ids.len() > 1 {
                 rx.report(entity, out);
@@ -536,10 +547,8 @@ impl Agent for SctpApp {
             self.socket.sample(now, id, out);
         }
         // Associations that delivered something (the others have no series yet).
-        for id in ids {
-            if let Some(rx) = self.per_assoc.get(id) {
-                out.push(now, "sctp", &rx.name, "delivered_bytes", "bytes", rx.bytes as f64);
-            }
+        for rx in self.per_assoc.iter().flatten() {
+            out.push(now, "sctp", &rx.name, "delivered_bytes", "bytes", rx.bytes as f64);
         }
     }
 }
