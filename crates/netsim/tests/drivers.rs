@@ -153,6 +153,21 @@ fn sctp_pair(bytes: Option<u64>, down_until: Option<f64>, stop: f64) -> RunResul
 /// As [`sctp_pair`], the sender using `streams` streams and the sink accepting `inbound`. The
 /// sender's association is accounted to the flow `up`.
 fn sctp_streams(bytes: Option<u64>, down_until: Option<f64>, stop: f64, streams: u16, inbound: u16) -> RunResult {
+    let sink = sctp::Config { max_inbound_streams: inbound, ..sctp::Config::default() };
+    sctp_transfer(bytes, down_until, stop, streams, 1000, sink)
+}
+
+/// An upload of `bytes` (unlimited if `None`) in `message_size`-byte messages over `streams`
+/// streams from A to an SCTP sink on B configured by `sink`, until `stop`, with every link
+/// down until `down_until`. The sender's association is accounted to the flow `up`.
+fn sctp_transfer(
+    bytes: Option<u64>,
+    down_until: Option<f64>,
+    stop: f64,
+    streams: u16,
+    message_size: usize,
+    sink: sctp::Config,
+) -> RunResult {
     let mut p = pair(stop);
     if let Some(t) = down_until {
         p.down_until(t);
@@ -162,7 +177,7 @@ fn sctp_streams(bytes: Option<u64>, down_until: Option<f64>, stop: f64, streams:
         name: "sink".into(),
         addrs: vec![B0, B1],
         port: 5000,
-        config: sctp::Config { max_inbound_streams: inbound, ..config.clone() },
+        config: sink,
         role: SctpRole::Sink { drain_rate: None },
         seed: 1,
         flows: Vec::new(),
@@ -179,7 +194,7 @@ fn sctp_streams(bytes: Option<u64>, down_until: Option<f64>, stop: f64, streams:
             peer_port: 5000,
             start: secs(0.1),
             bytes,
-            message_size: 1000,
+            message_size,
             streams,
             unordered: false,
         },
@@ -306,41 +321,8 @@ fn an_sctp_association_is_accounted_to_its_flow() {
 /// its delay from the send instant stamped in the first part.
 #[test]
 fn a_sink_counts_a_message_delivered_in_parts_once_with_its_delay() {
-    let mut p = pair(40.0);
-    let config = sctp::Config::default();
-    let sink = SctpAppConfig {
-        name: "sink".into(),
-        addrs: vec![B0, B1],
-        port: 5000,
-        config: sctp::Config { recv_buffer: 4096, ..config.clone() },
-        role: SctpRole::Sink { drain_rate: None },
-        seed: 1,
-        flows: Vec::new(),
-    };
-    let flow = p.b.flow("up");
-    let up = SctpAppConfig {
-        name: "up".into(),
-        addrs: vec![A0, A1],
-        port: 5001,
-        config,
-        role: SctpRole::Bulk {
-            peer: vec![B0, B1],
-            more_peers: Vec::new(),
-            peer_port: 5000,
-            start: secs(0.1),
-            bytes: Some(50_000),
-            message_size: 10_000,
-            streams: 1,
-            unordered: false,
-        },
-        seed: 2,
-        flows: vec![flow],
-    };
-    let s = p.b.agent(p.z, Box::new(SctpApp::new(sink)));
-    p.b.bind_port(s, PROTO_SCTP, 5000);
-    let u = p.b.agent(p.a, Box::new(SctpApp::new(up)));
-    p.b.bind_port(u, PROTO_SCTP, 5001);
-    let r = p.b.build().run().unwrap();
+    let sink = sctp::Config { recv_buffer: 4096, ..sctp::Config::default() };
+    let r = sctp_transfer(Some(50_000), None, 40.0, 1, 10_000, sink);
     let s = &r.scalars;
     assert_eq!(s.get("sctp", "sink", "delivered_bytes"), Some(50_000.0));
     assert_eq!(s.get("sctp", "sink", "delivered_messages"), Some(5.0));

@@ -5,7 +5,7 @@
 
 mod harness;
 
-use harness::{addr, Harness, CLIENT, PORTS, SERVER};
+use harness::{addr, ms, Harness, CLIENT, PORTS, SERVER};
 use sctp::wire::{Chunk, CommonHeader, ErrorCause, InitChunk, Packet, Parameter};
 use sctp::{AssocId, CloseReason, Config, Endpoint, Event, PathId, PathState, State, Timer};
 use simtime::{Duration, Instant};
@@ -14,9 +14,6 @@ use std::net::IpAddr;
 const P0: PathId = PathId::new(0);
 const P1: PathId = PathId::new(1);
 
-fn ms(v: u64) -> Duration {
-    Duration::from_millis(v)
-}
 #[allow(dead_code)]
 fn secs(v: u64) -> Instant {
     Instant::from_nanos(v * 1_000_000_000)

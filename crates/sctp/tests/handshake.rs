@@ -5,14 +5,10 @@
 
 mod harness;
 
-use harness::{Harness, CLIENT, SERVER};
+use harness::{ms, Harness, CLIENT, SERVER};
 use sctp::wire::{Chunk, Packet, Parameter};
 use sctp::{Config, State};
 use simtime::Duration;
-
-fn ms(v: u64) -> Duration {
-    Duration::from_millis(v)
-}
 
 /// A two-address client and server whose client's INIT carries `extra` ahead of its
 /// addresses; run until the handshake is over (45 ms: before the client's first packet from

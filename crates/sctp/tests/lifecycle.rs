@@ -3,24 +3,13 @@
 
 mod harness;
 
-use harness::{addr, Harness, CLIENT, PORTS, SERVER};
+use harness::{addr, connected, ms, CLIENT, PORTS, SERVER};
 use sctp::{AssocId, Config, Endpoint, Event, PathId};
 use simtime::Duration;
 
 const P0: PathId = PathId::new(0);
 const P1: PathId = PathId::new(1);
 const P2: PathId = PathId::new(2);
-
-fn ms(v: u64) -> Duration {
-    Duration::from_millis(v)
-}
-
-fn connected(paths: usize) -> Harness {
-    let mut h = Harness::new(Config::default(), Config::default(), paths, ms(10), 7);
-    h.connect();
-    h.run_for(ms(100));
-    h
-}
 
 #[test]
 fn a_restart_that_drops_an_address_moves_no_other_path() {

@@ -4,14 +4,10 @@
 
 mod harness;
 
-use harness::{App, Harness, CLIENT, SERVER};
+use harness::{ms, App, Harness, CLIENT, SERVER};
 use sctp::config::MIN_PMTU;
 use sctp::{Config, State};
 use simtime::Duration;
-
-fn ms(v: u64) -> Duration {
-    Duration::from_millis(v)
-}
 
 #[test]
 fn the_path_mtu_floor_is_validated_with_the_value() {

@@ -8,7 +8,7 @@ mod harness;
 
 use std::sync::{Arc, Mutex};
 
-use harness::{Harness, CLIENT, SERVER};
+use harness::{ms, Harness, CLIENT, SERVER};
 use sctp::cmt::{PathScheduler, PathsView, SchedulerConfig};
 use sctp::congestion::{AckInfo, CongestionState, Controller, GroupView, Rfc9260, Rules};
 use sctp::wire::{Chunk, HeaderView};
@@ -17,10 +17,6 @@ use simtime::{Duration, Instant};
 
 const P0: PathId = PathId::new(0);
 const P1: PathId = PathId::new(1);
-
-fn ms(v: u64) -> Duration {
-    Duration::from_millis(v)
-}
 
 /// Two 10 Mbit/s paths, 10 ms each way; the client uploads `bytes` (`u64::MAX`: without
 /// end) in 1,400-byte messages, the server reads.

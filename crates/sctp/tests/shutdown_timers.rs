@@ -4,23 +4,12 @@
 
 mod harness;
 
-use harness::{addr, Harness, CLIENT, PORTS, SERVER};
+use harness::{addr, connected, ms, Harness, CLIENT, PORTS, SERVER};
 use sctp::wire::{Chunk, CommonHeader, Packet};
 use sctp::{Config, Event, PathId, PathState, State, Timer};
 use simtime::{Duration, Instant};
 
 const P0: PathId = PathId::new(0);
-
-fn ms(v: u64) -> Duration {
-    Duration::from_millis(v)
-}
-
-fn connected(paths: usize) -> Harness {
-    let mut h = Harness::new(Config::default(), Config::default(), paths, ms(10), 7);
-    h.connect();
-    h.run_for(ms(100));
-    h
-}
 
 /// A packet from `from`'s port to the other side's, under `tag`, with one chunk.
 fn packet(from: usize, tag: u32, chunk: Chunk) -> Vec<u8> {

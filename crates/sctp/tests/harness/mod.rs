@@ -13,6 +13,20 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use sctp::{AssocId, Association, Config, Endpoint, Event, Message};
 use simtime::{Duration, Instant};
 
+/// `v` milliseconds.
+pub fn ms(v: u64) -> Duration {
+    Duration::from_millis(v)
+}
+
+/// Client and server with `paths` address pairs, 10 ms apart, default configurations,
+/// associated and settled (100 ms after the handshake began).
+pub fn connected(paths: usize) -> Harness {
+    let mut h = Harness::new(Config::default(), Config::default(), paths, ms(10), 7);
+    h.connect();
+    h.run_for(ms(100));
+    h
+}
+
 pub const CLIENT: usize = 0;
 pub const SERVER: usize = 1;
 /// Each side's port.
