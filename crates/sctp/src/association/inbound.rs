@@ -432,16 +432,12 @@ impl Inbound {
     /// carry the number of DATA packets received since the previous SACK, at most 2.
     pub(crate) fn make_sack(&mut self, max_blocks: usize, dac: bool) -> SackChunk {
         let cum = self.cum_tsn;
-        let gap_ack_blocks = self
-            .gaps
-            .iter()
-            .take(max_blocks)
-            .filter_map(|&(a, b)| {
-                let start = u16::try_from(a.wrapping_sub(cum)).ok()?;
-                let end = u16::try_from(b.wrapping_sub(cum)).ok()?;
-                Some(GapAckBlock { start, end })
-            })
-            .collect();
+        let mut gap_ack_blocks = Vec::with_capacity(self.gaps.len().min(max_blocks));
+        gap_ack_blocks.extend(self.gaps.iter().take(max_blocks).filter_map(|&(a, b)| {
+            let start = u16::try_from(a.wrapping_sub(cum)).ok()?;
+            let end = u16::try_from(b.wrapping_sub(cum)).ok()?;
+            Some(GapAckBlock { start, end })
+        }));
         let flags = if dac { dac_flags(self.packets_since_sack) } else { 0 };
         self.packets_since_sack = 0;
         self.sack_now = false;

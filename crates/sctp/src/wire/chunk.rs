@@ -592,9 +592,16 @@ fn parse_sack(flags: u8, value: &[u8]) -> Result<SackChunk, WireError> {
     if value.len() != 12 + 4 * gaps + 4 * dups {
         return Err(WireError::BadLength { what, length: value.len() + 4 });
     }
-    let gap_ack_blocks =
-        (0..gaps).map(|_| Ok(GapAckBlock { start: r.u16()?, end: r.u16()? })).collect::<Result<_, WireError>>()?;
-    let duplicate_tsns = (0..dups).map(|_| r.u32()).collect::<Result<_, _>>()?;
+    // The counts are checked against the chunk's length above, so the vectors are sized
+    // once (collecting through `Result` would grow them step by step).
+    let mut gap_ack_blocks = Vec::with_capacity(gaps);
+    for _ in 0..gaps {
+        gap_ack_blocks.push(GapAckBlock { start: r.u16()?, end: r.u16()? });
+    }
+    let mut duplicate_tsns = Vec::with_capacity(dups);
+    for _ in 0..dups {
+        duplicate_tsns.push(r.u32()?);
+    }
     Ok(SackChunk { flags, cumulative_tsn_ack, a_rwnd, gap_ack_blocks, duplicate_tsns })
 }
 
