@@ -59,7 +59,54 @@ struct PartialDelivery {
 struct InStream {
     next_ssn: u16,
     /// Complete ordered messages waiting for earlier SSNs.
-    waiting: BTreeMap<u16, Message>,
+    waiting: Waiting,
+}
+
+impl InStream {
+    /// The next message in order if it is waiting (the SSN advances past it). A waiting
+    /// message whose SSN the stream has already passed (a peer repeating an SSN) can never
+    /// be delivered in order: it is dropped, and its size returned in `dropped`.
+    fn take_next(&mut self, dropped: &mut u32) -> Option<Message> {
+        loop {
+            let &(ssn, _) = self.waiting.0.front()?;
+            let offset = ssn.wrapping_sub(self.next_ssn);
+            if offset >= 0x8000 {
+                if let Some((_, stale)) = self.waiting.0.pop_front() {
+                    *dropped += stale.data.len() as u32;
+                }
+                continue;
+            }
+            if offset != 0 {
+                return None;
+            }
+            self.next_ssn = self.next_ssn.wrapping_add(1);
+            return self.waiting.0.pop_front().map(|(_, m)| m);
+        }
+    }
+}
+
+/// Complete ordered messages of one stream waiting for an earlier SSN, in SSN order counted
+/// from the stream's next SSN (serial-number order over the 16-bit SSN). Behind a missing
+/// message the others mostly arrive in SSN order (with several paths, one path's messages
+/// overtake the other's), so they are appended at the back and taken from the front.
+#[derive(Debug, Default)]
+struct Waiting(VecDeque<(u16, Message)>);
+
+impl Waiting {
+    /// Adds `msg` with `ssn` to a stream whose next SSN is `next`; a message with the same
+    /// SSN is replaced.
+    fn insert(&mut self, next: u16, ssn: u16, msg: Message) {
+        let offset = ssn.wrapping_sub(next);
+        if self.0.back().is_none_or(|&(s, _)| s.wrapping_sub(next) < offset) {
+            self.0.push_back((ssn, msg));
+            return;
+        }
+        let i = self.0.partition_point(|&(s, _)| s.wrapping_sub(next) < offset);
+        match self.0.get_mut(i) {
+            Some(e) if e.0 == ssn => e.1 = msg,
+            _ => self.0.insert(i, (ssn, msg)),
+        }
+    }
 }
 
 /// Receiver state.
@@ -92,6 +139,8 @@ pub(crate) struct Inbound {
     pub(crate) delivered_bytes: u64,
     /// Messages delivered to the application so far.
     pub(crate) delivered_messages: u64,
+    /// Room for the next SACK's gap ack blocks (given back once the SACK is in a packet).
+    spare_blocks: Vec<GapAckBlock>,
 }
 
 impl Inbound {
@@ -116,6 +165,7 @@ impl Inbound {
             sack_now: false,
             delivered_bytes: 0,
             delivered_messages: 0,
+            spare_blocks: Vec::new(),
         }
     }
 
@@ -351,10 +401,11 @@ impl Inbound {
         }
         let Some(stream) = self.streams.get_mut(usize::from(pd.stream)) else { return };
         stream.next_ssn = pd.ssn.wrapping_add(1);
-        while let Some(next) = stream.waiting.remove(&stream.next_ssn) {
+        let mut dropped = 0;
+        while let Some(next) = stream.take_next(&mut dropped) {
             self.ready.push_back(next);
-            stream.next_ssn = stream.next_ssn.wrapping_add(1);
         }
+        self.held = self.held.saturating_sub(dropped);
     }
 
     /// A whole message: unordered ones are ready at once, ordered ones in SSN order (§6.6).
@@ -367,15 +418,16 @@ impl Inbound {
         // A message partially delivered holds its stream's place until its last part.
         let in_partial = self.partial.is_some_and(|p| !p.unordered && p.stream == msg.stream);
         if ssn != stream.next_ssn || in_partial {
-            stream.waiting.insert(ssn, msg);
+            stream.waiting.insert(stream.next_ssn, ssn, msg);
             return;
         }
         self.ready.push_back(msg);
         stream.next_ssn = stream.next_ssn.wrapping_add(1);
-        while let Some(next) = stream.waiting.remove(&stream.next_ssn) {
+        let mut dropped = 0;
+        while let Some(next) = stream.take_next(&mut dropped) {
             self.ready.push_back(next);
-            stream.next_ssn = stream.next_ssn.wrapping_add(1);
         }
+        self.held = self.held.saturating_sub(dropped);
     }
 
     /// True if a message is ready for the application.
@@ -432,7 +484,9 @@ impl Inbound {
     /// carry the number of DATA packets received since the previous SACK, at most 2.
     pub(crate) fn make_sack(&mut self, max_blocks: usize, dac: bool) -> SackChunk {
         let cum = self.cum_tsn;
-        let mut gap_ack_blocks = Vec::with_capacity(self.gaps.len().min(max_blocks));
+        let mut gap_ack_blocks = std::mem::take(&mut self.spare_blocks);
+        gap_ack_blocks.clear();
+        gap_ack_blocks.reserve(self.gaps.len().min(max_blocks));
         gap_ack_blocks.extend(self.gaps.iter().take(max_blocks).filter_map(|&(a, b)| {
             let start = u16::try_from(a.wrapping_sub(cum)).ok()?;
             let end = u16::try_from(b.wrapping_sub(cum)).ok()?;
@@ -448,6 +502,17 @@ impl Inbound {
             a_rwnd: self.last_advertised,
             gap_ack_blocks,
             duplicate_tsns: std::mem::take(&mut self.dups),
+        }
+    }
+
+    /// Takes back the vectors of a SACK [`Inbound::make_sack`] built, once it is in a packet:
+    /// with several paths SACKs carry many gap blocks, and this saves an allocation each.
+    pub(crate) fn recycle_sack(&mut self, sack: SackChunk) {
+        self.spare_blocks = sack.gap_ack_blocks;
+        if self.dups.capacity() == 0 {
+            let mut dups = sack.duplicate_tsns;
+            dups.clear();
+            self.dups = dups;
         }
     }
 

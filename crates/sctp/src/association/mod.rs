@@ -51,7 +51,7 @@ use crate::cmt::{PathScheduler, PathsView, RetransmitPolicy};
 use crate::config::Config;
 use crate::congestion::GroupView;
 use crate::random::RandomStream;
-use crate::wire::{Chunk, ChunkType, ChunkView, DataRef, ErrorCause, HeaderView, UnknownAction};
+use crate::wire::{Chunk, ChunkType, ChunkView, DataRef, ErrorCause, HeaderView, SackChunk, UnknownAction};
 
 use buffers::BufferPool;
 pub(crate) use cookie::CookieState;
@@ -327,6 +327,8 @@ pub struct Association {
     out: Outbound,
     /// Scratch space for SACK processing, kept to avoid allocating per SACK.
     sack_tallies: SackTallies,
+    /// The SACK chunk being processed, parsed into room kept between SACKs.
+    sack_in: SackChunk,
     inb: Inbound,
     /// Buffers for packets, queued fragments and received data, reused.
     buffers: BufferPool,
@@ -387,6 +389,7 @@ impl Association {
             t2_path: PathId::default(),
             out,
             sack_tallies: SackTallies::default(),
+            sack_in: SackChunk::default(),
             inb,
             buffers: BufferPool::new(config.pmtu as usize),
             sack_path: PathId::default(),
@@ -642,6 +645,20 @@ impl Association {
                     }
                 }
             }
+            if view.chunk_type == ChunkType::SACK {
+                // Parsed into a SACK kept for the purpose, whose vectors keep their room: with
+                // several paths a SACK carries many gap blocks.
+                let mut sack = std::mem::take(&mut self.sack_in);
+                let parsed = sack.parse_into(view.flags, view.value).is_ok();
+                if parsed {
+                    self.on_sack_chunk(now, &sack);
+                }
+                self.sack_in = sack;
+                if !parsed {
+                    return;
+                }
+                continue;
+            }
             let Ok(chunk) = Chunk::parse(&view) else { return };
             if !self.on_control(now, from, from_path, chunk) {
                 return;
@@ -717,13 +734,7 @@ impl Association {
     /// Every chunk but DATA. Returns false if the packet must not be processed further.
     fn on_control(&mut self, now: Instant, from: IpAddr, from_path: Option<PathId>, chunk: Chunk) -> bool {
         match chunk {
-            Chunk::Sack(sack) => {
-                if matches!(self.state, State::CookieWait | State::CookieEchoed | State::Closed) {
-                    return true;
-                }
-                self.stats.sacks_received += 1;
-                self.on_sack(now, &sack);
-            }
+            Chunk::Sack(sack) => self.on_sack_chunk(now, &sack),
             Chunk::Heartbeat { info } => {
                 // §8.3: echo the information unchanged, to the address it came from.
                 let p = from_path.unwrap_or(self.primary);
@@ -754,6 +765,15 @@ impl Association {
             Chunk::Data(_) | Chunk::Unknown { .. } => {}
         }
         true
+    }
+
+    /// A SACK chunk: ignored before the association is established (§6.2.1).
+    fn on_sack_chunk(&mut self, now: Instant, sack: &SackChunk) {
+        if matches!(self.state, State::CookieWait | State::CookieEchoed | State::Closed) {
+            return;
+        }
+        self.stats.sacks_received += 1;
+        self.on_sack(now, sack);
     }
 
     fn on_error_chunk(&mut self, now: Instant, causes: &[ErrorCause]) {

@@ -830,6 +830,9 @@ impl Association {
             self.stats.sacks_sent += 1;
             let p = self.existing_or_primary(self.sack_path);
             self.packet_for(&mut open, p, sack.buffer_len()).chunk(&sack);
+            if let Chunk::Sack(sack) = sack {
+                self.inb.recycle_sack(sack);
+            }
         }
         while let Some((p, chunk)) = self.control.pop_front() {
             let p = self.existing_or_primary(p);
