@@ -349,14 +349,19 @@ impl Association {
     /// their path's SRTT and every path of the association, as this SACK left them.
     fn update_congestion(&mut self, cum: u32, t: &SackTallies) {
         let wanted = || self.paths.values().any(|p| p.controller.reads_group_view());
-        if t.per_path.iter().any(|pt| pt.acked > 0) && wanted() {
+        let refilled = t.per_path.iter().any(|pt| pt.acked > 0 || pt.fast > 0) && wanted();
+        if refilled {
             self.group_view.refill(self.paths.iter());
         }
-        let group = &self.group_view;
+        let group = &mut self.group_view;
         for (p, path) in self.paths.iter_mut() {
             let Some(pt) = t.per_path.get(p.index()) else { continue };
             if pt.acked > 0 {
                 path.stats.bytes_acked += u64::from(pt.acked);
+                path.acked_since_loss += u64::from(pt.acked);
+                if refilled {
+                    group.show_to(p);
+                }
                 let info = AckInfo {
                     bytes_acked: pt.acked,
                     flight_before: pt.flight_before,
@@ -379,7 +384,11 @@ impl Association {
             let p = PathId::new(i as u32);
             let Some(path) = self.paths.get_mut(p) else { continue };
             if path.fast_recovery_exit.is_none() {
-                path.controller.on_fast_retransmit(&mut path.cc);
+                if refilled {
+                    self.group_view.show_to(p);
+                }
+                path.controller.on_fast_retransmit(&mut path.cc, &self.group_view);
+                path.note_loss();
                 path.fast_recovery_exit = Some(highest_outstanding);
             }
             path.rtt_probe = None;
@@ -501,10 +510,15 @@ impl Association {
         if marked == 0 {
             return; // nothing outstanding here: a stale timer.
         }
+        if self.paths.values().any(|p| p.controller.reads_group_view()) {
+            self.group_view.refill(self.paths.iter());
+            self.group_view.show_to(p);
+        }
         let path = &mut self.paths[p];
         path.stats.t3_timeouts += 1;
         // E1: ssthresh and cwnd; E2: back off the RTO; Karn: no sample from this round.
-        path.controller.on_timeout(&mut path.cc);
+        path.controller.on_timeout(&mut path.cc, &self.group_view);
+        path.note_loss();
         path.rto.back_off(&self.config);
         path.rtt_probe = None;
         let rto = path.rto.rto;
