@@ -155,6 +155,11 @@ pub struct Path {
     pub acked_since_loss: u64,
     /// Bytes acknowledged on this destination between its last two losses.
     pub acked_between_losses: u64,
+    /// CMT's cwnd update (CUC): a TSN below which every chunk sent here once is
+    /// acknowledged, where the search for this destination's pseudo-cumack resumes (`None`:
+    /// from the cumulative ack). It only moves up, so the searches cost, over a transfer,
+    /// one pass over the TSNs.
+    pub(crate) pseudo_cumack_scan: Option<u32>,
     /// Counters.
     pub stats: PathStats,
 }
@@ -185,6 +190,7 @@ impl Path {
             queued_bytes: 0,
             acked_since_loss: 0,
             acked_between_losses: 0,
+            pseudo_cumack_scan: None,
             stats: PathStats::default(),
         }
     }
