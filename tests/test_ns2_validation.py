@@ -89,6 +89,13 @@ def test_cmt_rows_wait_for_the_cmt_keys_and_name_a_missing_one() -> None:
         assert f'apps[{app}].sctp.cmt.rtx_policy="ssthresh"' in sets
         assert f'apps[{app}].sctp.cmt.scheduler="round-robin"' in sets
         assert f'apps[{app}].sctp.cmt.pf="off"' in sets
+    # The scheduler may sit beside the other association keys; RFC 7829's pf is not CMT-PF.
+    del cmt["apps[].sctp.cmt.scheduler"], cmt["apps[].sctp.cmt.pf"]
+    beside = {"apps[].sctp.scheduler": '"primary" \\| "round-robin"', "apps[].sctp.pf": '"on" \\| "off"'}
+    args, why = compare.cmt_overrides(keys | cmt | beside)
+    sets = [a for a in args if a != "--set"]
+    assert why == "" and 'apps[1].sctp.scheduler="round-robin"' in sets
+    assert not any(".pf=" in a for a in sets)
 
 
 @pytest.mark.skipif(shutil.which("ns") is None, reason="ns-2 not installed (apt-get install ns2)")
