@@ -4,7 +4,7 @@
 
 use simtime::Duration;
 
-use crate::cmt::{RetransmitConfig, SchedulerConfig};
+use crate::cmt::{CmtConfig, RetransmitConfig, SchedulerConfig};
 use crate::congestion::CongestionConfig;
 
 /// Everything that configures one association. `Config::default()` is the `rfc9260` preset.
@@ -76,6 +76,10 @@ pub struct Config {
     /// Which destinations new data goes to (see [`crate::cmt`]). Default `primary`: the
     /// primary, or an alternate after failover (§6.4).
     pub scheduler: SchedulerConfig,
+    /// Concurrent Multipath Transfer: on/off and its SFR, CUC and DAC algorithms (see
+    /// [`CmtConfig`]; Iyengar, Amer, Stewart, IEEE/ACM ToN 14(5), 2006). Default off.
+    /// [`Config::with_cmt`] turns it on together with the `round-robin` scheduler.
+    pub cmt: CmtConfig,
     /// Where retransmissions go (see [`crate::cmt`]). Default `alternate`: timed-out chunks
     /// to an alternate destination, fast retransmissions where they were sent (§6.4).
     pub retransmit: RetransmitConfig,
@@ -113,6 +117,7 @@ impl Default for Config {
             congestion: CongestionConfig::default(),
             pf_return_cwnd: None,
             scheduler: SchedulerConfig::default(),
+            cmt: CmtConfig::default(),
             retransmit: RetransmitConfig::default(),
             initial_tsn: None,
         }
@@ -187,6 +192,13 @@ impl Preset {
 pub const MIN_PMTU: u32 = 576;
 
 impl Config {
+    /// This configuration with Concurrent Multipath Transfer on: `cmt.enabled` (SFR, CUC
+    /// and DAC as `cmt` has them, all on by default) and new data spread over every usable
+    /// destination by the `round-robin` scheduler (the CMT paper's sender).
+    pub fn with_cmt(self) -> Self {
+        Config { cmt: CmtConfig { enabled: true, ..self.cmt }, scheduler: SchedulerConfig::RoundRobin, ..self }
+    }
+
     /// Largest user-data payload of one DATA chunk on a path of `pmtu` bytes: the MTU less
     /// the lower layers, the common header (12) and the DATA chunk header (16).
     pub fn max_fragment(&self) -> usize {

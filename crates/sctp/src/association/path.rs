@@ -146,6 +146,11 @@ pub struct Path {
     pub force_packet: Option<RtxKind>,
     /// Last instant data was sent here (for the §7.2.1 idle rule).
     pub last_data_sent: Option<Instant>,
+    /// CMT's cwnd update (CUC): a TSN below which every chunk sent here once is
+    /// acknowledged, where the search for this destination's pseudo-cumack resumes (`None`:
+    /// from the cumulative ack). It only moves up, so the searches cost, over a transfer,
+    /// one pass over the TSNs.
+    pub(crate) pseudo_cumack_scan: Option<u32>,
     /// Counters.
     pub stats: PathStats,
 }
@@ -173,6 +178,7 @@ impl Path {
             fast_recovery_exit: None,
             force_packet: None,
             last_data_sent: None,
+            pseudo_cumack_scan: None,
             stats: PathStats::default(),
         }
     }
