@@ -12,6 +12,7 @@ import subprocess
 import sys
 import tempfile
 import xml.etree.ElementTree as ET
+from collections.abc import Callable
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -285,7 +286,9 @@ def chromium() -> str:
     pytest.skip("chromium not installed (Debian: apt-get install chromium): the page was not rendered")
 
 
-def test_page_renders_in_headless_chromium(shown: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
+def test_page_renders_in_headless_chromium(
+    shown: Path, tmp_path_factory: pytest.TempPathFactory, record_property: Callable[[str, object], None]
+) -> None:
     from PIL import Image
 
     exe = chromium()
@@ -302,7 +305,10 @@ def test_page_renders_in_headless_chromium(shown: Path, tmp_path_factory: pytest
             capture_output=True, text=True, timeout=120, check=False,
         )
     assert proc.returncode == 0 and shot.is_file(), proc.stderr[-2000:]
+    # Kept as a test artefact: pytest's temporary directories outlive the run (the last
+    # three are kept), and the path goes into the JUnit report.
     print(f"\nscreenshot of report.html: {shot}", file=sys.stderr)
+    record_property("screenshot", str(shot))
     img = np.asarray(Image.open(shot).convert("RGB"))
     assert img.shape[:2] == (4000, 1280)
     # The figures were drawn: rows well down the page hold the plots' colours (matplotlib's
