@@ -4,7 +4,7 @@
 
 use simtime::Duration;
 
-use crate::cmt::{RetransmitConfig, SchedulerConfig};
+use crate::cmt::{PfVariant, RetransmitConfig, SchedulerConfig};
 use crate::congestion::CongestionConfig;
 
 /// Everything that configures one association. `Config::default()` is the `rfc9260` preset.
@@ -70,9 +70,15 @@ pub struct Config {
     /// Congestion control for every destination.
     pub congestion: CongestionConfig,
     /// cwnd in bytes given to a destination that returns from potentially failed to active
-    /// (passed to [`crate::Controller::on_pf_exit`]; CMT-PF uses 1 or 2 MTU). `None`
-    /// (default) leaves cwnd as it is, as RFC 7829 does.
+    /// (passed to [`crate::Controller::on_pf_exit`]; CMT-PF uses 1 to 4 MTU). `None`
+    /// (default) leaves cwnd as it is, as RFC 7829 does, or with [`PfVariant::Cmt`] gives
+    /// 2 MTU (CMT-PF2).
     pub pf_return_cwnd: Option<u32>,
+    /// How a destination leaves the potentially-failed state: RFC 7829 (default) or CMT-PF
+    /// (Natarajan et al. 2008), which returns it only on a HEARTBEAT ACK or the ack of a
+    /// chunk sent once and restarts it at 2 MTU unless `pf_return_cwnd` says otherwise.
+    /// See [`crate::cmt::PfVariant`].
+    pub pf_variant: PfVariant,
     /// Which destinations new data goes to (see [`crate::cmt`]). Default `primary`: the
     /// primary, or an alternate after failover (§6.4).
     pub scheduler: SchedulerConfig,
@@ -112,6 +118,7 @@ impl Default for Config {
             lower_layer_overhead: 20,
             congestion: CongestionConfig::default(),
             pf_return_cwnd: None,
+            pf_variant: PfVariant::Rfc7829,
             scheduler: SchedulerConfig::default(),
             retransmit: RetransmitConfig::default(),
             initial_tsn: None,
@@ -193,6 +200,29 @@ impl Config {
         (self.pmtu.saturating_sub(self.lower_layer_overhead + 12 + 16) as usize & !3).max(4)
     }
 
+    /// CMT-PF (Natarajan et al. 2008) with the destination returning from PF at `mtus`
+    /// MTUs (CMT-PF1 .. CMT-PF4 for 1..4): PF after the first timeout
+    /// (`pf_max_retrans` 0) unless a threshold is already set.
+    pub fn with_cmt_pf(self, mtus: u32) -> Config {
+        Config {
+            pf_variant: PfVariant::Cmt,
+            pf_max_retrans: Some(self.pf_max_retrans.unwrap_or(0)),
+            pf_return_cwnd: Some(mtus.saturating_mul(self.pmtu)),
+            ..self
+        }
+    }
+
+    /// The cwnd a destination returning from potentially failed gets, if any: the configured
+    /// [`Config::pf_return_cwnd`], or 2 MTU under CMT-PF.
+    pub fn pf_exit_cwnd(&self) -> Option<u32> {
+        match self.pf_variant {
+            PfVariant::Rfc7829 => self.pf_return_cwnd,
+            PfVariant::Cmt => {
+                Some(self.pf_return_cwnd.unwrap_or(PfVariant::CMT_DEFAULT_MTUS.saturating_mul(self.pmtu)))
+            }
+        }
+    }
+
     /// Largest SCTP packet (common header and chunks) that fits the path MTU.
     pub fn max_packet(&self) -> usize {
         self.pmtu.saturating_sub(self.lower_layer_overhead) as usize
@@ -230,6 +260,9 @@ impl Config {
         }
         if self.pf_return_cwnd == Some(0) {
             return fail("pf_return_cwnd", "must be at least 1 byte");
+        }
+        if self.pf_variant == PfVariant::Cmt && self.pf_max_retrans.is_none() {
+            return fail("pf_variant", "cmt needs pf_max_retrans (CMT-PF uses 0)");
         }
         if let Some(f) = self.congestion.shrink_factor() {
             if !(0.0..1.0).contains(&f) {

@@ -146,6 +146,10 @@ pub struct Path {
     pub force_packet: Option<RtxKind>,
     /// Last instant data was sent here (for the §7.2.1 idle rule).
     pub last_data_sent: Option<Instant>,
+    /// The loss rate of the path to this destination as the driver declares it (a fraction,
+    /// 0 when undeclared), for the ideal RTX-LOSSRATE policy
+    /// ([`crate::Association::set_loss_rate_hint`]). Nothing else reads it.
+    pub loss_rate_hint: f64,
     /// Counters.
     pub stats: PathStats,
 }
@@ -173,6 +177,7 @@ impl Path {
             fast_recovery_exit: None,
             force_packet: None,
             last_data_sent: None,
+            loss_rate_hint: 0.0,
             stats: PathStats::default(),
         }
     }
