@@ -563,7 +563,7 @@ pub static GROUP_UDP: Section = Section {
 pub static SCTP: Section = Section {
     path: "apps[].sctp",
     fields: &[
-        f("preset", Ty::Enum(&["rfc9260", "rfc4960", "linux", "freebsd"]), Value("rfc9260"), "", "Parameter set the other keys start from (see the SCTP section of the README)."),
+        f("preset", Ty::Enum(&["rfc9260", "rfc4960", "linux", "freebsd", "freebsd-cmt"]), Value("rfc9260"), "", "Parameter set the other keys start from (see the SCTP section of the README)."),
         f("rto_initial", Ty::Duration, Absent("preset (RFC 9260: 1s)"), "s", "RTO.Initial."),
         f("rto_min", Ty::Duration, Absent("preset (1s)"), "s", "RTO.Min."),
         f("rto_max", Ty::Duration, Absent("preset (60s)"), "s", "RTO.Max."),

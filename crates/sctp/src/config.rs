@@ -4,7 +4,7 @@
 
 use simtime::Duration;
 
-use crate::cmt::{PfVariant, RetransmitConfig, SchedulerConfig};
+use crate::cmt::{CmtConfig, PfVariant, RetransmitConfig, SchedulerConfig};
 use crate::congestion::CongestionConfig;
 
 /// Everything that configures one association. `Config::default()` is the `rfc9260` preset.
@@ -82,6 +82,10 @@ pub struct Config {
     /// Which destinations new data goes to (see [`crate::cmt`]). Default `primary`: the
     /// primary, or an alternate after failover (§6.4).
     pub scheduler: SchedulerConfig,
+    /// Concurrent Multipath Transfer: on/off and its SFR, CUC and DAC algorithms (see
+    /// [`CmtConfig`]; Iyengar, Amer, Stewart, IEEE/ACM ToN 14(5), 2006). Default off.
+    /// [`Config::with_cmt`] turns it on together with the `round-robin` scheduler.
+    pub cmt: CmtConfig,
     /// Where retransmissions go (see [`crate::cmt`]). Default `alternate`: timed-out chunks
     /// to an alternate destination, fast retransmissions where they were sent (§6.4).
     pub retransmit: RetransmitConfig,
@@ -120,6 +124,7 @@ impl Default for Config {
             pf_return_cwnd: None,
             pf_variant: PfVariant::Rfc7829,
             scheduler: SchedulerConfig::default(),
+            cmt: CmtConfig::default(),
             retransmit: RetransmitConfig::default(),
             initial_tsn: None,
         }
@@ -141,15 +146,29 @@ pub enum Preset {
     /// FreeBSD defaults (netinet/sctp_constants.h, sctp_sysctl.h): RTO.Initial 3 s, PF off
     /// (path_pf_threshold 0xffff), 256 KiB receive space.
     FreeBsd,
+    /// [`Preset::FreeBsd`] with CMT switched on as FreeBSD's sysctls leave it when only
+    /// `net.inet.sctp.cmt_on_off` is set to 1 (`SCTP_CMT_BASE`, netinet/sctp.h;
+    /// `SCTPCTL_CMT_ON_OFF_DEFAULT` is `SCTP_CMT_OFF`, netinet/sctp_sysctl.h): SFR and CUC
+    /// (always on with CMT, netinet/sctp_indata.c), DAC off (`SCTPCTL_CMT_USE_DAC_DEFAULT`
+    /// 0), PF off (`SCTPCTL_PATH_PF_THRESHOLD_DEFAULT` = `SCTPCTL_PATH_PF_THRESHOLD_MAX`
+    /// 0xffff, above Path.Max.Retrans), new data round-robin over the destinations, and
+    /// retransmissions to the largest cwnd (`cwnd`): `sctp_find_alternate_net(stcb, net, 1)`
+    /// (netinet/sctp_timer.c), called for timeouts (`sctp_t3rxt_timer`) and fast
+    /// retransmits (netinet/sctp_indata.c) alike, picks the reachable, confirmed destination
+    /// with the largest cwnd, ties at random, although the comments at both call sites say
+    /// "RTX_SSTHRESH" (paper 004 §2.2 repeats them). A destination leaving PF (when PF is
+    /// switched on) gets 1 MTU (`sctp_cwnd_update_exit_pf_common`, netinet/sctp_cc_functions.c).
+    FreeBsdCmt,
 }
 
 impl Preset {
     /// Every preset with its name, in documentation order.
-    pub const ALL: [(&'static str, Preset); 4] = [
+    pub const ALL: [(&'static str, Preset); 5] = [
         ("rfc9260", Preset::Rfc9260),
         ("rfc4960", Preset::Rfc4960),
         ("linux", Preset::Linux),
         ("freebsd", Preset::FreeBsd),
+        ("freebsd-cmt", Preset::FreeBsdCmt),
     ];
 
     /// Looks a preset up by name.
@@ -175,6 +194,15 @@ impl Preset {
             Preset::FreeBsd => {
                 Config { rto_initial: Duration::from_secs(3), recv_buffer: 262_144, send_buffer: 262_144, ..base }
             }
+            Preset::FreeBsdCmt => {
+                let freebsd = Preset::FreeBsd.config().with_cmt();
+                Config {
+                    cmt: CmtConfig { dac: false, ..freebsd.cmt },
+                    retransmit: RetransmitConfig::Cwnd,
+                    pf_return_cwnd: Some(freebsd.pmtu),
+                    ..freebsd
+                }
+            }
         }
     }
 }
@@ -194,6 +222,13 @@ impl Preset {
 pub const MIN_PMTU: u32 = 576;
 
 impl Config {
+    /// This configuration with Concurrent Multipath Transfer on: `cmt.enabled` (SFR, CUC
+    /// and DAC as `cmt` has them, all on by default) and new data spread over every usable
+    /// destination by the `round-robin` scheduler (the CMT paper's sender).
+    pub fn with_cmt(self) -> Self {
+        Config { cmt: CmtConfig { enabled: true, ..self.cmt }, scheduler: SchedulerConfig::RoundRobin, ..self }
+    }
+
     /// Largest user-data payload of one DATA chunk on a path of `pmtu` bytes: the MTU less
     /// the lower layers, the common header (12) and the DATA chunk header (16).
     pub fn max_fragment(&self) -> usize {
@@ -270,5 +305,52 @@ impl Config {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_preset_is_valid_and_found_by_name() {
+        for (name, preset) in Preset::ALL {
+            assert_eq!(Preset::from_name(name), Some(preset));
+            preset.config().validate().unwrap();
+        }
+    }
+
+    #[test]
+    fn freebsd_cmt_is_freebsd_with_its_cmt_sysctl_defaults() {
+        let c = Preset::FreeBsdCmt.config();
+        assert_eq!(c.cmt, CmtConfig { enabled: true, sfr: true, cuc: true, dac: false });
+        assert_eq!(c.scheduler, SchedulerConfig::RoundRobin);
+        assert_eq!(c.retransmit, RetransmitConfig::Cwnd);
+        assert_eq!(c.pf_max_retrans, None);
+        assert_eq!(c.pf_exit_cwnd(), Some(1500));
+        // Everything else as the freebsd preset.
+        let freebsd = Preset::FreeBsd.config();
+        let back = Config {
+            cmt: freebsd.cmt,
+            scheduler: freebsd.scheduler.clone(),
+            retransmit: freebsd.retransmit.clone(),
+            pf_return_cwnd: freebsd.pf_return_cwnd,
+            ..c
+        };
+        assert_eq!(back, freebsd);
+    }
+
+    #[test]
+    fn cmt_pf_needs_a_threshold_and_returns_at_two_mtu_by_default() {
+        let c = Config { pf_variant: PfVariant::Cmt, ..Config::default() };
+        assert!(c.validate().unwrap_err().starts_with("pf_variant"));
+        let c = Config { pf_max_retrans: Some(0), ..c };
+        c.validate().unwrap();
+        assert_eq!(c.pf_exit_cwnd(), Some(3000));
+        assert_eq!(Config::default().pf_exit_cwnd(), None);
+        let c = Config::default().with_cmt_pf(3);
+        assert_eq!((c.pf_variant, c.pf_max_retrans, c.pf_exit_cwnd()), (PfVariant::Cmt, Some(0), Some(4500)));
+        assert_eq!(PfVariant::from_name("cmt"), Some(PfVariant::Cmt));
+        assert_eq!(PfVariant::Rfc7829.name(), "rfc7829");
     }
 }

@@ -70,9 +70,12 @@ fn is_data(c: &Chunk) -> bool {
 #[test]
 fn after_one_timeout_no_data_goes_to_the_destination_until_its_heartbeat_ack() {
     // Every policy, including those that would choose destination 0 (RTX-SAME for chunks
-    // sent there, RTX-LOSSRATE because its path is declared loss-free).
-    for policy in RetransmitConfig::NAMES {
+    // sent there, RTX-LOSSRATE because its path is declared loss-free), with new data on the
+    // primary or (CMT) on every destination.
+    for (policy, cmt) in RetransmitConfig::NAMES.into_iter().flat_map(|p| [(p, false), (p, true)]) {
         let config = Config { retransmit: RetransmitConfig::from_name(policy).unwrap(), ..Config::default() };
+        let config = if cmt { config.with_cmt() } else { config };
+        let policy = format!("{policy}{}", if cmt { " with CMT" } else { "" });
         let mut h = upload(config.with_cmt_pf(2), 3);
         h.run_for(ms(500));
         for (i, loss) in [0.0, 0.05, 0.1].into_iter().enumerate() {

@@ -701,7 +701,7 @@ impl Association {
             return false;
         }
         self.sack_path = from;
-        match self.inb.on_data(d, &mut self.buffers) {
+        match self.inb.on_data(d, &mut self.buffers, self.config.cmt.dac_active()) {
             DataOutcome::Accepted => {}
             DataOutcome::Duplicate => self.stats.duplicate_chunks_received += 1,
             DataOutcome::NoSpace => self.stats.chunks_dropped_no_space += 1,

@@ -7,7 +7,7 @@ use std::collections::VecDeque;
 
 use simtime::Instant;
 
-use crate::cmt::{PathsView, PfVariant, RtxKind, TieBreaker};
+use crate::cmt::{dac_packets, PathsView, PfVariant, RtxKind, TieBreaker};
 use crate::congestion::AckInfo;
 use crate::wire::{Chunk, CommonHeader, DataRef, PacketBuilder, SackChunk};
 
@@ -188,6 +188,23 @@ struct PathTally {
     /// Highest TSN newly acknowledged among the chunks last sent there (the
     /// per-destination miss-indication bookkeeping split fast retransmit counts against).
     highest_newly_acked: Option<u32>,
+    /// Lowest TSN newly acknowledged among the chunks last sent there (CMT's DAC).
+    lowest_newly_acked: Option<u32>,
+    /// CMT: a gap ack block newly acknowledged this destination's pseudo-cumack or
+    /// rtx-pseudo-cumack (CUC; see [`Association::note_pseudo_cumack`]).
+    pseudo_cum_advanced: bool,
+    /// CMT: whether a newly gap-acked chunk sent here once, and one retransmitted here,
+    /// was already checked against the pseudo-cumacks in this SACK (only the lowest of
+    /// each can be one).
+    pseudo_cum_checked: [bool; 2],
+}
+
+impl PathTally {
+    /// CUC: the destination's pseudo-cumack moved: the cumulative ack covered a chunk in
+    /// flight there, or a gap ack block its earliest outstanding one.
+    fn pseudo_cum_moved(&self) -> bool {
+        self.cum_acked || self.pseudo_cum_advanced
+    }
 }
 
 /// What one SACK did, per destination (indexed by [`PathId::index`]) and overall: scratch
@@ -224,6 +241,54 @@ impl SackTallies {
             if t.highest_newly_acked.is_none_or(|h| tsn_gt(tsn, h)) {
                 t.highest_newly_acked = Some(tsn);
             }
+            // Chunks are acknowledged in TSN order (cumulative ack, then gap blocks).
+            t.lowest_newly_acked.get_or_insert(tsn);
+        }
+    }
+
+    /// Number of destinations with chunks newly acknowledged.
+    fn destinations_newly_acked(&self) -> usize {
+        self.per_path.iter().filter(|t| t.highest_newly_acked.is_some()).count()
+    }
+}
+
+/// How CMT counts miss indications (the CMT paper's SFR and DAC), for one SACK.
+#[derive(Clone, Copy, Debug)]
+struct CmtMisses {
+    /// Split Fast Retransmit: only later TSNs newly acknowledged on the same destination
+    /// count.
+    sfr: bool,
+    /// DAC: the indications a TSN gets from a SACK that newly acknowledges chunks of one
+    /// destination only, all above that TSN: the SACK's packet count (at least 1). `None`
+    /// with DAC off or when the SACK newly acknowledges chunks of several destinations.
+    dac: Option<u32>,
+}
+
+impl CmtMisses {
+    /// Miss indications for `tsn`, in flight on `path` and missing below the SACK's
+    /// limit (RFC 9260 §7.2.4's highest TSN newly acknowledged, or in Fast Recovery the
+    /// highest reported), from the SACK `t` describes; `in_fast_recovery` tells whether
+    /// `path` is in Fast Recovery.
+    fn indications(&self, tsn: u32, path: PathId, t: &SackTallies, in_fast_recovery: bool) -> u32 {
+        let pt = t.per_path.get(path.index());
+        if self.sfr {
+            // SFR: a SACK that newly acknowledges nothing sent to this destination says
+            // nothing about its TSNs; otherwise HTNA per destination. In the
+            // destination's Fast Recovery a SACK advancing the cumulative ack counts every
+            // TSN reported missing, as §7.2.4 does for the association (FreeBSD's
+            // sctp_strike_gap_ack_chunks keeps both rules under CMT).
+            let Some(h) = pt.and_then(|p| p.highest_newly_acked) else { return 0 };
+            let recovering = in_fast_recovery && t.cum_advanced && tsn_lt(tsn, t.highest_reported);
+            if !tsn_lt(tsn, h) && !recovering {
+                return 0;
+            }
+        }
+        // DAC: the packet count says how many packets arrived after the missing TSN only
+        // if every newly acknowledged TSN lies above it; a TSN between newly acknowledged
+        // ones gets one indication (ns-2 sctp-cmt.cc, uiLowestTsnInSackForDest).
+        match self.dac {
+            Some(n) if pt.and_then(|p| p.lowest_newly_acked).is_some_and(|l| tsn_gt(l, tsn)) => n,
+            _ => 1,
         }
     }
 }
@@ -311,13 +376,61 @@ impl Association {
                 self.account_ack(now, path, tsn, len, state, tx, sent_at, &mut t.per_path);
                 self.out.sent[usize::from(k) - 1].state = SentState::Acked;
                 t.note_newly_acked(path, tsn);
+                if self.config.cmt.enabled && state == SentState::InFlight {
+                    self.note_pseudo_cumack(usize::from(k) - 1, path, tx > 1, &mut t.per_path);
+                }
             }
         }
     }
 
+    /// CUC (the CMT paper, side-effect 2): `sent[k]`, in flight to `d` (sent once, or
+    /// `retransmitted`), was just acknowledged by a gap ack block. If no earlier chunk of the
+    /// same kind (sent to `d` once, or retransmitted to `d`) is still unacknowledged, it was
+    /// `d`'s pseudo-cumack (or rtx-pseudo-cumack), which this SACK advanced. Only the lowest
+    /// such chunk of a SACK can be, so each kind is checked once per destination and SACK;
+    /// a chunk the cumulative ack covers always counts (`cum_acked`), as in the
+    /// University of Delaware ns-2 module (sctp-cmt.cc) and FreeBSD (sctp_indata.c, "CUCv2").
+    fn note_pseudo_cumack(&mut self, k: usize, d: PathId, retransmitted: bool, tallies: &mut [PathTally]) {
+        let Some(pt) = tallies.get_mut(d.index()) else { return };
+        let kind = usize::from(retransmitted);
+        if pt.pseudo_cum_checked[kind] || pt.pseudo_cum_moved() {
+            return;
+        }
+        pt.pseudo_cum_checked[kind] = true;
+        let earlier_unacked =
+            |s: &Sent| s.path == d && (s.transmissions > 1) == retransmitted && s.state != SentState::Acked;
+        let lowest = if retransmitted {
+            // Retransmissions to `d` may carry any TSN, so the search starts at the
+            // cumulative ack; they are few.
+            !self.out.sent.range(..k).any(earlier_unacked)
+        } else {
+            // Chunks sent once to `d` below the scan point are all acknowledged (new
+            // TSNs only ever go above it), so the search resumes there.
+            let cum = self.out.cum_ack;
+            let Some(path) = self.paths.get_mut(d) else { return };
+            let start = path
+                .pseudo_cumack_scan
+                .filter(|&tsn| tsn_gt(tsn, cum))
+                .map_or(0, |tsn| tsn.wrapping_sub(cum) as usize - 1)
+                .min(k);
+            match self.out.sent.range(start..k).find(|s| earlier_unacked(s)) {
+                Some(s) => {
+                    path.pseudo_cumack_scan = Some(s.tsn);
+                    false
+                }
+                None => {
+                    path.pseudo_cumack_scan = Some(cum.wrapping_add(k as u32 + 2));
+                    true
+                }
+            }
+        };
+        pt.pseudo_cum_advanced = lowest;
+    }
+
     /// §7.2.4 miss indications (HTNA): TSNs missing below the highest TSN newly
     /// acknowledged. In Fast Recovery, a SACK advancing the cumulative ack counts every
-    /// TSN reported missing.
+    /// TSN reported missing. With CMT, SFR and DAC change the count per TSN (see
+    /// [`CmtMisses`]).
     fn count_miss_indications(&mut self, sack: &SackChunk, t: &mut SackTallies) {
         let cum = self.out.cum_ack;
         let any_fr = self.paths.values().any(|p| p.fast_recovery_exit.is_some());
@@ -328,6 +441,11 @@ impl Association {
             other => other,
         };
         let Some(limit) = limit else { return };
+        let cmt = self.config.cmt;
+        let rule = cmt.enabled.then(|| CmtMisses {
+            sfr: cmt.sfr,
+            dac: (cmt.dac && t.destinations_newly_acked() == 1).then(|| dac_packets(sack.flags).max(1)),
+        });
         // Chunks the SACK covers are marked acknowledged by now, so the missing ones lie
         // in its holes: walk those (TSN cum + k is sent[k - 1]), not the whole queue.
         // Offsets 1..end lie below `limit`, which may be at or below `cum` (the highest
@@ -339,10 +457,10 @@ impl Association {
                 continue;
             }
             let start = usize::from(block.start).min(end);
-            self.count_misses(next, start, &mut t.per_path);
+            self.count_misses(next, start, t, rule);
             next = next.max(usize::from(block.end) + 1);
         }
-        self.count_misses(next, end, &mut t.per_path);
+        self.count_misses(next, end, t, rule);
     }
 
     /// §7.2.1 / §7.2.2 window growth first, then §7.2.4 reductions. The controllers see
@@ -353,6 +471,7 @@ impl Association {
             self.group_view.refill(self.paths.iter());
         }
         let group = &self.group_view;
+        let cuc = self.config.cmt.cuc_active();
         for (p, path) in self.paths.iter_mut() {
             let Some(pt) = t.per_path.get(p.index()) else { continue };
             if pt.acked > 0 {
@@ -360,7 +479,8 @@ impl Association {
                 let info = AckInfo {
                     bytes_acked: pt.acked,
                     flight_before: pt.flight_before,
-                    cum_advanced: t.cum_advanced,
+                    // CUC: the destination's own pseudo-cumack stands for the cumulative ack.
+                    cum_advanced: if cuc { pt.pseudo_cum_moved() } else { t.cum_advanced },
                     in_fast_recovery: path.fast_recovery_exit.is_some(),
                     all_acked: path.flight_size == 0,
                     srtt: path.rto.srtt,
@@ -397,10 +517,15 @@ impl Association {
     }
 
     /// §6.3.2 R2/R3: stop T3 where nothing is outstanding; restart it where the earliest
-    /// outstanding TSN was acknowledged.
+    /// outstanding TSN was acknowledged. Without CMT that is read as "the cumulative ack
+    /// covered a chunk in flight there"; with CMT, whose paths' data is acknowledged out
+    /// of order, a gap ack of the destination's earliest outstanding TSN (its
+    /// pseudo-cumack) counts too, as FreeBSD does (sctp_indata.c, new_pseudo_cumack).
     fn update_t3_timers(&mut self, now: Instant, t: &SackTallies) {
+        let cmt = self.config.cmt.enabled;
         for (p, path) in self.paths.iter_mut() {
-            let restart = t.per_path.get(p.index()).is_some_and(|pt| pt.cum_acked);
+            let restart =
+                t.per_path.get(p.index()).is_some_and(|pt| if cmt { pt.pseudo_cum_moved() } else { pt.cum_acked });
             if path.flight_size == 0 {
                 self.timers.stop(Timer::T3Rtx(p));
             } else if restart {
@@ -410,14 +535,25 @@ impl Association {
     }
 
     /// §7.2.4: one miss indication for each chunk in flight at offsets `from..to` past the
-    /// cumulative ack; the third marks it for fast retransmission (once per chunk).
-    fn count_misses(&mut self, from: usize, to: usize, tallies: &mut [PathTally]) {
+    /// cumulative ack (with CMT, as `rule` says); the third marks it for fast
+    /// retransmission (once per chunk).
+    fn count_misses(&mut self, from: usize, to: usize, t: &mut SackTallies, rule: Option<CmtMisses>) {
         for k in from..to {
             let Some(s) = self.out.sent.get_mut(k - 1) else { return };
             if s.state != SentState::InFlight {
                 continue;
             }
-            s.misses += 1;
+            let n = match rule {
+                None => 1,
+                Some(r) => {
+                    let in_fr = self.paths.get(s.path).is_some_and(|p| p.fast_recovery_exit.is_some());
+                    r.indications(s.tsn, s.path, t, in_fr)
+                }
+            };
+            if n == 0 {
+                continue;
+            }
+            s.misses += n;
             if s.misses >= 3 && !s.fast_retransmitted {
                 s.state = SentState::Marked(RtxKind::Fast);
                 s.fast_retransmitted = true;
@@ -427,7 +563,7 @@ impl Association {
                 path.flight_size = path.flight_size.saturating_sub(s.frag.len());
                 // §6.2.1 C: a chunk marked for retransmission gives its size back to rwnd.
                 self.out.peer_rwnd = self.out.peer_rwnd.saturating_add(s.frag.len());
-                if let Some(pt) = tallies.get_mut(s.path.index()) {
+                if let Some(pt) = t.per_path.get_mut(s.path.index()) {
                     pt.fast += 1;
                 }
             }
@@ -613,7 +749,7 @@ impl Association {
             // Room for gap blocks after the common and SACK headers, keeping 256 bytes for
             // other chunks; Config::validate's PMTU floor keeps it positive.
             let max_blocks = self.config.max_packet().saturating_sub(12 + 16 + 64 * 4) / 4;
-            let sack = Chunk::Sack(self.inb.make_sack(max_blocks.max(1)));
+            let sack = Chunk::Sack(self.inb.make_sack(max_blocks.max(1), self.config.cmt.dac_active()));
             self.stats.sacks_sent += 1;
             let p = self.existing_or_primary(self.sack_path);
             self.packet_for(&mut open, p, sack.buffer_len()).chunk(&sack);
@@ -808,7 +944,11 @@ impl Association {
             if p != self.data_path {
                 let from = self.data_path;
                 self.data_path = p;
-                self.events.push_back(Event::DataPathChanged { from, to: p });
+                // With CMT new data goes to every destination at once: the data path
+                // changing is the normal course, not an event.
+                if !self.config.cmt.enabled {
+                    self.events.push_back(Event::DataPathChanged { from, to: p });
+                }
             }
         }
     }

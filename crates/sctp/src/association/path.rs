@@ -150,6 +150,11 @@ pub struct Path {
     /// 0 when undeclared), for the ideal RTX-LOSSRATE policy
     /// ([`crate::Association::set_loss_rate_hint`]). Nothing else reads it.
     pub loss_rate_hint: f64,
+    /// CMT's cwnd update (CUC): a TSN below which every chunk sent here once is
+    /// acknowledged, where the search for this destination's pseudo-cumack resumes (`None`:
+    /// from the cumulative ack). It only moves up, so the searches cost, over a transfer,
+    /// one pass over the TSNs.
+    pub(crate) pseudo_cumack_scan: Option<u32>,
     /// Counters.
     pub stats: PathStats,
 }
@@ -178,6 +183,7 @@ impl Path {
             force_packet: None,
             last_data_sent: None,
             loss_rate_hint: 0.0,
+            pseudo_cumack_scan: None,
             stats: PathStats::default(),
         }
     }

@@ -50,7 +50,8 @@ pub struct AckInfo {
     /// Bytes outstanding to this destination before the SACK arrived (for "cwnd fully
     /// utilized").
     pub flight_before: u32,
-    /// The SACK advanced the cumulative TSN ack point.
+    /// The SACK advanced the cumulative TSN ack point; with CMT's cwnd update (CUC,
+    /// [`crate::cmt::CmtConfig::cuc`]) this destination's pseudo-cumack instead.
     pub cum_advanced: bool,
     /// The destination is in Fast Recovery (§7.2.4).
     pub in_fast_recovery: bool,
