@@ -4,6 +4,7 @@
 
 use simtime::Duration;
 
+use crate::association::BufferSplitting;
 use crate::cmt::{CmtConfig, PfVariant, RetransmitConfig, SchedulerConfig};
 use crate::congestion::CongestionConfig;
 
@@ -89,6 +90,10 @@ pub struct Config {
     /// Where retransmissions go (see [`crate::cmt`]). Default `alternate`: timed-out chunks
     /// to an alternate destination, fast retransmissions where they were sent (§6.4).
     pub retransmit: RetransmitConfig,
+    /// Buffer splitting among the destinations new data goes to at once (CMT): each may
+    /// hold only its share of the send buffer (`sender`) and of the peer's receive window
+    /// (`receiver`); see [`crate::BufferSplitting`]. Default off.
+    pub buffer_splitting: BufferSplitting,
     /// Fixed initial TSN instead of a random one (tests use it to cross the 2^32 wrap).
     pub initial_tsn: Option<u32>,
 }
@@ -126,6 +131,7 @@ impl Default for Config {
             scheduler: SchedulerConfig::default(),
             cmt: CmtConfig::default(),
             retransmit: RetransmitConfig::default(),
+            buffer_splitting: BufferSplitting::default(),
             initial_tsn: None,
         }
     }

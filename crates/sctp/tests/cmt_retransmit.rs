@@ -48,7 +48,7 @@ impl Controller for Fixed {
         s.ssthresh = self.0.ssthresh * MTU;
     }
     fn on_ack(&mut self, _: &mut CongestionState, _: &AckInfo, _: &GroupView) {}
-    fn on_fast_retransmit(&mut self, s: &mut CongestionState) {
+    fn on_fast_retransmit(&mut self, s: &mut CongestionState, _: &GroupView) {
         if let Some(c) = self.0.cwnd_after_loss {
             s.cwnd = c * MTU;
         }

@@ -40,6 +40,7 @@ mod outbound;
 mod path;
 mod paths;
 mod reachability;
+mod splitting;
 mod timers;
 mod tsn;
 
@@ -65,6 +66,7 @@ use inbound::{DataOutcome, Inbound};
 use outbound::{Outbound, SackTallies};
 pub use path::{Path, PathState, PathStats, RtoEstimator};
 pub use paths::{Iter as PathsIter, PathId, Paths};
+pub use splitting::{BufferSplitting, SplitCounts, SplitShare};
 pub use timers::Timer;
 use timers::TimerTable;
 
@@ -449,6 +451,12 @@ impl Association {
     /// Our view of the peer's receiver window (§6.2.1).
     pub fn peer_rwnd(&self) -> u32 {
         self.out.peer_rwnd
+    }
+    /// How long, up to `now`, new data waited for the peer's receiver window alone: data was
+    /// queued and a destination the scheduler offered had cwnd room, but the peer's rwnd
+    /// (§6.1 A) had none. Judged at every transmission opportunity (every input).
+    pub fn rwnd_blocked_time(&self, now: Instant) -> Duration {
+        self.out.rwnd_blocked_time(now)
     }
     /// User-data bytes held in the receive buffer (not yet read by the application).
     pub fn receive_buffer_used(&self) -> u32 {
