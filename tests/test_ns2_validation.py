@@ -77,8 +77,13 @@ def test_cmt_rows_wait_for_the_cmt_keys_and_name_a_missing_one() -> None:
     assert args is None and "not yet available" in why
     cmt = {f"apps[].sctp.cmt.{k}": "boolean" for k in ("enabled", "sfr", "cuc", "dac")}
     cmt["apps[].sctp.cmt.scheduler"] = '"round-robin" \\| "largest-cwnd"'
+    del cmt["apps[].sctp.cmt.dac"]
     args, why = compare.cmt_overrides(keys | cmt)
-    assert args is None and "retransmission policy" in why
+    assert args is None and "DAC" in why
+    cmt["apps[].sctp.cmt.dac"] = "boolean"
+    # Without a policy key CMT still runs, with the default policy, and the note says so.
+    args, why = compare.cmt_overrides(keys | cmt)
+    assert args and "retransmission policy (ns-2: ssthresh)" in why
     cmt["apps[].sctp.cmt.rtx_policy"] = '"same" \\| "asap" \\| "ssthresh"'
     cmt["apps[].sctp.cmt.pf"] = '"on" \\| "off"'
     args, why = compare.cmt_overrides(keys | cmt)
@@ -94,7 +99,7 @@ def test_cmt_rows_wait_for_the_cmt_keys_and_name_a_missing_one() -> None:
     beside = {"apps[].sctp.scheduler": '"primary" \\| "round-robin"', "apps[].sctp.pf": '"on" \\| "off"'}
     args, why = compare.cmt_overrides(keys | cmt | beside)
     sets = [a for a in args if a != "--set"]
-    assert why == "" and 'apps[1].sctp.scheduler="round-robin"' in sets
+    assert "CMT-PF switch (ns-2: off)" in why and 'apps[1].sctp.scheduler="round-robin"' in sets
     assert not any(".pf=" in a for a in sets)
 
 

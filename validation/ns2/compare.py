@@ -49,14 +49,14 @@ CHUNK = 1452
 # useCmtCwnd_, useCmtDelAck_ = 1, eCmtRtxPolicy_ = 2 (RTX-SSTHRESH), useCmtPF_ = 0):
 # (what, how to recognise its key among those `sctpsim params` lists under apps[].sctp.cmt
 # or else apps[].sctp, value, required). A required key this build does not list makes the
-# CMT rows report which one; an optional one is left at its default (the round-robin
-# scheduler comes with CMT; CMT-PF may have no switch of its own).
+# CMT rows report which one; an optional one is left at its default and RESULTS.md says so
+# (the round-robin scheduler comes with CMT; the policy and CMT-PF keys may come later).
 CMT_SETTINGS = [
     ("CMT switch", lambda k: k == "enabled", True, True),
     ("SFR switch", lambda k: k == "sfr", True, True),
     ("CUC switch", lambda k: k == "cuc", True, True),
     ("DAC switch", lambda k: k == "dac", True, True),
-    ("retransmission policy", lambda k: "rtx" in k or "retrans" in k or "policy" in k, "ssthresh", True),
+    ("retransmission policy", lambda k: "rtx" in k or "retrans" in k or "policy" in k, "ssthresh", False),
     ("scheduler", lambda k: k == "scheduler", "round-robin", False),
     ("CMT-PF switch", lambda k: k in ("pf", "pf_enabled", "cmt_pf"), False, False),
 ]
@@ -196,14 +196,15 @@ def sctpsim_keys() -> dict[str, str]:
 
 
 def cmt_overrides(keys: dict[str, str]) -> tuple[list[str] | None, str]:
-    """`--set` overrides that turn CMT on for the sender and the sink, or None and why not."""
+    """`--set` overrides that turn CMT on for the sender and the sink, and a note on what
+    could not be set; or None and why not."""
     cmt_prefix, sctp_prefix = "apps[].sctp.cmt.", "apps[].sctp."
     cmt = {k[len(cmt_prefix):]: t for k, t in keys.items() if k.startswith(cmt_prefix)}
     if not cmt:
         return None, "not yet available in this build (`sctpsim params` lists no sctp.cmt keys)"
     sctp = {k[len(sctp_prefix):]: t for k, t in keys.items()
             if k.startswith(sctp_prefix) and "." not in k[len(sctp_prefix):]}
-    sets = []
+    sets, unset = [], []
     for label, match, value, required in CMT_SETTINGS:
         found = [("cmt." + k, t) for k, t in sorted(cmt.items()) if match(k)]
         if label != "CMT-PF switch":  # the single-path PF switch is RFC 7829's, not CMT-PF
@@ -211,6 +212,8 @@ def cmt_overrides(keys: dict[str, str]) -> tuple[list[str] | None, str]:
         if not found:
             if required:
                 return None, f"this build's sctp.cmt has no key for the {label} (keys: {', '.join(sorted(cmt))})"
+            if label != "scheduler":  # round-robin comes with CMT
+                unset.append(f"{label} (ns-2: {({True: 'on', False: 'off'}).get(value, value)})")
             continue
         key, type_text = found[0]
         sets.append(f"{key}={render(value, type_text)}")
@@ -218,7 +221,8 @@ def cmt_overrides(keys: dict[str, str]) -> tuple[list[str] | None, str]:
     for app in (0, 1):  # the sink, then the sender
         for s in sets:
             args += ["--set", f"apps[{app}].sctp.{s}"]
-    return args, ""
+    note = f"this build has no key for the {' and the '.join(unset)}: sctpsim's default used" if unset else ""
+    return args, note
 
 
 def render(value, type_text: str) -> str:
@@ -413,6 +417,8 @@ def main() -> int:
             if not ours_available:
                 out += [f"sctpsim: {cmt_missing}; ns-2's figures for reference.", ""]
                 print(f"{case.name}/{mode}: sctpsim skipped: {cmt_missing}", file=sys.stderr)
+            elif mode == "cmt" and cmt_missing:
+                out += [f"sctpsim: {cmt_missing}.", ""]
             out += table(case, mode, ns2, ours) + [""]
     if not args.keep:
         shutil.rmtree(work_root, ignore_errors=True)
