@@ -77,8 +77,13 @@ def test_cmt_rows_wait_for_the_cmt_keys_and_name_a_missing_one() -> None:
     assert args is None and "not yet available" in why
     cmt = {f"apps[].sctp.cmt.{k}": "boolean" for k in ("enabled", "sfr", "cuc", "dac")}
     cmt["apps[].sctp.cmt.scheduler"] = '"round-robin" \\| "largest-cwnd"'
+    del cmt["apps[].sctp.cmt.dac"]
     args, why = compare.cmt_overrides(keys | cmt)
-    assert args is None and "retransmission policy" in why
+    assert args is None and "DAC" in why
+    cmt["apps[].sctp.cmt.dac"] = "boolean"
+    # Without a policy key CMT still runs, with the default policy, and the note says so.
+    args, why = compare.cmt_overrides(keys | cmt)
+    assert args and "retransmission policy (ns-2: ssthresh)" in why
     cmt["apps[].sctp.cmt.rtx_policy"] = '"same" \\| "asap" \\| "ssthresh"'
     cmt["apps[].sctp.cmt.pf"] = '"on" \\| "off"'
     args, why = compare.cmt_overrides(keys | cmt)
@@ -89,6 +94,13 @@ def test_cmt_rows_wait_for_the_cmt_keys_and_name_a_missing_one() -> None:
         assert f'apps[{app}].sctp.cmt.rtx_policy="ssthresh"' in sets
         assert f'apps[{app}].sctp.cmt.scheduler="round-robin"' in sets
         assert f'apps[{app}].sctp.cmt.pf="off"' in sets
+    # The scheduler may sit beside the other association keys; RFC 7829's pf is not CMT-PF.
+    del cmt["apps[].sctp.cmt.scheduler"], cmt["apps[].sctp.cmt.pf"]
+    beside = {"apps[].sctp.scheduler": '"primary" \\| "round-robin"', "apps[].sctp.pf": '"on" \\| "off"'}
+    args, why = compare.cmt_overrides(keys | cmt | beside)
+    sets = [a for a in args if a != "--set"]
+    assert "CMT-PF switch (ns-2: off)" in why and 'apps[1].sctp.scheduler="round-robin"' in sets
+    assert not any(".pf=" in a for a in sets)
 
 
 @pytest.mark.skipif(shutil.which("ns") is None, reason="ns-2 not installed (apt-get install ns2)")

@@ -47,18 +47,19 @@ CHUNK = 1452
 
 # sctpsim's CMT settings matching the ns-2 scripts (Agent/SCTP/CMT with useCmtReordering_,
 # useCmtCwnd_, useCmtDelAck_ = 1, eCmtRtxPolicy_ = 2 (RTX-SSTHRESH), useCmtPF_ = 0):
-# (key suffix under apps[].sctp.cmt, how to recognise it among the keys `sctpsim params`
-# lists, value). A key this build does not list makes the CMT rows report which one.
+# (what, how to recognise its key among those `sctpsim params` lists under apps[].sctp.cmt
+# or else apps[].sctp, value, required). A required key this build does not list makes the
+# CMT rows report which one; an optional one is left at its default and RESULTS.md says so
+# (the round-robin scheduler comes with CMT; the policy and CMT-PF keys may come later).
 CMT_SETTINGS = [
-    ("enabled", lambda k: k == "enabled", True),
-    ("sfr", lambda k: k == "sfr", True),
-    ("cuc", lambda k: k == "cuc", True),
-    ("dac", lambda k: k == "dac", True),
-    ("scheduler", lambda k: k == "scheduler", "round-robin"),
-    ("retransmission policy", lambda k: "rtx" in k or "retrans" in k or "policy" in k, "ssthresh"),
+    ("CMT switch", lambda k: k == "enabled", True, True),
+    ("SFR switch", lambda k: k == "sfr", True, True),
+    ("CUC switch", lambda k: k == "cuc", True, True),
+    ("DAC switch", lambda k: k == "dac", True, True),
+    ("retransmission policy", lambda k: "rtx" in k or "retrans" in k or "policy" in k, "ssthresh", False),
+    ("scheduler", lambda k: k == "scheduler", "round-robin", False),
+    ("CMT-PF switch", lambda k: k in ("pf", "pf_enabled", "cmt_pf"), False, False),
 ]
-# CMT-PF off, as in the ns-2 scripts, when this build has a switch for it.
-CMT_PF_OFF = ("pf", lambda k: k == "pf" or k == "pf_enabled" or k == "cmt_pf", False)
 
 
 @dataclass(frozen=True)
@@ -195,25 +196,33 @@ def sctpsim_keys() -> dict[str, str]:
 
 
 def cmt_overrides(keys: dict[str, str]) -> tuple[list[str] | None, str]:
-    """`--set` overrides that turn CMT on for the sender and the sink, or None and why not."""
-    prefix = "apps[].sctp.cmt."
-    cmt = {k[len(prefix):]: t for k, t in keys.items() if k.startswith(prefix)}
+    """`--set` overrides that turn CMT on for the sender and the sink, and a note on what
+    could not be set; or None and why not."""
+    cmt_prefix, sctp_prefix = "apps[].sctp.cmt.", "apps[].sctp."
+    cmt = {k[len(cmt_prefix):]: t for k, t in keys.items() if k.startswith(cmt_prefix)}
     if not cmt:
         return None, "not yet available in this build (`sctpsim params` lists no sctp.cmt keys)"
-    sets = []
-    for label, match, value in CMT_SETTINGS + [CMT_PF_OFF]:
-        found = [k for k in cmt if match(k)]
+    sctp = {k[len(sctp_prefix):]: t for k, t in keys.items()
+            if k.startswith(sctp_prefix) and "." not in k[len(sctp_prefix):]}
+    sets, unset = [], []
+    for label, match, value, required in CMT_SETTINGS:
+        found = [("cmt." + k, t) for k, t in sorted(cmt.items()) if match(k)]
+        if label != "CMT-PF switch":  # the single-path PF switch is RFC 7829's, not CMT-PF
+            found += [(k, t) for k, t in sorted(sctp.items()) if match(k)]
         if not found:
-            if (label, match, value) == CMT_PF_OFF:
-                continue
-            return None, f"this build's sctp.cmt has no key for the {label} (keys: {', '.join(sorted(cmt))})"
-        key = found[0]
-        sets.append(f"{key}={render(value, cmt[key])}")
+            if required:
+                return None, f"this build's sctp.cmt has no key for the {label} (keys: {', '.join(sorted(cmt))})"
+            if label != "scheduler":  # round-robin comes with CMT
+                unset.append(f"{label} (ns-2: {({True: 'on', False: 'off'}).get(value, value)})")
+            continue
+        key, type_text = found[0]
+        sets.append(f"{key}={render(value, type_text)}")
     args = []
     for app in (0, 1):  # the sink, then the sender
         for s in sets:
-            args += ["--set", f"apps[{app}].sctp.cmt.{s}"]
-    return args, ""
+            args += ["--set", f"apps[{app}].sctp.{s}"]
+    note = f"this build has no key for the {' and the '.join(unset)}: sctpsim's default used" if unset else ""
+    return args, note
 
 
 def render(value, type_text: str) -> str:
@@ -359,6 +368,9 @@ def table(case: Case, mode: str, ns2: list[Metrics], ours: list[Metrics]) -> lis
     lines = [f"| metric | ns-2.35 | sctpsim | {head} |", "|---|---:|---:|---:|"]
     for label, get, digits, count in ROWS:
         a, sa = summarise(ns2, get)
+        if not ours:
+            lines.append(f"| {label} | {fmt(a, sa, digits, n)} | not available | – |")
+            continue
         b, sb = summarise(ours, get)
         lines.append(f"| {label} | {fmt(a, sa, digits, n)} | {fmt(b, sb, digits, n)} | {diff_text(a, sa, b, sb, n, count)} |")
     return lines
@@ -392,18 +404,21 @@ def main() -> int:
         for mode in MODES:
             heading = f"## {case.title} — {'single-path SCTP' if mode == 'sctp' else 'CMT-SCTP'}"
             out += [heading, ""]
-            if mode == "cmt" and cmt_args is None:
-                out += [f"CMT rows: {cmt_missing}.", ""]
-                print(f"{case.name}/{mode}: skipped: {cmt_missing}", file=sys.stderr)
-                continue
+            ours_available = not (mode == "cmt" and cmt_args is None)
             ns2, ours = [], []
             for seed in range(1, seeds + 1):
                 base = work_root / case.name / mode / f"seed{seed}"
                 ns2.append(run_ns2(case, mode, seed, base / "ns2"))
-                ours.append(run_sctpsim(case, mode, seed, base / "sctpsim", cmt_args))
-                print(f"{case.name}/{mode}/seed {seed}: ns-2 {ns2[-1].transfer_time:.3f} s, "
-                      f"sctpsim {ours[-1].transfer_time:.3f} s", file=sys.stderr)
+                if ours_available:
+                    ours.append(run_sctpsim(case, mode, seed, base / "sctpsim", cmt_args))
+                print(f"{case.name}/{mode}/seed {seed}: ns-2 {ns2[-1].transfer_time:.3f} s, sctpsim "
+                      + (f"{ours[-1].transfer_time:.3f} s" if ours else "skipped"), file=sys.stderr)
             out += [f"{seeds} seed{'s' if seeds > 1 else ''} (1..{seeds})." if seeds > 1 else "Deterministic (one run).", ""]
+            if not ours_available:
+                out += [f"sctpsim: {cmt_missing}; ns-2's figures for reference.", ""]
+                print(f"{case.name}/{mode}: sctpsim skipped: {cmt_missing}", file=sys.stderr)
+            elif mode == "cmt" and cmt_missing:
+                out += [f"sctpsim: {cmt_missing}.", ""]
             out += table(case, mode, ns2, ours) + [""]
     if not args.keep:
         shutil.rmtree(work_root, ignore_errors=True)

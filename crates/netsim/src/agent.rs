@@ -159,6 +159,13 @@ impl Ctx<'_> {
             .min()
     }
 
+    /// The configured loss probability of the route from this node (source `src`) to `dst`
+    /// ([`crate::network::Network::configured_loss_on_route`]): what an ideal policy that
+    /// "knows" its paths' loss rates reads, as ns-2's RTX-LOSSRATE does.
+    pub fn configured_loss_on_route(&self, src: Ipv4Addr, dst: Ipv4Addr) -> Option<f64> {
+        self.net.configured_loss_on_route(self.node, src, dst)
+    }
+
     /// The route a packet from this node to `dst` takes: the interface it leaves by and
     /// the source address it carries (`src` if given, else that interface's address).
     pub fn route(&self, src: Option<Ipv4Addr>, dst: Ipv4Addr) -> Option<Route> {

@@ -563,7 +563,7 @@ pub static GROUP_UDP: Section = Section {
 pub static SCTP: Section = Section {
     path: "apps[].sctp",
     fields: &[
-        f("preset", Ty::Enum(&["rfc9260", "rfc4960", "linux", "freebsd"]), Value("rfc9260"), "", "Parameter set the other keys start from (see the SCTP section of the README)."),
+        f("preset", Ty::Enum(&["rfc9260", "rfc4960", "linux", "freebsd", "freebsd-cmt"]), Value("rfc9260"), "", "Parameter set the other keys start from (see the SCTP section of the README)."),
         f("rto_initial", Ty::Duration, Absent("preset (RFC 9260: 1s)"), "s", "RTO.Initial."),
         f("rto_min", Ty::Duration, Absent("preset (1s)"), "s", "RTO.Min."),
         f("rto_max", Ty::Duration, Absent("preset (60s)"), "s", "RTO.Max."),
@@ -585,7 +585,7 @@ pub static SCTP: Section = Section {
         f("send_buffer", Ty::Size, Absent("preset (256KiB)"), "bytes", "Send buffer."),
         f("streams", Ty::Int(1, 65535), Absent("10"), "", "Outbound streams requested and inbound streams accepted."),
         f("pmtu", Ty::Size, Absent("1500"), "bytes", "Path MTU (largest IP datagram) the association builds packets for, from 576 (the IPv4 datagram every host accepts) to 65535; no PMTU discovery, so keep it within every link's mtu."),
-        f("congestion", Ty::Enum(&["rfc9260", "rfc4960", "ca-shrink"]), Absent("preset (rfc9260)"), "", "Congestion control; ca-shrink is paper 000's extra stage (cwnd -= factor*cwnd while cwnd > ssthresh)."),
+        f("congestion", Ty::Enum(&["rfc9260", "rfc4960", "ca-shrink", "uncoupled", "lia", "olia", "rp-v1", "rp-v2"]), Absent("preset (rfc9260)"), "", "Congestion control; ca-shrink is paper 000's extra stage (cwnd -= factor*cwnd while cwnd > ssthresh); uncoupled is rfc9260 per destination; lia (RFC 6356), olia (Khalili et al.), rp-v1 and rp-v2 (CMT/RP, as INET) couple the destinations of a multipath (CMT) association."),
         f("congestion_factor", Ty::Probability, Value("0.144"), "", "The factor of ca-shrink."),
     ],
     tag: None,

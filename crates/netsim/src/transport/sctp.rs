@@ -28,6 +28,7 @@
 
 use std::net::{IpAddr, Ipv4Addr};
 
+use sctp::cmt::RetransmitConfig;
 use sctp::{AssocId, Association, Endpoint, Event, Message, PathState, SendError};
 
 use crate::agent::Ctx;
@@ -338,6 +339,7 @@ impl SctpSocket {
                     let src = ctx.route(None, dst).map_or(p0, |r| r.src);
                     rec.primary_break = ctx.first_break_on_route(src, dst);
                 }
+                self.declare_loss_rates(ctx, id);
             }
             Event::PathStateChanged { path, to, .. } => {
                 rec.path_changes += 1;
@@ -366,6 +368,24 @@ impl SctpSocket {
         if ctx.tracing() {
             let entity = &self.record_mut(id).entity;
             ctx.trace("sctp", entity, &format!("{e:?}"));
+        }
+    }
+
+    /// For the ideal RTX-LOSSRATE policy (and only for it), tells the association the
+    /// configured loss rate of the route to each destination it has when it is established
+    /// (destinations added later get none).
+    fn declare_loss_rates(&mut self, ctx: &Ctx<'_>, id: AssocId) {
+        let Some(a) = self.ep.association_mut(id) else { return };
+        if a.config().retransmit != RetransmitConfig::LossRate {
+            return;
+        }
+        let remotes: Vec<IpAddr> = a.paths().values().map(|p| p.remote).collect();
+        for remote in remotes {
+            let IpAddr::V4(dst) = remote else { continue };
+            let Some(route) = ctx.route(None, dst) else { continue };
+            if let Some(rate) = ctx.configured_loss_on_route(route.src, dst) {
+                a.set_loss_rate_hint(remote, rate);
+            }
         }
     }
 
