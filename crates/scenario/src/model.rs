@@ -156,6 +156,8 @@ pub struct RecordSpec {
     pub events: Vec<String>,
     /// Interfaces to capture.
     pub capture: Vec<IfaceRef>,
+    /// Keep the SCTP packet log (DATA chunks sent, SACK chunks received).
+    pub packets: bool,
 }
 
 /// A validated scenario.
@@ -1160,7 +1162,10 @@ impl Parser {
                 self.iface_ref(c).map_err(|m| ScenarioError::new(format!("{}[{i}]", r.key_path("capture")), m))
             })
             .collect::<Result<Vec<_>, _>>()?;
-        Ok(RecordSpec { interval, events, capture })
+        // No default in the resolved scenario: a scenario that does not ask for the log
+        // resolves exactly as before the key existed.
+        let packets = r.opt_bool("packets")?.unwrap_or(false);
+        Ok(RecordSpec { interval, events, capture, packets })
     }
 }
 

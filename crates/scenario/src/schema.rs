@@ -563,7 +563,7 @@ pub static GROUP_UDP: Section = Section {
 pub static SCTP: Section = Section {
     path: "apps[].sctp",
     fields: &[
-        f("preset", Ty::Enum(&["rfc9260", "rfc4960", "linux", "freebsd"]), Value("rfc9260"), "", "Parameter set the other keys start from (see the SCTP section of the README)."),
+        f("preset", Ty::Enum(&["rfc9260", "rfc4960", "linux", "freebsd", "freebsd-cmt"]), Value("rfc9260"), "", "Parameter set the other keys start from (see the SCTP section of the README)."),
         f("rto_initial", Ty::Duration, Absent("preset (RFC 9260: 1s)"), "s", "RTO.Initial."),
         f("rto_min", Ty::Duration, Absent("preset (1s)"), "s", "RTO.Min."),
         f("rto_max", Ty::Duration, Absent("preset (60s)"), "s", "RTO.Max."),
@@ -612,6 +612,7 @@ pub static RECORD: Section = Section {
         f("interval", Ty::Duration, Value("100ms"), "s", "Time-series sampling interval (queue lengths, rates); \"0s\" turns time series off."),
         f("events", Ty::StrList, Value("[\"fault\"]"), "", "Event kinds to log: fault, drop, enqueue, dequeue, tx, rx, tcp (state changes and loss episodes of TCP connections)."),
         f("capture", Ty::StrList, Value("[]"), "", "Interfaces (\"node/iface\") to capture to pcap files, packets sent and received there."),
+        f("packets", Ty::Bool, Absent("false"), "", "Log each SCTP DATA chunk sent and SACK chunk received (time, association, path, TSN or cumulative TSN ack, retransmission) to packets.parquet, for time-sequence graphs (sctpsim show)."),
     ],
     tag: None,
     variants: &[],
