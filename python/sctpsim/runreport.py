@@ -153,13 +153,17 @@ def changed_keys(resolved: str) -> list[tuple[str, Any]]:
     return out
 
 
-def _by_entry(keys: list[tuple[str, Any]]) -> list[tuple[str, list[tuple[str, Any]]]]:
-    """Keys grouped by the entry they belong to (``links[1]``, ``record``, or the top
-    level), each key relative to it, in file order."""
+def _by_entry(keys: list[tuple[str, Any]], doc: Mapping[str, Any]) -> list[tuple[str, list[tuple[str, Any]]]]:
+    """Keys grouped by the entry they belong to (``links[1] R1-B``, ``record``, or the top
+    level; an entry of a list with its name), each key relative to it, in file order."""
     groups: dict[str, list[tuple[str, Any]]] = {}
     for path, value in keys:
         m = re.match(r"([^.\[]+\[\d+\])\.(.+)|([^.\[]+)\.(.+)", path)
         entry, key = (m.group(1) or m.group(3), m.group(2) or m.group(4)) if m else ("(top level)", path)
+        if m and m.group(1):
+            name = _get(doc, f"{entry}.name")
+            if isinstance(name, str):
+                entry = f"{entry} {name}"
         groups.setdefault(entry, []).append((key, value))
     return list(groups.items())
 
@@ -223,6 +227,7 @@ _HOW_SEQUENCE = (
 )
 
 _EXTRA_STYLE = """
+body { max-width: 72rem; }
 pre.toml { background: #f7f7f7; padding: .6rem; font-size: .8rem; overflow-x: auto; }
 ul.missing li { margin: .2rem 0; } figure img { display: block; }
 table.keys td { font-size: .82rem; } table.keys code { background: none; padding: 0; white-space: nowrap; }
@@ -362,15 +367,15 @@ def write_run_report(
     body.append('<h2 id="scenario">Scenario</h2>')
     changed = changed_keys(result.scenario)
     body.append(
-        f"<p>Name <code>{esc(result.name)}</code>, seed <code>{result.seed}</code>. "
-        "Keys that differ from the defaults (the rest is in the resolved scenario below; "
-        "<code>sctpsim params</code> lists every key):</p>"
+        "<p>The keys that differ from the defaults, by entry (every key with the value used is "
+        "in the resolved scenario below; <code>sctpsim params</code> lists every key and its "
+        "default):</p>"
     )
     rows = "".join(
         f"<tr><td><code>{esc(entry)}</code></td><td>"
         + " · ".join(f"<code>{esc(k)} = {esc(_toml_value(v))}</code>" for k, v in keys)
         + "</td></tr>"
-        for entry, keys in _by_entry(changed)
+        for entry, keys in _by_entry(changed, doc)
     )
     body.append(f'<table class="keys"><tr><th>entry</th><th>keys</th></tr>{rows}</table>')
     body.append(
