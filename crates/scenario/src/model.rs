@@ -829,6 +829,11 @@ impl Parser {
             c.congestion =
                 sctp::CongestionConfig::from_name(&name, Some(factor)).expect("schema lists only known controllers");
         }
+        let step = match r.opt_str("congestion_step")?.as_deref() {
+            Some("sack") => sctp::congestion::CaStep::Sack,
+            _ => sctp::congestion::CaStep::Window,
+        };
+        c.congestion = c.congestion.with_ca_step(step);
         c.validate().map_err(|m| {
             let (key, why) = m.split_once(": ").unwrap_or(("preset", m.as_str()));
             r.error(key, why.to_string())

@@ -587,6 +587,7 @@ pub static SCTP: Section = Section {
         f("pmtu", Ty::Size, Absent("1500"), "bytes", "Path MTU (largest IP datagram) the association builds packets for, from 576 (the IPv4 datagram every host accepts) to 65535; no PMTU discovery, so keep it within every link's mtu."),
         f("congestion", Ty::Enum(&["rfc9260", "rfc4960", "ca-shrink", "uncoupled", "lia", "olia", "rp-v1", "rp-v2"]), Absent("preset (rfc9260)"), "", "Congestion control; ca-shrink is paper 000's extra stage (cwnd -= factor*cwnd while cwnd > ssthresh); uncoupled is rfc9260 per destination; lia (RFC 6356), olia (Khalili et al.), rp-v1 and rp-v2 (CMT/RP, as INET) couple the destinations of a multipath (CMT) association."),
         f("congestion_factor", Ty::Probability, Value("0.144"), "", "The factor of ca-shrink."),
+        f("congestion_step", Ty::Enum(&["window", "sack"]), Absent("window"), "", "How lia, olia, rp-v1 and rp-v2 apply their congestion-avoidance increase: all at once per cwnd of acknowledged data (RFC 9260 §7.2.2, as INET) or a share on every SACK (RFC 6356 §3's per-ACK form)."),
     ],
     tag: None,
     variants: &[],
