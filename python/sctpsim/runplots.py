@@ -604,6 +604,6 @@ class _Log:
                         color="#999999", lw=0.8, label="highest TSN SACKed (gap blocks)")
             ax.plot(*envelope(t[sack], rel[sack], columns, xr), drawstyle="steps-post", color="black", lw=1.0,
                     label="cumulative TSN ack (SACK)")
-        ax.set_ylabel(f"TSN − {self.base}")
+        ax.set_ylabel(f"TSN − first ({self.base})")
         if legend:
             ax.legend(**_LEGEND, markerscale=2)

@@ -223,7 +223,7 @@ _HOW_SEQUENCE = (
     "Each DATA chunk's TSN when it was sent, one colour per path: a line while chunks follow "
     "one another, a cross for a retransmission. Black: the cumulative TSN ack of each SACK "
     "received; grey: the highest TSN a SACK reports (gap ack blocks). The lower panel shows "
-    "the five seconds around the first fault."
+    "the five seconds around the first fault (shaded above)."
 )
 
 _EXTRA_STYLE = """
