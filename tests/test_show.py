@@ -274,6 +274,28 @@ def test_show_refuses_what_is_not_a_run_directory(tmp_path: Path, capsys: pytest
     assert "not a run directory" in capsys.readouterr().err
 
 
+def test_the_page_of_a_long_run_stays_small_and_quick(tmp_path: Path) -> None:
+    """The 300-s failover-tuning run with every record option on: 340,000 packet-log rows,
+    time series every 100 ms. The figures draw envelopes, so the page stays small and is
+    written in about a second (bounded loosely here: the machine may be busy)."""
+    import time
+
+    scenario = ROOT / "python" / "sctpsim" / "studies" / "failover-tuning" / "wifi-lte.toml"
+    out = tmp_path / "long"
+    args = ["--set", "record.packets=true", "--set", "record.interval=100ms",
+            "--set", 'record.events=["fault", "sctp", "drop"]']
+    assert cli.main(["run", str(scenario), "--out", str(out), "-q", *args]) == 0
+    result = RunResult.load(out)
+    assert len(result.packets) > 300_000
+    start = time.process_time()
+    page = sctpsim.write_run_report(out, result)
+    spent = time.process_time() - start
+    print(f"\n300-s run: page {page.html.stat().st_size:,} bytes in {spent:.2f} s CPU", file=sys.stderr)
+    assert page.html.stat().st_size < 2_000_000
+    assert spent < 6.0
+    _check_page(out)
+
+
 # ------------------------------------------------------------ headless browser
 
 
