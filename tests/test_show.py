@@ -163,6 +163,26 @@ def test_tcp_connections_get_their_own_figure() -> None:
     assert fig.texts[0].get_text() == f"TCP connection {names[0]}"
 
 
+def test_crowded_runs_draw_the_busiest_and_name_the_rest(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from sctpsim import runreport
+    from sctpsim.runplots import queued_interfaces
+
+    r = sctpsim.run_file(ROOT / "examples" / "tcp-dumbbell.toml", overrides=["duration=3s"])
+    ifaces = queued_interfaces(r)
+    assert len(ifaces) > 3
+    fig = r.queues(limit=3)
+    drawn = [line.get_label() for line in fig.axes[0].get_lines() if not line.get_label().startswith("_")]
+    assert len(drawn) == 3 and f"{len(ifaces) - 3} more not drawn" in fig.texts[0].get_text()
+    # The interface that dropped most is among them.
+    most = max(ifaces, key=lambda i: r.scalar_or_nan("iface", i, "drops"))
+    assert any(d.startswith(most) for d in drawn)
+    monkeypatch.setattr(runreport, "MAX_PER_KIND", 2)
+    r.to_parquet(tmp_path)
+    page = runreport.write_run_report(tmp_path, r)
+    assert sum("TCP connection" in title for title, _, _ in page.figures) == 2
+    assert any("more TCP connections" in note for note in page.not_recorded)
+
+
 def test_changed_keys_lists_what_the_file_sets_and_not_the_defaults() -> None:
     resolved = sctpsim.load_scenario(FAILOVER).resolved()
     keys = dict(changed_keys(resolved))
@@ -272,6 +292,28 @@ def test_run_report_writes_the_page_and_leaves_the_results_alone(tmp_path: Path)
 def test_show_refuses_what_is_not_a_run_directory(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert cli.main(["show", str(tmp_path)]) == 2
     assert "not a run directory" in capsys.readouterr().err
+
+
+def test_the_page_of_a_long_run_stays_small_and_quick(tmp_path: Path) -> None:
+    """The 300-s failover-tuning run with every record option on: 340,000 packet-log rows,
+    time series every 100 ms. The figures draw envelopes, so the page stays small and is
+    written in about a second (bounded loosely here: the machine may be busy)."""
+    import time
+
+    scenario = ROOT / "python" / "sctpsim" / "studies" / "failover-tuning" / "wifi-lte.toml"
+    out = tmp_path / "long"
+    args = ["--set", "record.packets=true", "--set", "record.interval=100ms",
+            "--set", 'record.events=["fault", "sctp", "drop"]']
+    assert cli.main(["run", str(scenario), "--out", str(out), "-q", *args]) == 0
+    result = RunResult.load(out)
+    assert len(result.packets) > 300_000
+    start = time.process_time()
+    page = sctpsim.write_run_report(out, result)
+    spent = time.process_time() - start
+    print(f"\n300-s run: page {page.html.stat().st_size:,} bytes in {spent:.2f} s CPU", file=sys.stderr)
+    assert page.html.stat().st_size < 2_000_000
+    assert spent < 6.0
+    _check_page(out)
 
 
 # ------------------------------------------------------------ headless browser

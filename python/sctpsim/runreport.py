@@ -35,6 +35,10 @@ __all__ = ["REPORT_FILE", "RunReport", "changed_keys", "write_run_report"]
 
 REPORT_FILE = "report.html"
 FIGURE_PREFIX = "figure-"
+#: At most this many associations (and TCP connections) get figures of their own on the
+#: page, so that a run with many stays a page; the rest are named, and
+#: :meth:`RunResult.paths` / :meth:`RunResult.sequence` draw any of them.
+MAX_PER_KIND = 8
 
 
 @dataclass
@@ -153,15 +157,32 @@ def changed_keys(resolved: str) -> list[tuple[str, Any]]:
     return out
 
 
-def _by_entry(keys: list[tuple[str, Any]]) -> list[tuple[str, list[tuple[str, Any]]]]:
-    """Keys grouped by the entry they belong to (``links[1]``, ``record``, or the top
-    level), each key relative to it, in file order."""
+def _by_entry(keys: list[tuple[str, Any]], doc: Mapping[str, Any]) -> list[tuple[str, list[tuple[str, Any]]]]:
+    """Keys grouped by the entry they belong to (``links[1] R1-B``, ``record``, or the top
+    level; an entry of a list with its name), each key relative to it, in file order."""
     groups: dict[str, list[tuple[str, Any]]] = {}
     for path, value in keys:
         m = re.match(r"([^.\[]+\[\d+\])\.(.+)|([^.\[]+)\.(.+)", path)
         entry, key = (m.group(1) or m.group(3), m.group(2) or m.group(4)) if m else ("(top level)", path)
+        if m and m.group(1):
+            name = _get(doc, f"{entry}.name")
+            if isinstance(name, str):
+                entry = f"{entry} {name}"
         groups.setdefault(entry, []).append((key, value))
     return list(groups.items())
+
+
+def _capped(names: list[str], what: str, report: RunReport) -> list[str]:
+    """The first :data:`MAX_PER_KIND` of ``names``; the rest noted on the page."""
+    if len(names) <= MAX_PER_KIND:
+        return names
+    rest = names[MAX_PER_KIND:]
+    report.not_recorded.append(
+        f"Figures of {len(rest)} more {what} ({', '.join(rest[:10])}{', ...' if len(rest) > 10 else ''}): "
+        f"the page draws the first {MAX_PER_KIND}; RunResult.paths(name) and RunResult.sequence(name) "
+        "draw any of them."
+    )
+    return names[:MAX_PER_KIND]
 
 
 # -------------------------------------------------------------------- HTML
@@ -219,10 +240,11 @@ _HOW_SEQUENCE = (
     "Each DATA chunk's TSN when it was sent, one colour per path: a line while chunks follow "
     "one another, a cross for a retransmission. Black: the cumulative TSN ack of each SACK "
     "received; grey: the highest TSN a SACK reports (gap ack blocks). The lower panel shows "
-    "the five seconds around the first fault."
+    "the five seconds around the first fault (shaded above)."
 )
 
 _EXTRA_STYLE = """
+body { max-width: 72rem; }
 pre.toml { background: #f7f7f7; padding: .6rem; font-size: .8rem; overflow-x: auto; }
 ul.missing li { margin: .2rem 0; } figure img { display: block; }
 table.keys td { font-size: .82rem; } table.keys code { background: none; padding: 0; white-space: nowrap; }
@@ -303,10 +325,11 @@ def write_run_report(
             'record.interval is 0; set it above zero (e.g. --set record.interval=100ms).'
         )
     else:
-        for assoc in runplots.association_names(result, series):
+        assocs = _capped(runplots.association_names(result, series), "SCTP associations", report)
+        for assoc in assocs:
             add_figure(f"paths-{assoc}", f"SCTP association {assoc}: window, timers and state per path",
                        lambda a=assoc: runplots.paths_figure(result, a, width=width), _HOW_PATHS)
-        for conn in runplots.tcp_names(series):
+        for conn in _capped(runplots.tcp_names(series), "TCP connections", report):
             add_figure(f"tcp-{conn}", f"TCP connection {conn}: window and timers",
                        lambda c=conn: runplots.tcp_figure(result, c, width=width), _HOW_TCP)
         sections.append(("Paths and connections", figures_html[:]))
@@ -323,7 +346,8 @@ def write_run_report(
             "set record.packets = true (e.g. --set record.packets=true)."
         )
     else:
-        for assoc in packets["association"].cat.categories:
+        logged = [str(a) for a in packets["association"].cat.categories]
+        for assoc in _capped(logged, "time-sequence graphs", report):
             add_figure(f"sequence-{assoc}", f"Time-sequence graph of SCTP association {assoc}",
                        lambda a=str(assoc): runplots.sequence_figure(result, a, width=width), _HOW_SEQUENCE)
         sections.append(("Time-sequence graphs", figures_html[:]))
@@ -353,7 +377,7 @@ def write_run_report(
     titles = ["Scenario", "Summary", *(name for name, _ in sections)]
     if report.not_recorded:
         nav.append("not-recorded")
-        titles.append("Not recorded")
+        titles.append("Not recorded or not drawn")
     body.append(
         "<nav><ul>"
         + "".join(f'<li><a href="#{n}">{esc(t)}</a></li>' for n, t in zip(nav, titles, strict=True))
@@ -362,15 +386,15 @@ def write_run_report(
     body.append('<h2 id="scenario">Scenario</h2>')
     changed = changed_keys(result.scenario)
     body.append(
-        f"<p>Name <code>{esc(result.name)}</code>, seed <code>{result.seed}</code>. "
-        "Keys that differ from the defaults (the rest is in the resolved scenario below; "
-        "<code>sctpsim params</code> lists every key):</p>"
+        "<p>The keys that differ from the defaults, by entry (every key with the value used is "
+        "in the resolved scenario below; <code>sctpsim params</code> lists every key and its "
+        "default):</p>"
     )
     rows = "".join(
         f"<tr><td><code>{esc(entry)}</code></td><td>"
         + " · ".join(f"<code>{esc(k)} = {esc(_toml_value(v))}</code>" for k, v in keys)
         + "</td></tr>"
-        for entry, keys in _by_entry(changed)
+        for entry, keys in _by_entry(changed, doc)
     )
     body.append(f'<table class="keys"><tr><th>entry</th><th>keys</th></tr>{rows}</table>')
     body.append(
@@ -383,7 +407,7 @@ def write_run_report(
         body.append(f'<h2 id="{_slug(name)}">{esc(name)}</h2>')
         body.extend(figs or ["<p>Nothing to draw.</p>"])
     if report.not_recorded:
-        body.append('<h2 id="not-recorded">Not recorded</h2>')
+        body.append('<h2 id="not-recorded">Not recorded or not drawn</h2>')
         body.append(
             '<ul class="missing">' + "".join(f"<li>{esc(s)}</li>" for s in report.not_recorded) + "</ul>"
         )
