@@ -16,6 +16,7 @@ pub use crate::ids::AgentId;
 use crate::ids::{FlowId, IfaceId, NodeId};
 use crate::kernel::{ScheduleInPast, Scheduler, Ticket};
 use crate::network::{IfaceAddr, Network};
+use crate::packetlog::PacketLog;
 use crate::recorder::{FlowStats, Recorder, Scalars, TimeSeries, TraceEvent};
 use crate::time::{Duration, Instant};
 use crate::wire::{Ipv4Fields, Packet, PacketMeta, DEFAULT_TTL};
@@ -191,5 +192,11 @@ impl Ctx<'_> {
     /// Emit an agent event (`kind` is what `record.events` selects on).
     pub fn trace(&mut self, kind: &str, entity: &str, detail: &str) {
         self.rec.trace(self.now, &TraceEvent::Agent { kind, entity, detail });
+    }
+
+    /// The SCTP packet log, if the run keeps one (`record.packets`).
+    #[inline]
+    pub fn packet_log(&mut self) -> Option<&mut PacketLog> {
+        self.rec.packets.as_mut()
     }
 }
