@@ -15,7 +15,9 @@
 //!   spurious call is harmless).
 //! * **Application commands**: [`send`](Association::send), [`read`](Association::read),
 //!   [`shutdown`](Association::shutdown), [`abort`](Association::abort),
-//!   [`set_primary`](Association::set_primary).
+//!   [`set_primary`](Association::set_primary); and from the driver,
+//!   [`set_loss_rate_hint`](Association::set_loss_rate_hint) (for the ideal RTX-LOSSRATE
+//!   policy).
 //! * **Outputs**: [`poll_transmit`](Association::poll_transmit) until `None`, then
 //!   [`poll_event`](Association::poll_event) until `None`, then
 //!   [`poll_timeout`](Association::poll_timeout).
@@ -851,6 +853,19 @@ impl Association {
             self.primary = path;
             self.dirty = true;
         }
+    }
+
+    /// Declares the loss rate (a fraction in [0, 1]) of the path to `remote`, for the ideal
+    /// RTX-LOSSRATE retransmission policy ([`crate::cmt::RetransmitConfig::LossRate`]),
+    /// which, as in ns-2, uses the path's configured loss rate rather than a measured one.
+    /// Values outside [0, 1] are clamped, NaN is ignored, and an address that names no
+    /// destination is ignored. Nothing but that policy reads it. Returns the destination.
+    pub fn set_loss_rate_hint(&mut self, remote: IpAddr, rate: f64) -> Option<PathId> {
+        let p = self.paths.find(remote)?;
+        if !rate.is_nan() {
+            self.paths[p].loss_rate_hint = rate.clamp(0.0, 1.0);
+        }
+        Some(p)
     }
 
     // ----- shared helpers -----

@@ -7,7 +7,7 @@ use std::collections::VecDeque;
 
 use simtime::{Duration, Instant};
 
-use crate::cmt::{dac_packets, PathsView, RtxKind};
+use crate::cmt::{dac_packets, PathsView, PfVariant, RtxKind, TieBreaker};
 use crate::congestion::AckInfo;
 use crate::wire::{Chunk, CommonHeader, DataRef, PacketBuilder, SackChunk};
 
@@ -642,8 +642,14 @@ impl Association {
             pt.acked += len;
         }
         self.error_count = 0;
+        // CMT-PF rule 5 (Natarajan et al. 2008): the ack of a retransmission may be for an
+        // earlier transmission, so it neither clears the destination's error counter nor
+        // brings it back from PF (ns-2 sctp-cmt.cc: only chunks with one transmission do).
+        let credits_path = transmissions == 1 || self.config.pf_variant != PfVariant::Cmt;
         let path = &mut self.paths[p];
-        path.error_count = 0;
+        if credits_path {
+            path.error_count = 0;
+        }
         // §6.3.1 C5 (Karn): only chunks sent once give RTT samples.
         if path.rtt_probe.is_some_and(|(t, _)| t == tsn) {
             path.rtt_probe = None;
@@ -651,7 +657,7 @@ impl Association {
                 path.rto.on_measurement(now.saturating_since(sent_at), &self.config);
             }
         }
-        if path.state != super::PathState::Active {
+        if credits_path && path.state != super::PathState::Active {
             // §8.2: an acknowledged TSN makes its destination active again; RFC 7829 §5:
             // so does it for a PF destination.
             self.set_path_state(now, p, super::PathState::Active);
@@ -692,7 +698,8 @@ impl Association {
         // E3: one packet of the earliest marked chunks goes out at once, to where the
         // retransmission policy sends them (§6.4: an alternate); the rest wait for cwnd.
         let view = PathsView::new(&self.paths, self.primary, self.data_path);
-        let dst = self.retransmit_policy.destination(&view, p, RtxKind::Timeout);
+        let mut ties = TieBreaker::new(&mut self.rng);
+        let dst = self.retransmit_policy.destination(&view, p, RtxKind::Timeout, &mut ties);
         if let Some(path) = self.paths.get_mut(dst) {
             path.force_packet = Some(RtxKind::Timeout);
             self.any_forced_packet = true;
@@ -845,7 +852,8 @@ impl Association {
             }
             let SentState::Marked(kind) = self.out.sent[i].state else { continue };
             let view = PathsView::new(&self.paths, self.primary, self.data_path);
-            let dst = self.retransmit_policy.destination(&view, self.out.sent[i].path, kind);
+            let mut ties = TieBreaker::new(&mut self.rng);
+            let dst = self.retransmit_policy.destination(&view, self.out.sent[i].path, kind, &mut ties);
             let Some(force) = self.paths.get(dst).map(|p| p.force_packet) else { continue };
             let d = dst.index();
             let len = self.out.sent[i].frag.len();

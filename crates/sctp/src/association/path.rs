@@ -146,6 +146,10 @@ pub struct Path {
     pub force_packet: Option<RtxKind>,
     /// Last instant data was sent here (for the §7.2.1 idle rule).
     pub last_data_sent: Option<Instant>,
+    /// The loss rate of the path to this destination as the driver declares it (a fraction,
+    /// 0 when undeclared), for the ideal RTX-LOSSRATE policy
+    /// ([`crate::Association::set_loss_rate_hint`]). Nothing else reads it.
+    pub loss_rate_hint: f64,
     /// User-data bytes last sent here and not yet covered by the cumulative TSN ack (gap
     /// acknowledged or not): this destination's share of the send buffer, which buffer
     /// splitting limits ([`crate::BufferSplitting`]).
@@ -187,6 +191,7 @@ impl Path {
             fast_recovery_exit: None,
             force_packet: None,
             last_data_sent: None,
+            loss_rate_hint: 0.0,
             queued_bytes: 0,
             acked_since_loss: 0,
             acked_between_losses: 0,
