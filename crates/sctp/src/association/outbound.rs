@@ -5,13 +5,14 @@
 
 use std::collections::VecDeque;
 
-use simtime::Instant;
+use simtime::{Duration, Instant};
 
-use crate::cmt::{dac_packets, PathsView, RtxKind};
+use crate::cmt::{dac_packets, PathsView, PfVariant, RtxKind, TieBreaker};
 use crate::congestion::AckInfo;
 use crate::wire::{Chunk, CommonHeader, DataRef, PacketBuilder, SackChunk};
 
 use super::buffers::BufferPool;
+use super::splitting::{SplitCounts, SplitLimits};
 use super::tsn::{tsn_gt, tsn_le, tsn_lt};
 use super::{Association, Event, PathId, State, Timer, Transmit};
 
@@ -109,6 +110,11 @@ pub(crate) struct Outbound {
     gap_acked: Vec<(u32, u32)>,
     /// Spare room for the next `gap_acked`.
     gap_scratch: Vec<(u32, u32)>,
+    /// Since when new data has waited for the peer's rwnd alone (some destination had cwnd
+    /// room for it), if it does now.
+    rwnd_blocked_since: Option<Instant>,
+    /// Time new data waited for the peer's rwnd alone, closed intervals.
+    rwnd_blocked: Duration,
 }
 
 impl Outbound {
@@ -124,7 +130,28 @@ impl Outbound {
             buffered: 0,
             gap_acked: Vec::new(),
             gap_scratch: Vec::new(),
+            rwnd_blocked_since: None,
+            rwnd_blocked: Duration::ZERO,
         }
+    }
+
+    /// At a transmission opportunity at `now`, new data did (`blocked`) or did not wait for
+    /// the peer's rwnd alone.
+    fn note_rwnd_blocked(&mut self, now: Instant, blocked: bool) {
+        match (self.rwnd_blocked_since, blocked) {
+            (None, true) => self.rwnd_blocked_since = Some(now),
+            (Some(since), false) => {
+                self.rwnd_blocked = self.rwnd_blocked.saturating_add(now.saturating_since(since));
+                self.rwnd_blocked_since = None;
+            }
+            _ => {}
+        }
+    }
+
+    /// Time new data waited for the peer's rwnd alone up to `now`.
+    pub(crate) fn rwnd_blocked_time(&self, now: Instant) -> Duration {
+        let open = self.rwnd_blocked_since.map_or(Duration::ZERO, |since| now.saturating_since(since));
+        self.rwnd_blocked.saturating_add(open)
     }
 
     pub(crate) fn stream_count(&self) -> u16 {
@@ -351,6 +378,9 @@ impl Association {
         while self.out.sent.front().is_some_and(|s| tsn_le(s.tsn, cum)) {
             let Some(s) = self.out.sent.pop_front() else { break };
             self.out.buffered = self.out.buffered.saturating_sub(s.frag.len());
+            if let Some(path) = self.paths.get_mut(s.path) {
+                path.queued_bytes = path.queued_bytes.saturating_sub(s.frag.len());
+            }
             if s.state != SentState::Acked {
                 // §6.3.2 R3 concerns data outstanding on the path, not chunks marked for
                 // retransmission.
@@ -551,15 +581,20 @@ impl Association {
     /// their path's SRTT and every path of the association, as this SACK left them.
     fn update_congestion(&mut self, cum: u32, t: &SackTallies) {
         let wanted = || self.paths.values().any(|p| p.controller.reads_group_view());
-        if t.per_path.iter().any(|pt| pt.acked > 0) && wanted() {
+        let refilled = t.per_path.iter().any(|pt| pt.acked > 0 || pt.fast > 0) && wanted();
+        if refilled {
             self.group_view.refill(self.paths.iter());
         }
-        let group = &self.group_view;
+        let group = &mut self.group_view;
         let cuc = self.config.cmt.cuc_active();
         for (p, path) in self.paths.iter_mut() {
             let Some(pt) = t.per_path.get(p.index()) else { continue };
             if pt.acked > 0 {
                 path.stats.bytes_acked += u64::from(pt.acked);
+                path.acked_since_loss += u64::from(pt.acked);
+                if refilled {
+                    group.show_to(p);
+                }
                 let info = AckInfo {
                     bytes_acked: pt.acked,
                     flight_before: pt.flight_before,
@@ -583,7 +618,11 @@ impl Association {
             let p = PathId::new(i as u32);
             let Some(path) = self.paths.get_mut(p) else { continue };
             if path.fast_recovery_exit.is_none() {
-                path.controller.on_fast_retransmit(&mut path.cc);
+                if refilled {
+                    self.group_view.show_to(p);
+                }
+                path.controller.on_fast_retransmit(&mut path.cc, &self.group_view);
+                path.note_loss();
                 path.fast_recovery_exit = Some(highest_outstanding);
             }
             path.rtt_probe = None;
@@ -687,8 +726,14 @@ impl Association {
             pt.acked += len;
         }
         self.error_count = 0;
+        // CMT-PF rule 5 (Natarajan et al. 2008): the ack of a retransmission may be for an
+        // earlier transmission, so it neither clears the destination's error counter nor
+        // brings it back from PF (ns-2 sctp-cmt.cc: only chunks with one transmission do).
+        let credits_path = transmissions == 1 || self.config.pf_variant != PfVariant::Cmt;
         let path = &mut self.paths[p];
-        path.error_count = 0;
+        if credits_path {
+            path.error_count = 0;
+        }
         // §6.3.1 C5 (Karn): only chunks sent once give RTT samples.
         if path.rtt_probe.is_some_and(|(t, _)| t == tsn) {
             path.rtt_probe = None;
@@ -696,7 +741,7 @@ impl Association {
                 path.rto.on_measurement(now.saturating_since(sent_at), &self.config);
             }
         }
-        if path.state != super::PathState::Active {
+        if credits_path && path.state != super::PathState::Active {
             // §8.2: an acknowledged TSN makes its destination active again; RFC 7829 §5:
             // so does it for a PF destination.
             self.set_path_state(now, p, super::PathState::Active);
@@ -721,10 +766,15 @@ impl Association {
         if marked == 0 {
             return; // nothing outstanding here: a stale timer.
         }
+        if self.paths.values().any(|p| p.controller.reads_group_view()) {
+            self.group_view.refill(self.paths.iter());
+            self.group_view.show_to(p);
+        }
         let path = &mut self.paths[p];
         path.stats.t3_timeouts += 1;
         // E1: ssthresh and cwnd; E2: back off the RTO; Karn: no sample from this round.
-        path.controller.on_timeout(&mut path.cc);
+        path.controller.on_timeout(&mut path.cc, &self.group_view);
+        path.note_loss();
         path.rto.back_off(&self.config);
         path.rtt_probe = None;
         let rto = path.rto.rto;
@@ -732,7 +782,8 @@ impl Association {
         // E3: one packet of the earliest marked chunks goes out at once, to where the
         // retransmission policy sends them (§6.4: an alternate); the rest wait for cwnd.
         let view = PathsView::new(&self.paths, self.primary, self.data_path);
-        let dst = self.retransmit_policy.destination(&view, p, RtxKind::Timeout);
+        let mut ties = TieBreaker::new(&mut self.rng);
+        let dst = self.retransmit_policy.destination(&view, p, RtxKind::Timeout, &mut ties);
         if let Some(path) = self.paths.get_mut(dst) {
             path.force_packet = Some(RtxKind::Timeout);
             self.any_forced_packet = true;
@@ -843,12 +894,14 @@ impl Association {
                 self.events.push_back(Event::HeartbeatSent { path: p });
             }
         }
+        let mut rwnd_blocked = false;
         if data_states {
             let held = self.fill_retransmissions(now, &mut open);
             if matches!(self.state, State::Established | State::ShutdownPending | State::ShutdownReceived) {
-                self.fill_new_data(now, &mut open, &held);
+                rwnd_blocked = self.fill_new_data(now, &mut open, &held);
             }
         }
+        self.out.note_rwnd_blocked(now, rwnd_blocked);
         if let Some(o) = open {
             self.close_packet(o);
         }
@@ -886,7 +939,8 @@ impl Association {
             }
             let SentState::Marked(kind) = self.out.sent[i].state else { continue };
             let view = PathsView::new(&self.paths, self.primary, self.data_path);
-            let dst = self.retransmit_policy.destination(&view, self.out.sent[i].path, kind);
+            let mut ties = TieBreaker::new(&mut self.rng);
+            let dst = self.retransmit_policy.destination(&view, self.out.sent[i].path, kind, &mut ties);
             let Some(force) = self.paths.get(dst).map(|p| p.force_packet) else { continue };
             let d = dst.index();
             let len = self.out.sent[i].frag.len();
@@ -919,6 +973,12 @@ impl Association {
             s.sent_at = now;
             s.transmissions += 1;
             self.out.marked = self.out.marked.saturating_sub(1);
+            if from != dst {
+                if let Some(old) = self.paths.get_mut(from) {
+                    old.queued_bytes = old.queued_bytes.saturating_sub(len);
+                }
+                self.paths[dst].queued_bytes += len;
+            }
             let path = &mut self.paths[dst];
             if path.miss_floor.is_some_and(|f| tsn_lt(tsn, f)) {
                 path.miss_floor = Some(tsn);
@@ -962,15 +1022,19 @@ impl Association {
     }
 
     /// New data to the destinations the path scheduler chooses, each filled in turn within
-    /// its cwnd and Max.Burst and the peer's rwnd; none to a destination in `held` (marked
-    /// chunks wait there, see [`Association::fill_retransmissions`]).
-    fn fill_new_data(&mut self, now: Instant, open: &mut Option<Open>, held: &[bool]) {
+    /// its cwnd and Max.Burst and the peer's rwnd (and its share of the buffers, with buffer
+    /// splitting); none to a destination in `held` (marked chunks wait there, see
+    /// [`Association::fill_retransmissions`]). Returns true if new data waited for the
+    /// peer's rwnd alone: some destination had cwnd room for it.
+    fn fill_new_data(&mut self, now: Instant, open: &mut Option<Open>, held: &[bool]) -> bool {
         if self.out.queue.is_empty() {
-            return;
+            return false;
         }
         self.schedule.clear();
         let view = PathsView::new(&self.paths, self.primary, self.data_path);
         self.scheduler.schedule(&view, &mut self.schedule);
+        let split = self.config.buffer_splitting.enabled().then(|| self.split_limits());
+        let mut rwnd_blocked = false;
         for k in 0..self.schedule.len() {
             if self.out.queue.is_empty() {
                 break;
@@ -978,13 +1042,39 @@ impl Association {
             let p = self.schedule[k];
             let listed_before = self.schedule[..k].contains(&p);
             if self.paths.contains(p) && !listed_before && held.get(p.index()) != Some(&true) {
-                self.fill_new_data_on(now, open, p);
+                rwnd_blocked |= self.fill_new_data_on(now, open, p, split.as_ref());
             }
         }
+        rwnd_blocked && !self.out.queue.is_empty()
     }
 
-    /// New data to destination `p`, within its cwnd, the peer's rwnd and Max.Burst.
-    fn fill_new_data_on(&mut self, now: Instant, open: &mut Option<Open>, p: PathId) {
+    /// Buffer splitting's limits for this transmission opportunity: the destinations the
+    /// scheduler listed share the buffers.
+    fn split_limits(&self) -> SplitLimits {
+        let mut sharing = 0;
+        let mut total_cwnd = 0u64;
+        for (k, &p) in self.schedule.iter().enumerate() {
+            let Some(path) = self.paths.get(p) else { continue };
+            if !self.schedule[..k].contains(&p) {
+                sharing += 1;
+                total_cwnd += u64::from(path.cc.cwnd);
+            }
+        }
+        let in_flight: u64 = self.paths.values().map(|p| u64::from(p.flight_size)).sum();
+        let peer_window = u64::from(self.out.peer_rwnd) + in_flight;
+        SplitLimits::new(&self.config.buffer_splitting, sharing, total_cwnd, self.config.send_buffer, peer_window)
+    }
+
+    /// New data to destination `p`, within its cwnd, the peer's rwnd, Max.Burst and its
+    /// share of the buffers under `split`. Returns true if it stopped for the peer's rwnd
+    /// while its cwnd had room.
+    fn fill_new_data_on(
+        &mut self,
+        now: Instant,
+        open: &mut Option<Open>,
+        p: PathId,
+        split: Option<&SplitLimits>,
+    ) -> bool {
         self.apply_idle_rule(now, p);
         // §6.1 D, first method: within one transmission opportunity the window is at most
         // flightsize + Max.Burst * MTU (cwnd itself is not changed).
@@ -994,8 +1084,22 @@ impl Association {
             let chunk_len = (16 + len as usize).next_multiple_of(4);
             // §6.1 A: respect the peer's rwnd, but one chunk may always be in flight.
             let rwnd_ok = len <= self.out.peer_rwnd || self.out.sent.is_empty();
-            if !rwnd_ok || !self.paths[p].window_allows(len, burst_window) {
+            let path = &self.paths[p];
+            if !path.window_allows(len, burst_window) {
                 break;
+            }
+            if !rwnd_ok {
+                return true;
+            }
+            if let Some(limits) = split {
+                let splitting = &self.config.buffer_splitting;
+                let bytes = match splitting.counts {
+                    SplitCounts::Queued => path.queued_bytes,
+                    SplitCounts::Outstanding => path.flight_size,
+                };
+                if !limits.allows(splitting.share, path.cc.cwnd, path.cc.mtu, bytes, len) {
+                    break;
+                }
             }
             let Some(frag) = self.out.queue.pop_front() else { break };
             let tsn = self.out.next_tsn;
@@ -1003,6 +1107,7 @@ impl Association {
             self.packet_for(open, p, chunk_len).data(&frag.data_ref(tsn));
             let path = &mut self.paths[p];
             path.flight_size += len;
+            path.queued_bytes += len;
             path.stats.data_chunks_sent += 1;
             path.stats.bytes_sent += u64::from(len);
             path.data_since_hb = true;
@@ -1034,6 +1139,7 @@ impl Association {
                 }
             }
         }
+        false
     }
 
     /// §7.2.1: a destination that sent nothing for an RTO or more halves its cwnd (to no
