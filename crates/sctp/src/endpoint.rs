@@ -245,6 +245,7 @@ impl Endpoint {
     }
 
     /// One association, if it is still in the endpoint.
+    #[inline]
     pub fn association(&self, id: AssocId) -> Option<&Association> {
         self.associations.get(id)
     }
@@ -257,6 +258,7 @@ impl Endpoint {
     }
 
     /// The next event of association `id` ([`Association::poll_event`]).
+    #[inline]
     pub fn poll_event(&mut self, id: AssocId) -> Option<Event> {
         self.associations.get_mut(id)?.poll_event()
     }
@@ -268,6 +270,7 @@ impl Endpoint {
     }
 
     /// Queues a message on association `id` ([`Association::send`]).
+    #[inline]
     pub fn send(&mut self, id: AssocId, stream: u16, ppid: u32, unordered: bool, data: &[u8]) -> Result<(), SendError> {
         match self.associations.get_mut(id) {
             Some(a) => a.send(stream, ppid, unordered, data),
@@ -276,11 +279,13 @@ impl Endpoint {
     }
 
     /// The next message association `id` delivers ([`Association::read`]).
+    #[inline]
     pub fn read(&mut self, id: AssocId) -> Option<Message> {
         self.associations.get_mut(id)?.read()
     }
 
     /// Offers a finished-with buffer to association `id` ([`Association::recycle`]).
+    #[inline]
     pub fn recycle(&mut self, id: AssocId, buf: Vec<u8>) {
         if let Some(a) = self.associations.get_mut(id) {
             a.recycle(buf);
@@ -336,15 +341,25 @@ impl Endpoint {
 
     /// Brings the demultiplexing maps up to date for association `id` after it may have
     /// changed its peer addresses or tag (handshake, restart) or closed.
+    ///
+    /// Called for every packet: the common case, nothing changed, is an inlined comparison
+    /// in place; [`Endpoint::reindex_changed`] does the rest.
+    #[inline]
     fn reindex(&mut self, id: AssocId) {
+        let unchanged = self
+            .associations
+            .entry(id)
+            .is_some_and(|e| e.assoc.state() != State::Closed && e.keys.as_ref().is_some_and(|k| k.describe(&e.assoc)));
+        if !unchanged {
+            self.reindex_changed(id);
+        }
+    }
+
+    /// [`Endpoint::reindex`] for an association whose keys changed, or that closed or left.
+    #[inline(never)]
+    fn reindex_changed(&mut self, id: AssocId) {
         let keys = match self.associations.entry(id) {
-            Some(e) if e.assoc.state() != State::Closed => {
-                // Called for every packet: compare in place, allocate only on a change.
-                if e.keys.as_ref().is_some_and(|k| k.describe(&e.assoc)) {
-                    return;
-                }
-                IndexKeys::of(&e.assoc)
-            }
+            Some(e) if e.assoc.state() != State::Closed => IndexKeys::of(&e.assoc),
             _ => {
                 self.may_close = true;
                 self.unindex(id);
@@ -816,18 +831,29 @@ struct AssocEntry {
 }
 
 impl AssocTable {
+    /// Where `id` is. Ids are handed out densely and removals are rare, so the entry is
+    /// mostly at `id - first id`; otherwise a binary search finds it.
+    #[inline(always)]
     fn position(&self, id: AssocId) -> Option<usize> {
+        let first = self.entries.first()?.id.0;
+        let guess = id.0.wrapping_sub(first) as usize;
+        if self.entries.get(guess).is_some_and(|e| e.id == id) {
+            return Some(guess);
+        }
         self.entries.binary_search_by_key(&id, |e| e.id).ok()
     }
 
+    #[inline]
     fn entry(&self, id: AssocId) -> Option<&AssocEntry> {
         self.position(id).map(|i| &self.entries[i])
     }
 
+    #[inline]
     fn get(&self, id: AssocId) -> Option<&Association> {
         self.entry(id).map(|e| &e.assoc)
     }
 
+    #[inline(always)]
     fn get_mut(&mut self, id: AssocId) -> Option<&mut Association> {
         self.position(id).map(|i| &mut self.entries[i].assoc)
     }

@@ -328,8 +328,11 @@ impl SctpApp {
         }
         let mut replies = Vec::new();
         let n = self.socket.associations().len();
+        let mut k = if n == 0 { 0 } else { self.next_read % n };
         for j in 0..n {
-            let k = (self.next_read + j) % n;
+            if j > 0 {
+                k = if k + 1 == n { 0 } else { k + 1 };
+            }
             let id = self.socket.associations()[k];
             if self.per_assoc.len() <= k {
                 self.per_assoc.resize_with(k + 1, || None);
@@ -384,6 +387,9 @@ impl SctpApp {
                 break;
             }
         }
+        if replies.is_empty() {
+            return;
+        }
         for (id, data) in replies {
             let _ = self.socket.send(id, 0, PPID_RESPONSE, false, &data);
         }
@@ -406,6 +412,9 @@ impl SctpApp {
             }
         }
         self.socket.flush(ctx, &mut self.events);
+        if self.events.is_empty() {
+            return;
+        }
         for (id, e) in std::mem::take(&mut self.events) {
             if e == Event::Connected {
                 if let Some(i) = self.opened.iter().position(|o| o.id == id) {

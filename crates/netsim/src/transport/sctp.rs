@@ -145,40 +145,46 @@ impl SctpSocket {
         self.records.get(*self.index.get(assoc.get() as usize)?)
     }
 
-    /// The record of `assoc`, created when the socket meets it.
+    /// The record of `assoc`, created when the socket meets it. Inlined: every packet
+    /// looks its association's record up.
+    #[inline]
     fn record_mut(&mut self, assoc: AssocId) -> &mut AssocRecord {
         let i = match self.index.get(assoc.get() as usize) {
             Some(&i) if i != NO_RECORD => i,
-            _ => {
-                let k = self.records.len();
-                let entity = if k == 0 { self.name.clone() } else { format!("{}/assoc{k}", self.name) };
-                self.records.push(AssocRecord {
-                    entity,
-                    paths: Vec::new(),
-                    flow: NO_FLOW,
-                    peer_flow: NO_FLOW,
-                    tx_bytes: 0,
-                    primary_addr: None,
-                    primary_break: None,
-                    primary_inactive_at: None,
-                    primary_pf_at: None,
-                    first_alt_rtx_at: None,
-                    data_moved_at: None,
-                    switched_back_at: None,
-                    path_changes: 0,
-                    closed: None,
-                    finished: None,
-                });
-                self.ids.push(assoc);
-                let slot = assoc.get() as usize;
-                if self.index.len() <= slot {
-                    self.index.resize(slot + 1, NO_RECORD);
-                }
-                self.index[slot] = k;
-                k
-            }
+            _ => self.new_record(assoc),
         };
         &mut self.records[i]
+    }
+
+    /// Creates the record of an association met for the first time; returns its position.
+    #[inline(never)]
+    fn new_record(&mut self, assoc: AssocId) -> usize {
+        let k = self.records.len();
+        let entity = if k == 0 { self.name.clone() } else { format!("{}/assoc{k}", self.name) };
+        self.records.push(AssocRecord {
+            entity,
+            paths: Vec::new(),
+            flow: NO_FLOW,
+            peer_flow: NO_FLOW,
+            tx_bytes: 0,
+            primary_addr: None,
+            primary_break: None,
+            primary_inactive_at: None,
+            primary_pf_at: None,
+            first_alt_rtx_at: None,
+            data_moved_at: None,
+            switched_back_at: None,
+            path_changes: 0,
+            closed: None,
+            finished: None,
+        });
+        self.ids.push(assoc);
+        let slot = assoc.get() as usize;
+        if self.index.len() <= slot {
+            self.index.resize(slot + 1, NO_RECORD);
+        }
+        self.index[slot] = k;
+        k
     }
 
     /// A packet for this endpoint arrived: hand it to the engine. Returns the association it
