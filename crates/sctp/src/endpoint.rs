@@ -88,8 +88,18 @@ pub struct Datagram {
     pub assoc: Option<AssocId>,
     /// ECN codepoint for the IP header (RFC 3168): 0 Not-ECT.
     pub ecn: u8,
-    /// The SCTP packet.
+    /// Bytes in front of the packet in `payload`, for the driver's lower-layer headers
+    /// ([`Endpoint::set_headroom`]).
+    pub headroom: usize,
+    /// The SCTP packet, after `headroom` bytes.
     pub payload: Vec<u8>,
+}
+
+impl Datagram {
+    /// The SCTP packet (the payload after the headroom).
+    pub fn packet(&self) -> &[u8] {
+        self.payload.get(self.headroom..).unwrap_or_default()
+    }
 }
 
 /// Endpoint-level counters.
@@ -134,6 +144,8 @@ pub struct Endpoint {
     /// so a driver polling it after every packet pays nothing.
     may_close: bool,
     replies: VecDeque<Datagram>,
+    /// Headroom of the associations' packets ([`Endpoint::set_headroom`]).
+    headroom: usize,
     stats: EndpointStats,
 }
 
@@ -198,6 +210,7 @@ impl Endpoint {
             by_tag: FxHashMap::default(),
             last_peer: None,
             replies: VecDeque::new(),
+            headroom: 0,
             stats: EndpointStats::default(),
         }
     }
@@ -216,6 +229,16 @@ impl Endpoint {
             rng,
         );
         self.insert(a)
+    }
+
+    /// Associations build their packets after `bytes` of headroom, for the driver's
+    /// lower-layer headers ([`Association::set_headroom`], [`Datagram::headroom`]); stateless
+    /// replies have none.
+    pub fn set_headroom(&mut self, bytes: usize) {
+        self.headroom = bytes;
+        for (_, a) in self.associations.iter_mut() {
+            a.set_headroom(bytes);
+        }
     }
 
     /// The associations in the endpoint, by id (creation order).
@@ -327,7 +350,8 @@ impl Endpoint {
     }
 
     /// Adds an association under a new id and indexes it.
-    fn insert(&mut self, a: Association) -> AssocId {
+    fn insert(&mut self, mut a: Association) -> AssocId {
+        a.set_headroom(self.headroom);
         let id = AssocId(self.next_id);
         self.next_id += 1;
         self.associations.push(id, a);
@@ -708,7 +732,7 @@ impl Endpoint {
             b.chunk(c);
         }
         let payload = b.finish();
-        self.replies.push_back(Datagram { remote: from, local: Some(to), assoc: None, ecn: 0, payload });
+        self.replies.push_back(Datagram { remote: from, local: Some(to), assoc: None, ecn: 0, headroom: 0, payload });
     }
 
     /// Builds an INIT ACK with a signed cookie, keeping no state (§5.1 B): for an INIT out of
@@ -778,6 +802,7 @@ impl Endpoint {
                     local: t.local,
                     assoc: Some(id),
                     ecn: t.ecn,
+                    headroom: t.headroom,
                     payload: t.payload,
                 });
             }

@@ -34,7 +34,7 @@ use crate::agent::Ctx;
 use crate::recorder::{Scalars, TimeSeries};
 use crate::time::{Duration, Instant};
 use crate::transport::timer::EngineTimer;
-use crate::wire::{Packet, NO_FLOW, PROTO_SCTP};
+use crate::wire::{Packet, IPV4_HEADER_LEN, NO_FLOW, PROTO_SCTP};
 
 /// An [`SctpSocket`] index entry for an association it has no record of.
 const NO_RECORD: usize = usize::MAX;
@@ -120,8 +120,11 @@ impl SctpSocket {
     ) -> Self {
         let local = addrs.first().copied();
         let addrs = addrs.iter().map(|a| IpAddr::V4(*a)).collect();
+        let mut ep = Endpoint::new(config, addrs, port, listening, seed);
+        // Packets are built after room for the IPv4 header, which goes there in place.
+        ep.set_headroom(IPV4_HEADER_LEN);
         SctpSocket {
-            ep: Endpoint::new(config, addrs, port, listening, seed),
+            ep,
             name: name.to_string(),
             local,
             timer: EngineTimer::new(token),
@@ -257,7 +260,7 @@ impl SctpSocket {
                 self.account_tx(ctx, d.assoc, flow);
             }
             let Some(route) = ctx.route(src, dst) else { continue };
-            let pkt = ctx.packet_around(route.src, dst, PROTO_SCTP, d.payload, flow);
+            let pkt = ctx.packet_in_headroom(route.src, dst, PROTO_SCTP, d.payload, d.headroom, flow);
             ctx.send_on(route, pkt);
         }
         // In id order, each association's events in turn (handling one creates none).

@@ -239,7 +239,10 @@ pub struct Transmit {
     pub ecn: u8,
     /// Path it belongs to.
     pub path: PathId,
-    /// The SCTP packet (common header, chunks, CRC32c).
+    /// Bytes in front of the packet in `payload`, left for the driver's lower-layer headers
+    /// ([`Association::set_headroom`]); 0 unless the driver asked for some.
+    pub headroom: usize,
+    /// The SCTP packet (common header, chunks, CRC32c) after `headroom` bytes.
     pub payload: Vec<u8>,
 }
 
@@ -330,6 +333,8 @@ pub struct Association {
     inb: Inbound,
     /// Buffers for packets, queued fragments and received data, reused.
     buffers: BufferPool,
+    /// Bytes left free in front of every packet built (see [`Association::set_headroom`]).
+    headroom: usize,
     /// Where the next SACK goes (§6.4: the source of the DATA being acknowledged).
     sack_path: PathId,
     /// Control chunks waiting for the next packet to their destination.
@@ -389,6 +394,7 @@ impl Association {
             sack_tallies: SackTallies::default(),
             inb,
             buffers: BufferPool::new(config.pmtu as usize),
+            headroom: 0,
             sack_path: PathId::default(),
             control: VecDeque::new(),
             scheduler: config.scheduler.build(),
@@ -797,6 +803,14 @@ impl Association {
             self.dirty = true;
         }
         Some(msg)
+    }
+
+    /// Builds every later packet after `bytes` bytes of headroom in its buffer
+    /// ([`Transmit::headroom`]), where the driver writes the lower layers' headers in place (a
+    /// simulator puts the IPv4 header there) instead of moving the packet to make room. The
+    /// packet and the buffer's capacity (the path MTU) are unchanged.
+    pub fn set_headroom(&mut self, bytes: usize) {
+        self.headroom = bytes;
     }
 
     /// Offers a buffer the driver has finished with (a datagram it has handled, the data of a

@@ -535,7 +535,7 @@ impl Association {
             CommonHeader { src_port: self.local_port, dst_port: self.peer_port, verification_tag: self.peer_tag };
         // The buffer has room for the lower layers too (a whole MTU), so a driver can put its
         // headers in front of the packet without copying it to a new buffer.
-        Open { path, builder: PacketBuilder::with_buffer(header, self.buffers.take()), limit }
+        Open { path, builder: PacketBuilder::with_headroom(header, self.buffers.take(), self.headroom), limit }
     }
 
     fn close_packet(&mut self, open: Open) {
@@ -549,6 +549,7 @@ impl Association {
             local: None,
             ecn: 0,
             path: open.path,
+            headroom: self.headroom,
             payload: open.builder.finish(),
         });
     }

@@ -285,8 +285,14 @@ impl Packet {
 /// Builds one packet chunk by chunk (the send hot path): DATA chunks are written straight
 /// from borrowed user data, other chunks through their typed form. `finish` fills in the
 /// CRC32c.
+///
+/// The packet may start after some headroom in its buffer ([`PacketBuilder::with_headroom`]):
+/// bytes a driver fills with the lower layers' headers in place, rather than moving the
+/// packet along to make room for them.
 pub struct PacketBuilder {
     w: Writer,
+    /// Where the packet starts in the buffer (the headroom before it).
+    start: usize,
 }
 
 impl PacketBuilder {
@@ -296,24 +302,43 @@ impl PacketBuilder {
     }
 
     /// As [`PacketBuilder::new`], building in `buf` (cleared first) to reuse its allocation.
-    pub fn with_buffer(header: CommonHeader, mut buf: Vec<u8>) -> Self {
-        buf.clear();
-        let mut w = Writer::new(buf);
-        w.u16(header.src_port);
-        w.u16(header.dst_port);
-        w.u32(header.verification_tag);
-        w.u32(0);
-        PacketBuilder { w }
+    pub fn with_buffer(header: CommonHeader, buf: Vec<u8>) -> Self {
+        Self::with_headroom(header, buf, 0)
     }
 
-    /// Bytes written so far (padding included).
+    /// As [`PacketBuilder::with_buffer`], the packet starting after `headroom` zero bytes:
+    /// [`PacketBuilder::finish`] returns them in front of it.
+    #[inline]
+    pub fn with_headroom(header: CommonHeader, mut buf: Vec<u8>, headroom: usize) -> Self {
+        let mut common = [0u8; COMMON_HEADER_LEN];
+        common[0..2].copy_from_slice(&header.src_port.to_be_bytes());
+        common[2..4].copy_from_slice(&header.dst_port.to_be_bytes());
+        common[4..8].copy_from_slice(&header.verification_tag.to_be_bytes());
+        // The checksum field stays zero until `finish`.
+        buf.clear();
+        // Headroom and common header in one copy (every packet), for the usual headroom.
+        let mut front = [0u8; 64];
+        match front.get_mut(headroom..headroom + COMMON_HEADER_LEN) {
+            Some(at) => {
+                at.copy_from_slice(&common);
+                buf.extend_from_slice(&front[..headroom + COMMON_HEADER_LEN]);
+            }
+            None => {
+                buf.resize(headroom, 0);
+                buf.extend_from_slice(&common);
+            }
+        }
+        PacketBuilder { w: Writer::new(buf), start: headroom }
+    }
+
+    /// Bytes of the packet written so far (padding included; the headroom is not counted).
     pub fn len(&self) -> usize {
-        self.w.buf.len()
+        self.w.buf.len().saturating_sub(self.start)
     }
 
     /// True if no chunk has been added.
     pub fn is_empty(&self) -> bool {
-        self.w.buf.len() <= COMMON_HEADER_LEN
+        self.len() <= COMMON_HEADER_LEN
     }
 
     /// Appends a typed chunk.
@@ -332,11 +357,11 @@ impl PacketBuilder {
         self.w.end_tlv(start);
     }
 
-    /// The finished packet with its checksum (§6.8).
+    /// The finished packet with its checksum (§6.8), after the headroom.
     pub fn finish(self) -> Vec<u8> {
-        let mut buf = self.w.buf;
-        let crc = packet_checksum(&buf);
-        if let Some(field) = buf.get_mut(8..COMMON_HEADER_LEN) {
+        let (mut buf, start) = (self.w.buf, self.start);
+        let crc = packet_checksum(buf.get(start..).unwrap_or_default());
+        if let Some(field) = buf.get_mut(start + 8..start + COMMON_HEADER_LEN) {
             field.copy_from_slice(&crc.to_le_bytes());
         }
         buf

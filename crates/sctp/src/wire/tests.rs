@@ -388,3 +388,33 @@ fn try_emit_rejects_overlong_values() {
     };
     assert_eq!(many.try_emit(), Err(WireError::TooLong));
 }
+
+#[test]
+fn a_packet_built_after_headroom_is_the_same_packet_behind_zero_bytes() {
+    let data = DataRef {
+        tsn: 7,
+        stream_id: 1,
+        ssn: 2,
+        ppid: 3,
+        unordered: false,
+        beginning: true,
+        ending: true,
+        immediate: false,
+        user_data: &[9; 33],
+    };
+    let build = |mut b: PacketBuilder| {
+        b.data(&data);
+        b.chunk(&Chunk::CookieAck);
+        b
+    };
+    let plain = build(PacketBuilder::new(HDR, 100));
+    for headroom in [0, 20, 52, 53, 100] {
+        let roomy = build(PacketBuilder::with_headroom(HDR, vec![0xff; 7], headroom));
+        assert_eq!(roomy.len(), plain.len(), "headroom {headroom}: the length counts the packet only");
+        let bytes = roomy.finish();
+        assert!(bytes[..headroom].iter().all(|&b| b == 0), "headroom {headroom} is zero");
+        assert_eq!(&bytes[headroom..], build(PacketBuilder::new(HDR, 100)).finish(), "headroom {headroom}");
+    }
+    let empty = PacketBuilder::with_headroom(HDR, Vec::new(), 20);
+    assert!(empty.is_empty() && empty.len() == COMMON_HEADER_LEN);
+}
