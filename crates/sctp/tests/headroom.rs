@@ -26,7 +26,7 @@ fn exchange(headroom: usize) -> (Vec<(usize, Datagram)>, usize) {
     let addrs = [A, B];
     let (mut sent, mut delivered, mut queued) = (Vec::new(), 0, 0);
     for _ in 0..200 {
-        now = now + Duration::from_millis(1);
+        now += Duration::from_millis(1);
         while queued < 20 && eps[0].send(id, 0, 0, false, &[7; 1000]).is_ok() {
             queued += 1;
         }

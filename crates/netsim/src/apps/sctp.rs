@@ -328,11 +328,13 @@ impl SctpApp {
         }
         let mut replies = Vec::new();
         let n = self.socket.associations().len();
-        let mut k = if n == 0 { 0 } else { self.next_read % n };
+        // Without a rate every association is read in full, from the first.
+        let start = match rate {
+            Some(_) if n > 0 => self.next_read % n,
+            _ => 0,
+        };
         for j in 0..n {
-            if j > 0 {
-                k = if k + 1 == n { 0 } else { k + 1 };
-            }
+            let k = if start + j < n { start + j } else { start + j - n };
             let id = self.socket.associations()[k];
             if self.per_assoc.len() <= k {
                 self.per_assoc.resize_with(k + 1, || None);

@@ -47,7 +47,7 @@ use std::net::IpAddr;
 use rand::{Rng, RngCore};
 use simtime::{Duration, Instant};
 
-use crate::cmt::{PathScheduler, PathsView, RetransmitPolicy};
+use crate::cmt::{PathScheduler, PathsView, RetransmitPolicy, SchedulerConfig};
 use crate::config::Config;
 use crate::congestion::GroupView;
 use crate::random::RandomStream;
@@ -339,8 +339,9 @@ pub struct Association {
     sack_path: PathId,
     /// Control chunks waiting for the next packet to their destination.
     control: VecDeque<(PathId, Chunk)>,
-    /// Chooses the destinations of new data.
-    scheduler: Box<dyn PathScheduler>,
+    /// Chooses the destinations of new data: `None` for the default, [`Primary`](crate::cmt::Primary), called
+    /// directly (it runs on every flush with data queued).
+    scheduler: Option<Box<dyn PathScheduler>>,
     /// The destinations the scheduler chose (scratch space kept between flushes).
     schedule: Vec<PathId>,
     /// Chooses where retransmissions go.
@@ -397,7 +398,10 @@ impl Association {
             headroom: 0,
             sack_path: PathId::default(),
             control: VecDeque::new(),
-            scheduler: config.scheduler.build(),
+            scheduler: match config.scheduler {
+                SchedulerConfig::Primary => None,
+                SchedulerConfig::Custom(_) => Some(config.scheduler.build()),
+            },
             schedule: Vec::new(),
             retransmit_policy: config.retransmit.build(),
             group_view: GroupView::default(),

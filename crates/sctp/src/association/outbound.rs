@@ -7,7 +7,7 @@ use std::collections::VecDeque;
 
 use simtime::Instant;
 
-use crate::cmt::{PathsView, RtxKind};
+use crate::cmt::{PathsView, Primary, RtxKind};
 use crate::congestion::AckInfo;
 use crate::wire::{Chunk, CommonHeader, DataRef, PacketBuilder, SackChunk};
 
@@ -742,9 +742,17 @@ impl Association {
         if self.out.queue.is_empty() {
             return;
         }
-        self.schedule.clear();
         let view = PathsView::new(&self.paths, self.primary, self.data_path);
-        self.scheduler.schedule(&view, &mut self.schedule);
+        let Some(scheduler) = self.scheduler.as_mut() else {
+            // The default: one destination, no list.
+            let p = Primary::select(&view);
+            if self.paths.contains(p) && held.get(p.index()) != Some(&true) {
+                self.fill_new_data_on(now, open, p);
+            }
+            return;
+        };
+        self.schedule.clear();
+        scheduler.schedule(&view, &mut self.schedule);
         for k in 0..self.schedule.len() {
             if self.out.queue.is_empty() {
                 break;

@@ -317,7 +317,7 @@ impl PacketBuilder {
         // The checksum field stays zero until `finish`.
         buf.clear();
         // Headroom and common header in one copy (every packet), for the usual headroom.
-        let mut front = [0u8; 64];
+        let mut front = [0u8; 32];
         match front.get_mut(headroom..headroom + COMMON_HEADER_LEN) {
             Some(at) => {
                 at.copy_from_slice(&common);
