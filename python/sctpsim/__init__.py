@@ -11,7 +11,11 @@ One run:
   :class:`RunResult` whose ``scalars`` is a Series indexed by
   ``kind/entity/metric`` (units in ``.attrs["units"]``), ``timeseries`` and ``events``
   are DataFrames (``scalar_table`` is the scalars' long form with a unit column), and
-  ``to_parquet(dir)`` writes them out;
+  ``to_parquet(dir)`` writes them out; ``packets`` is the SCTP packet log
+  (``record.packets = true``); :meth:`RunResult.load` reads a run directory back;
+* the result draws its figures: ``paths()``, ``flows()``, ``queues()`` and
+  ``sequence()`` return matplotlib figures; :func:`write_run_report` writes the
+  run's HTML page (``sctpsim show``);
 * :func:`run_file` is the same for a scenario file with ``KEY=VALUE`` overrides.
 
 Sweeps (parameters x replications, resumable, in parallel or on Dask):
@@ -58,6 +62,7 @@ if TYPE_CHECKING:
     from sctpsim.plot import plot_sweep
     from sctpsim.reproduce import list_studies, load_study, run_study
     from sctpsim.runner import SweepOutcome, run_sweep
+    from sctpsim.runreport import write_run_report
     from sctpsim.stats import summarize
     from sctpsim.store import load_runs
 
@@ -83,6 +88,7 @@ __all__ = [
     "run_study",
     "run_sweep",
     "summarize",
+    "write_run_report",
 ]
 
 # Imported on first use: they pull in scipy, matplotlib or multiprocessing, which a
@@ -96,6 +102,7 @@ _LAZY = {
     "list_studies": "sctpsim.reproduce",
     "load_study": "sctpsim.reproduce",
     "run_study": "sctpsim.reproduce",
+    "write_run_report": "sctpsim.runreport",
 }
 
 

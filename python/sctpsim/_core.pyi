@@ -87,6 +87,30 @@ class _Events(TypedDict):
     entity: list[str]
     detail: list[str]
 
+class _Packets(TypedDict):
+    """The SCTP packet log (``record.packets``): one element per row in each buffer."""
+
+    assoc_names: list[str]
+    """Association names; ``assoc`` indexes this list."""
+    time_ns: bytes
+    """``<u8`` time of each row, nanoseconds."""
+    assoc: bytes
+    """``<u4`` association of each row."""
+    path: bytes
+    """``<u4`` path number (``0xFFFFFFFF``: unknown)."""
+    kind: bytes
+    """``u1`` 0 = DATA chunk sent, 1 = SACK chunk received."""
+    tsn: bytes
+    """``<u4`` TSN (DATA) or Cumulative TSN Ack (SACK)."""
+    retransmission: bytes
+    """``u1`` 1 when the DATA chunk's TSN was sent before."""
+    length: bytes
+    """``<u4`` user data bytes (DATA), 0 for a SACK."""
+    a_rwnd: bytes
+    """``<u4`` advertised receiver window (SACK), 0 for DATA."""
+    highest_tsn: bytes
+    """``<u4`` highest TSN a SACK reports received (gap ack blocks included); DATA: its TSN."""
+
 class _RunOutput(TypedDict):
     name: str
     """Scenario name."""
@@ -97,6 +121,8 @@ class _RunOutput(TypedDict):
     scalars: _Scalars
     timeseries: _Timeseries
     events: _Events
+    packets: _Packets | None
+    """The SCTP packet log, ``None`` unless the scenario sets ``record.packets``."""
     captures: list[str]
     """File names (not paths) of the pcap files written into ``capture_dir``."""
 

@@ -2,7 +2,8 @@
 
 Commands::
 
-    sctpsim run FILE [--seed N] [--out DIR] [--set KEY=VALUE ...] [--quiet]
+    sctpsim run FILE [--seed N] [--out DIR] [--set KEY=VALUE ...] [--report] [--quiet]
+    sctpsim show DIR [--width PX]
     sctpsim check FILE... [--set KEY=VALUE ...] [--print]
     sctpsim params [--markdown]
     sctpsim sweep FILE [--jobs N] [--out DIR] [--dask ADDRESS|local] [--quiet] [--dry-run]
@@ -312,6 +313,8 @@ def cli() -> None:
     Examples:
       sctpsim run examples/two-path-cbr.toml
       sctpsim run examples/two-path-cbr.toml --seed 7 --set duration=10s --out /tmp/r
+      sctpsim run examples/failover.toml --set record.packets=true --report
+      sctpsim show results/failover
       sctpsim check examples/*.toml
       sctpsim params --markdown > docs/scenario-reference.md
       sctpsim sweep examples/sweeps/two-path-delay.toml --jobs 4
@@ -346,20 +349,29 @@ def cli() -> None:
     "An existing results directory is replaced.",
 )
 @_SET_OPTION
+@click.option(
+    "--report",
+    is_flag=True,
+    help="Also write DIR/report.html and the figures (as 'sctpsim show DIR' does).",
+)
 @click.option("--quiet", "-q", is_flag=True, help="Print only the output directory.")
-def run(file: str, seed: int | None, out: Path | None, overrides: list[str], quiet: bool) -> None:
+def run(
+    file: str, seed: int | None, out: Path | None, overrides: list[str], report: bool, quiet: bool
+) -> None:
     """Run the scenario in FILE and write its results.
 
     The output directory receives scenario.toml (the resolved scenario, with seed
     and version), scalars.csv, timeseries.parquet, events.parquet and any pcap
-    captures the scenario asks for. It appears atomically: a failed or
-    interrupted run leaves the previous results (if any) untouched.
+    captures the scenario asks for, and packets.parquet with record.packets = true;
+    with --report also report.html and its figures. It appears atomically: a failed
+    or interrupted run leaves the previous results (if any) untouched.
 
     \b
     Examples:
       sctpsim run examples/two-path-cbr.toml
       sctpsim run examples/two-path-cbr.toml --seed 42 --set duration=5s
       sctpsim run scenario.toml --out results/baseline --quiet
+      sctpsim run examples/failover.toml --set record.packets=true --report
     """
     text = _read_scenario(file)
     # Validate first: an invalid scenario must not create any directory.
@@ -383,6 +395,13 @@ def run(file: str, seed: int | None, out: Path | None, overrides: list[str], qui
                 result.to_parquet(staging)
             except OSError as e:
                 _fail(f"writing results to {dest}: {_one_line(str(e))}", EXIT_FAILURE)
+            if report:
+                from sctpsim.runreport import write_run_report
+
+                try:
+                    write_run_report(staging, result)
+                except OSError as e:
+                    _fail(f"writing the report in {dest}: {_one_line(str(e))}", EXIT_FAILURE)
     except FileExistsError as e:
         _fail(_one_line(str(e)))
     except OSError as e:  # creating / renaming the directory
@@ -397,8 +416,52 @@ def run(file: str, seed: int | None, out: Path | None, overrides: list[str], qui
         print_summary(result, console)
         console.print()
         click.echo(f"results: {dest}")
+        if report:
+            click.echo(f"report: {dest / 'report.html'}")
     else:
         click.echo(str(dest))
+
+
+@cli.command(short_help="Write the HTML page and figures of a run.")
+@click.argument("directory", type=click.Path(), metavar="DIR")
+@click.option(
+    "--width",
+    type=click.IntRange(400, 4000),
+    default=1100,
+    show_default=True,
+    metavar="PX",
+    help="Figure width in pixels.",
+)
+def show(directory: str, width: int) -> None:
+    """Write DIR/report.html for the run in DIR (a 'sctpsim run' output directory).
+
+    The page is one self-contained file (figures inline, no script, nothing fetched):
+    the scenario (name, seed, version, keys that differ from the defaults), the
+    summary tables, and figures: per SCTP association cwnd, ssthresh, flight size,
+    SRTT, RTO and state per path with faults and SCTP events marked, and its
+    time-sequence graph (with record.packets = true); the same for each TCP
+    connection; goodput per flow; queues and drops. Each figure is also written as
+    DIR/figure-*.png and .svg. What the run did not record is listed on the page.
+
+    \b
+    Examples:
+      sctpsim run examples/failover.toml --set record.packets=true
+      sctpsim show results/failover
+    """
+    from sctpsim.runreport import write_run_report
+
+    d = Path(directory)
+    if not (d / "scenario.toml").is_file():
+        _fail(f"{directory}: not a run directory (no scenario.toml)")
+    try:
+        written = write_run_report(d, width=width)
+    except FileNotFoundError as e:
+        _fail(f"{directory}: {e.filename and Path(e.filename).name}: no such file")
+    except ValueError as e:
+        _fail(f"{directory}: {_one_line(str(e))}")
+    except OSError as e:
+        _fail(f"writing the report in {directory}: {_one_line(str(e))}", EXIT_FAILURE)
+    click.echo(str(written.html))
 
 
 @cli.command()

@@ -11,6 +11,8 @@ A *run directory* holds::
     scalars.csv          kind, entity, metric, value, unit
     timeseries.parquet   time_s, kind, entity, metric, unit, value
     events.parquet       time_s, kind, entity, detail
+    packets.parquet      SCTP DATA chunks sent and SACK chunks received, when the
+                         scenario sets record.packets (see :attr:`RunResult.packets`)
     *.pcap               packet captures, when the scenario asks for them
 
 The files are deterministic: the same result always produces byte-identical files,
@@ -20,6 +22,11 @@ so two runs with the same scenario and seed can be compared with ``cmp``.
 written into a hidden sibling directory which is renamed into place only when
 complete, so an interrupted or failed run never leaves a directory that looks like a
 finished result.
+
+:meth:`RunResult.load` reads a run directory back into a :class:`RunResult` (writing it
+again gives the same bytes), and :meth:`RunResult.paths`, :meth:`RunResult.flows`,
+:meth:`RunResult.queues` and :meth:`RunResult.sequence` draw its figures (see
+:mod:`sctpsim.runplots`).
 """
 
 from __future__ import annotations
@@ -39,6 +46,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
     from sctpsim._core import _RunOutput
 
 __all__ = [
@@ -55,6 +64,8 @@ SCENARIO_FILE = "scenario.toml"
 SCALARS_FILE = "scalars.csv"
 TIMESERIES_FILE = "timeseries.parquet"
 EVENTS_FILE = "events.parquet"
+#: The SCTP packet log, written only when the scenario sets ``record.packets``.
+PACKETS_FILE = "packets.parquet"
 
 #: Files every run directory contains (captures come in addition).
 RESULT_FILES: tuple[str, ...] = (SCENARIO_FILE, SCALARS_FILE, TIMESERIES_FILE, EVENTS_FILE)
@@ -63,7 +74,14 @@ RESULT_FILES: tuple[str, ...] = (SCENARIO_FILE, SCALARS_FILE, TIMESERIES_FILE, E
 # whatever the byte order of the machine decoding it.
 _U64 = np.dtype("<u8")
 _U32 = np.dtype("<u4")
+_U8 = np.dtype("u1")
 _F64 = np.dtype("<f8")
+
+#: Names of the packet log's ``kind`` codes (netsim ``PacketKind``).
+PACKET_KINDS: tuple[str, ...] = ("data", "sack")
+#: The core's path number for a row whose path is unknown; ``-1`` in the DataFrame.
+_NO_PATH = 0xFFFF_FFFF
+_PACKET_U32 = ("assoc", "path", "tsn", "length", "a_rwnd", "highest_tsn")
 
 _NS_PER_S = 1e9
 
@@ -167,6 +185,8 @@ class RunResult:
             self._scalars_raw: Mapping[str, Any] = raw["scalars"]
             self._timeseries_raw: Mapping[str, Any] = raw["timeseries"]
             self._events_raw: Mapping[str, Any] = raw["events"]
+            # Absent (older cores) or None: the run kept no packet log.
+            self._packets_raw: Mapping[str, Any] | None = raw.get("packets")
         except KeyError as e:
             raise ValueError(f"run result is missing key {e}") from None
         self._validate()
@@ -211,8 +231,28 @@ class RunResult:
                     "detail": ev["detail"],
                 },
             )
+            self._validate_packets()
         except KeyError as e:
             raise ValueError(f"run result is missing key {e}") from None
+
+    def _validate_packets(self) -> None:
+        raw = self._packets_raw
+        if raw is None:
+            return
+        columns = {k: _decode(raw[k], _U32, f"packets.{k}") for k in _PACKET_U32}
+        columns["time_ns"] = _decode(raw["time_ns"], _U64, "packets.time_ns")
+        columns["kind"] = _decode(raw["kind"], _U8, "packets.kind")
+        columns["retransmission"] = _decode(raw["retransmission"], _U8, "packets.retransmission")
+        _check_lengths("packets", columns)
+        assoc = columns["assoc"]
+        if len(assoc) and int(assoc.max()) >= len(raw["assoc_names"]):
+            raise ValueError(
+                f"packets.assoc: index {int(assoc.max())} out of range "
+                f"({len(raw['assoc_names'])} association names)"
+            )
+        kind = columns["kind"]
+        if len(kind) and int(kind.max()) >= len(PACKET_KINDS):
+            raise ValueError(f"packets.kind: unknown kind code {int(kind.max())}")
 
     def __repr__(self) -> str:
         return (
@@ -283,6 +323,62 @@ class RunResult:
             }
         )
 
+    @property
+    def has_packets(self) -> bool:
+        """True if the run kept the SCTP packet log (``record.packets = true``)."""
+        return self._packets_raw is not None
+
+    @cached_property
+    def packets(self) -> pd.DataFrame | None:
+        """The SCTP packet log (``record.packets = true``), or ``None`` when it was off.
+
+        One row per DATA chunk an association sent and per SACK chunk it received.
+        Columns: ``time_s`` (float seconds); ``association`` (categorical: the name in
+        results, e.g. ``upload`` or ``upload/assoc1``); ``path`` (int32: the path
+        number, as in ``upload/path<i>``; -1 when unknown); ``kind`` (categorical:
+        ``data`` or ``sack``); ``tsn`` (uint32: a DATA chunk's TSN, a SACK's Cumulative
+        TSN Ack); ``retransmission`` (bool: the DATA chunk's TSN was sent before);
+        ``length`` (uint32: user data bytes of a DATA chunk, 0 for a SACK); ``a_rwnd``
+        (uint32: a SACK's advertised window, 0 for DATA); ``highest_tsn`` (uint32: the
+        highest TSN a SACK reports received, counting its gap ack blocks; a DATA
+        chunk's own TSN). TSNs are 32-bit serial numbers; unwrap them relative to the
+        first (as :meth:`sequence` does) before doing arithmetic.
+        """
+        raw = self._packets_raw
+        if raw is None:
+            return None
+        u32 = {k: _decode(raw[k], _U32, f"packets.{k}") for k in _PACKET_U32}
+        time_ns = _decode(raw["time_ns"], _U64, "packets.time_ns")
+        kind = _decode(raw["kind"], _U8, "packets.kind")
+        rtx = _decode(raw["retransmission"], _U8, "packets.retransmission")
+        path = u32["path"].astype(np.int64)
+        path[path == _NO_PATH] = -1
+        return pd.DataFrame(
+            {
+                "time_s": pd.Series(time_ns.astype(np.float64) / _NS_PER_S, dtype="float64"),
+                "association": pd.Categorical.from_codes(
+                    u32["assoc"].astype(np.int32),
+                    categories=pd.Index(list(raw["assoc_names"]), dtype=str),
+                ),
+                "path": pd.Series(path.astype(np.int32), dtype="int32"),
+                "kind": pd.Categorical.from_codes(
+                    kind.astype(np.int8), categories=pd.Index(list(PACKET_KINDS), dtype=str)
+                ),
+                "tsn": pd.Series(u32["tsn"], dtype="uint32"),
+                "retransmission": pd.Series(rtx.astype(bool), dtype="bool"),
+                "length": pd.Series(u32["length"], dtype="uint32"),
+                "a_rwnd": pd.Series(u32["a_rwnd"], dtype="uint32"),
+                "highest_tsn": pd.Series(u32["highest_tsn"], dtype="uint32"),
+            }
+        )
+
+    def series_arrays(
+        self,
+    ) -> tuple[list[tuple[str, str, str, str]], np.ndarray, np.ndarray, np.ndarray]:
+        """The time series as arrays, without the long DataFrame (cheap for long runs):
+        ``(names, time_s, series, value)`` as :func:`decode_timeseries` returns them."""
+        return decode_timeseries(self._timeseries_raw)
+
     @cached_property
     def _scalar_index(self) -> dict[tuple[str, str, str], float]:
         raw = self._scalars_raw
@@ -335,10 +431,91 @@ class RunResult:
         """
         return self._scalar_index.get((kind, entity, metric), math.nan)
 
+    # ----------------------------------------------------------------- figures
+
+    def paths(self, association: str | None = None, *, width: int = 1100) -> Figure:
+        """Per path of an SCTP association (or for a TCP connection): cwnd, ssthresh,
+        flight size, SRTT and RTO on a shared time axis, with faults and the
+        association's events (T3 expiry, PF, inactive, failover, switch-back) marked.
+
+        ``association`` is its name in results (``"upload"``, ``"upload/assoc1"``, or a
+        TCP flow's name); ``None`` takes the first. ``width`` is in pixels at 100 dpi.
+        Needs time series (``record.interval`` above zero).
+        """
+        from sctpsim import runplots
+
+        return runplots.paths_figure(self, association, width=width)
+
+    def flows(self, *, width: int = 1100) -> Figure:
+        """Goodput over time (bytes the receiving application got per sampling
+        interval, as bit/s) of every flow. Needs time series."""
+        from sctpsim import runplots
+
+        return runplots.flows_figure(self, width=width)
+
+    def queues(self, *, width: int = 1100) -> Figure:
+        """Queue occupancy (packets) over time of every interface that queued or
+        dropped, with its drops (times when ``record.events`` has ``"drop"``, else the
+        totals in the legend). Needs time series."""
+        from sctpsim import runplots
+
+        return runplots.queues_figure(self, width=width)
+
+    def sequence(self, association: str | None = None, *, width: int = 1100) -> Figure:
+        """Time-sequence graph of an SCTP association, as Wireshark's tcptrace graph:
+        TSN (relative to the first) against time, one colour per path, retransmissions
+        marked, the SACKs' cumulative TSN ack as a step line. Needs the packet log
+        (``record.packets = true``)."""
+        from sctpsim import runplots
+
+        return runplots.sequence_figure(self, association, width=width)
+
     # ------------------------------------------------------------------- files
 
+    @classmethod
+    def load(cls, directory: str | os.PathLike[str]) -> RunResult:
+        """Read a run directory written by :meth:`to_parquet` (or ``sctpsim run``).
+
+        Writing the result again gives byte-identical files.
+
+        Raises:
+            FileNotFoundError: a result file is missing.
+            ValueError: a file does not hold what a run directory holds.
+        """
+        import tomllib
+
+        d = Path(directory)
+        scenario = (d / SCENARIO_FILE).read_text(encoding="utf-8")
+        try:
+            doc = tomllib.loads(scenario)
+        except tomllib.TOMLDecodeError as e:
+            raise ValueError(f"{d / SCENARIO_FILE}: {e}") from None
+        scalars = pd.read_csv(
+            d / SCALARS_FILE,
+            dtype={"kind": str, "entity": str, "metric": str, "unit": str, "value": "float64"},
+            keep_default_na=False,
+            na_values={"value": ["NaN"]},
+        )
+        raw: dict[str, Any] = {
+            "name": str(doc.get("name", d.name)),
+            "seed": int(doc.get("seed", 0)),
+            "scenario": scenario,
+            "captures": sorted(p.name for p in d.glob("*.pcap")),
+            "scalars": {
+                k: [str(v) for v in scalars[k]] for k in ("kind", "entity", "metric", "unit")
+            }
+            | {"value": [float(v) for v in scalars["value"]]},
+            "timeseries": _timeseries_raw_from(d / TIMESERIES_FILE),
+            "events": _events_raw_from(d / EVENTS_FILE),
+            "packets": _packets_raw_from(d / PACKETS_FILE)
+            if (d / PACKETS_FILE).is_file()
+            else None,
+        }
+        return cls(raw)
+
     def to_parquet(self, directory: str | os.PathLike[str]) -> list[Path]:
-        """Write scenario.toml, scalars.csv, timeseries.parquet and events.parquet.
+        """Write scenario.toml, scalars.csv, timeseries.parquet and events.parquet, and
+        packets.parquet when the run kept the packet log.
 
         ``directory`` is created if missing and existing files are overwritten in
         place. This is *not* atomic; use :func:`write_run` (or
@@ -361,7 +538,87 @@ class RunResult:
             self.scalar_table.to_csv(f, index=False, lineterminator="\n", na_rep="NaN")
         _write_parquet(self.timeseries, timeseries_path)
         _write_parquet(self.events, events_path)
+        packets = self.packets
+        if packets is not None:
+            paths.append(out / PACKETS_FILE)
+            _write_parquet(packets, paths[-1])
         return paths
+
+
+def _ns(time_s: np.ndarray) -> bytes:
+    """Seconds (as written) back to the core's nanoseconds: exact, since every time was
+    a whole number of nanoseconds below 2**53."""
+    return np.rint(np.asarray(time_s, dtype=np.float64) * _NS_PER_S).astype(_U64).tobytes()
+
+
+def _codes(column: pa.ChunkedArray) -> tuple[np.ndarray, list[str]]:
+    """A text column as (codes, categories), categories in order of first appearance."""
+    values = column.combine_chunks()
+    if not pa.types.is_dictionary(values.type):
+        values = values.dictionary_encode()
+    codes = values.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+    categories = [str(c) for c in values.dictionary.to_pylist()]
+    return codes, categories
+
+
+def _timeseries_raw_from(path: Path) -> dict[str, Any]:
+    columns = ["kind", "entity", "metric", "unit"]
+    table = pq.read_table(path, read_dictionary=columns)
+    coded = [_codes(table.column(c)) for c in columns]
+    # One key per (kind, entity, metric, unit); series ids in order of first appearance,
+    # as the core numbers them.
+    key = np.zeros(table.num_rows, dtype=np.int64)
+    for codes, categories in coded:
+        key = key * max(1, len(categories)) + codes
+    _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+    order = np.argsort(first, kind="stable")
+    rank = np.empty_like(order)
+    rank[order] = np.arange(len(order))
+    series = rank[inverse].astype(_U32)
+    rows = first[order]
+    names = {c: [cats[codes[i]] for i in rows] for c, (codes, cats) in zip(columns, coded, strict=True)}
+    return {
+        "time_ns": _ns(table.column("time_s").to_numpy()),
+        "series": series.tobytes(),
+        "value": np.asarray(table.column("value").to_numpy(), dtype=_F64).tobytes(),
+        "names": names,
+    }
+
+
+def _events_raw_from(path: Path) -> dict[str, Any]:
+    table = pq.read_table(path)
+    return {
+        "time_ns": _ns(table.column("time_s").to_numpy()),
+        **{c: [str(v) for v in table.column(c).to_pylist()] for c in ("kind", "entity", "detail")},
+    }
+
+
+def _packets_raw_from(path: Path) -> dict[str, Any]:
+    table = pq.read_table(path)
+    assoc, names = _codes(table.column("association"))
+    kind_codes, kind_names = _codes(table.column("kind"))
+    unknown = set(kind_names) - set(PACKET_KINDS)
+    if unknown:
+        raise ValueError(f"{path}: unknown packet kinds {sorted(unknown)}")
+    remap = np.array([PACKET_KINDS.index(k) for k in kind_names] or [0], dtype=np.uint8)
+    path_col = table.column("path").to_numpy().astype(np.int64)
+    path_col[path_col < 0] = _NO_PATH
+
+    def u32(name: str) -> bytes:
+        return table.column(name).to_numpy().astype(_U32).tobytes()
+
+    return {
+        "assoc_names": names,
+        "time_ns": _ns(table.column("time_s").to_numpy()),
+        "assoc": assoc.astype(_U32).tobytes(),
+        "path": path_col.astype(_U32).tobytes(),
+        "kind": remap[kind_codes].astype(_U8).tobytes(),
+        "tsn": u32("tsn"),
+        "retransmission": table.column("retransmission").to_numpy().astype(_U8).tobytes(),
+        "length": u32("length"),
+        "a_rwnd": u32("a_rwnd"),
+        "highest_tsn": u32("highest_tsn"),
+    }
 
 
 def _write_parquet(df: pd.DataFrame, path: Path) -> None:

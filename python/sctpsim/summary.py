@@ -36,6 +36,7 @@ __all__ = [
     "print_summary",
     "print_table",
     "summary_console",
+    "summary_tables",
     "sweep_tables",
 ]
 
@@ -471,9 +472,8 @@ def header_line(result: RunResult) -> Text:
     return text
 
 
-def print_summary(result: RunResult, console: Console) -> None:
-    """Print the header line and the non-empty tables of ``result`` to ``console``."""
-    console.print(header_line(result))
+def summary_tables(result: RunResult) -> list[Table]:
+    """The non-empty summary tables of ``result``, in the order they are printed."""
     tables = (
         _flows_table(result),
         _tcp_table(result),
@@ -485,10 +485,15 @@ def print_summary(result: RunResult, console: Console) -> None:
         _ifaces_table(result),
         _nodes_table(result),
     )
-    for table in tables:
-        if table is not None:
-            console.print()
-            print_table(console, table)
+    return [t for t in tables if t is not None]
+
+
+def print_summary(result: RunResult, console: Console) -> None:
+    """Print the header line and the non-empty tables of ``result`` to ``console``."""
+    console.print(header_line(result))
+    for table in summary_tables(result):
+        console.print()
+        print_table(console, table)
 
 
 # ------------------------------------------------------------------- sweeps

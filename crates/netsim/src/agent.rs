@@ -16,6 +16,7 @@ pub use crate::ids::AgentId;
 use crate::ids::{FlowId, IfaceId, NodeId};
 use crate::kernel::{ScheduleInPast, Scheduler, Ticket};
 use crate::network::{IfaceAddr, Network};
+use crate::packetlog::PacketLog;
 use crate::recorder::{FlowStats, Recorder, Scalars, TimeSeries, TraceEvent};
 use crate::time::{Duration, Instant};
 use crate::wire::{Ipv4Fields, Packet, PacketMeta, DEFAULT_TTL};
@@ -179,6 +180,13 @@ impl Ctx<'_> {
             .min()
     }
 
+    /// The configured loss probability of the route from this node (source `src`) to `dst`
+    /// ([`crate::network::Network::configured_loss_on_route`]): what an ideal policy that
+    /// "knows" its paths' loss rates reads, as ns-2's RTX-LOSSRATE does.
+    pub fn configured_loss_on_route(&self, src: Ipv4Addr, dst: Ipv4Addr) -> Option<f64> {
+        self.net.configured_loss_on_route(self.node, src, dst)
+    }
+
     /// The route a packet from this node to `dst` takes: the interface it leaves by and
     /// the source address it carries (`src` if given, else that interface's address).
     pub fn route(&self, src: Option<Ipv4Addr>, dst: Ipv4Addr) -> Option<Route> {
@@ -205,5 +213,11 @@ impl Ctx<'_> {
     /// Emit an agent event (`kind` is what `record.events` selects on).
     pub fn trace(&mut self, kind: &str, entity: &str, detail: &str) {
         self.rec.trace(self.now, &TraceEvent::Agent { kind, entity, detail });
+    }
+
+    /// The SCTP packet log, if the run keeps one (`record.packets`).
+    #[inline]
+    pub fn packet_log(&mut self) -> Option<&mut PacketLog> {
+        self.rec.packets.as_mut()
     }
 }

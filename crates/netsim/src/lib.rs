@@ -8,7 +8,8 @@
 //! happens to a [`event::NetObserver`] and knows no agent, recorder or fault plan), [`agent`]
 //! (applications and transport drivers living on hosts, seeing only their `Ctx`), [`apps`]
 //! (traffic sources and sinks), [`fault`] (scheduled link/interface failures and address
-//! changes), [`recorder`] (statistics, time series, events, trace sinks, pcap) and [`world`]
+//! changes), [`recorder`] (statistics, time series, events, trace sinks, pcap), [`packetlog`] (the
+//! SCTP DATA/SACK log of `record.packets`) and [`world`]
 //! (the event loop wiring network, agents, faults and recorder together).
 #![deny(unsafe_code)]
 #![cfg_attr(test, allow(clippy::unwrap_used))]
@@ -21,6 +22,7 @@ pub mod ids;
 pub mod kernel;
 pub mod loss;
 pub mod network;
+pub mod packetlog;
 pub mod pcap;
 pub mod queue;
 pub mod recorder;

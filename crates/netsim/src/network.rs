@@ -366,6 +366,21 @@ impl Network {
         Some((links, ifaces))
     }
 
+    /// Long-run loss probability of the static route from `node` (source `src`) to `dst`
+    /// from the configured random loss of each link direction it crosses: 1 - the product of
+    /// (1 - mean loss) ([`LossConfig::mean_loss`]). Queue drops and breaks are not counted.
+    /// `None` if there is no route.
+    pub fn configured_loss_on_route(&self, node: NodeId, src: Ipv4Addr, dst: Ipv4Addr) -> Option<f64> {
+        let (_, ifaces) = self.route_elements(node, src, dst)?;
+        let mut delivered = 1.0;
+        // `ifaces` holds (leaving, arriving) pairs, one per hop.
+        for out in ifaces.iter().step_by(2) {
+            let (link, side) = self.ifaces[out.index()].link()?;
+            delivered *= 1.0 - self.links[link.index()].dirs[side].config.loss.mean_loss();
+        }
+        Some(1.0 - delivered)
+    }
+
     /// Next IPv4 identification value of `node`.
     pub fn next_ip_ident(&mut self, node: NodeId) -> u16 {
         let n = &mut self.nodes[node.index()];

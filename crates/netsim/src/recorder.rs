@@ -13,6 +13,7 @@ use rustc_hash::{FxHashMap, FxHasher};
 pub use crate::event::{DropCounts, DropReason, Location, QueueCounts, QueueReason};
 use crate::event::{NetEvent, NetObserver};
 use crate::ids::FlowId;
+use crate::packetlog::PacketLog;
 use crate::stats::DelayStats;
 use crate::time::Instant;
 use crate::wire::Packet;
@@ -217,6 +218,8 @@ pub struct Recorder {
     pub flows: Vec<FlowStats>,
     /// Trace sinks.
     pub tracer: Tracer,
+    /// The SCTP packet log, when the run keeps one (`record.packets`).
+    pub packets: Option<PacketLog>,
 }
 
 impl Recorder {

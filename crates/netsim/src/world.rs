@@ -14,6 +14,7 @@ use crate::fault::{Fault, FaultAction};
 use crate::ids::{AgentId, FlowId, IfaceId, LinkId, NodeId};
 use crate::kernel::{ScheduleInPast, Scheduler};
 use crate::network::{Channel, ChannelConfig, IfaceAddr, Network, NodeKind};
+use crate::packetlog::PacketLog;
 use crate::recorder::{EventTable, Recorder, Scalars, TimeSeries, TraceEvent, TraceSink};
 use crate::rng::RngTree;
 use crate::routing::StaticRoute;
@@ -39,6 +40,8 @@ pub struct RunResult {
     pub timeseries: TimeSeries,
     /// Logged events.
     pub events: EventTable,
+    /// The SCTP packet log, if asked for ([`WorldBuilder::record_packets`]).
+    pub packets: Option<PacketLog>,
     /// Simulated time at the end.
     pub end: Instant,
     /// Number of events processed.
@@ -177,6 +180,12 @@ impl WorldBuilder {
     /// Attach a trace sink.
     pub fn trace(&mut self, sink: Box<dyn TraceSink>) {
         self.rec.tracer.attach(sink);
+    }
+
+    /// Keep the SCTP packet log: each DATA chunk sent and SACK chunk received
+    /// ([`crate::packetlog`]).
+    pub fn record_packets(&mut self) {
+        self.rec.packets.get_or_insert_with(PacketLog::default);
     }
 
     /// Compute routes and produce a world ready to run.
@@ -398,6 +407,7 @@ impl World {
             scalars: out,
             timeseries: self.series,
             events,
+            packets: self.rec.packets.take(),
             end: now,
             events_processed: self.sched.processed(),
         })

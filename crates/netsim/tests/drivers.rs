@@ -13,6 +13,7 @@ use netsim::loss::LossConfig;
 use netsim::network::{ChannelConfig, LinkId, NodeId, NodeKind};
 use netsim::queue::{QueueConfig, QueueLimit};
 use netsim::recorder::{EventLog, EventTable};
+use netsim::routing::StaticRoute;
 use netsim::wire::{PROTO_SCTP, PROTO_TCP};
 use netsim::world::{RunResult, WorldBuilder};
 use netsim::{Duration, Instant};
@@ -334,4 +335,67 @@ fn a_sink_counts_a_message_delivered_in_parts_once_with_its_delay() {
     // A chunk larger than the window left is kept while the window is open (§6.2), so no
     // chunk waits for a T3 timeout.
     assert_eq!(s.get("sctp", "up", "t3_timeouts"), Some(0.0));
+}
+
+#[test]
+fn the_ideal_lossrate_policy_reads_the_configured_loss_of_each_route() {
+    // Link 0 loses 2 % of what A sends, link 1 nothing (the configured rates the driver
+    // declares to the association). New data goes to the primary B0 over link 0; RTX-LOSSRATE sends every retransmission to B1 (the loss-free route), the
+    // default sends fast retransmissions back to B0.
+    let run = |retransmit: sctp::cmt::RetransmitConfig| {
+        let mut b = WorldBuilder::new(3, secs(20.0));
+        let a = b.node("A", NodeKind::Host);
+        let z = b.node("B", NodeKind::Host);
+        let (a0, a1) = (b.iface(a, "eth0", A0), b.iface(a, "eth1", A1));
+        let (b0, b1) = (b.iface(z, "eth0", B0), b.iface(z, "eth1", B1));
+        let lossy = ChannelConfig { loss: LossConfig::Bernoulli { p: 0.02 }, ..ch() };
+        b.link("L0", a0, b0, lossy, ch(), 1);
+        b.link("L1", a1, b1, ch(), ch(), 1);
+        // Each peer address over its own link (both links reach host B otherwise).
+        for (node, net, via) in
+            [(a, [10, 0, 0, 0], a0), (a, [10, 0, 1, 0], a1), (z, [10, 0, 0, 0], b0), (z, [10, 0, 1, 0], b1)]
+        {
+            b.route(node, StaticRoute { prefix: Ipv4Addr::from(net), len: 24, iface: via });
+        }
+        let sink = SctpAppConfig {
+            name: "sink".into(),
+            addrs: vec![B0, B1],
+            port: 5000,
+            config: sctp::Config::default(),
+            role: SctpRole::Sink { drain_rate: None },
+            seed: 1,
+            flows: Vec::new(),
+        };
+        let up = SctpAppConfig {
+            name: "up".into(),
+            addrs: vec![A0, A1],
+            port: 5001,
+            config: sctp::Config { retransmit, ..sctp::Config::default() },
+            role: SctpRole::Bulk {
+                peer: vec![B0, B1],
+                more_peers: Vec::new(),
+                peer_port: 5000,
+                start: secs(0.1),
+                bytes: Some(2_000_000),
+                message_size: 1000,
+                streams: 1,
+                unordered: false,
+            },
+            seed: 2,
+            flows: Vec::new(),
+        };
+        let s = b.agent(z, Box::new(SctpApp::new(sink)));
+        b.bind_port(s, PROTO_SCTP, 5000);
+        let u = b.agent(a, Box::new(SctpApp::new(up)));
+        b.bind_port(u, PROTO_SCTP, 5001);
+        let r = b.build().run().unwrap();
+        assert_eq!(r.scalars.get("sctp", "sink", "delivered_bytes"), Some(2_000_000.0));
+        let rtx = |p: &str| r.scalars.get("sctp_path", &format!("up/{p}"), "bytes_retransmitted").unwrap();
+        (rtx("path0"), rtx("path1"))
+    };
+    let (on_lossy, on_clean) = run(sctp::cmt::RetransmitConfig::LossRate);
+    assert_eq!(on_lossy, 0.0);
+    assert!(on_clean > 10_000.0, "{on_clean}");
+    let (on_lossy, _) = run(sctp::cmt::RetransmitConfig::Alternate);
+    assert!(on_lossy > 10_000.0, "{on_lossy}");
 }

@@ -7,6 +7,7 @@
 
 use std::path::PathBuf;
 
+use netsim::packetlog::PacketLog;
 use netsim::recorder::{EventTable, Scalars, TimeSeries};
 use pyo3::create_exception;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
@@ -86,6 +87,10 @@ fn run<'py>(
     out.set_item("scalars", scalars(py, &result.scalars)?)?;
     out.set_item("timeseries", timeseries(py, &result.timeseries)?)?;
     out.set_item("events", events(py, &result.events)?)?;
+    match &result.packets {
+        Some(p) => out.set_item("packets", packets(py, p)?)?,
+        None => out.set_item("packets", py.None())?,
+    }
     out.set_item("captures", captures)?;
     Ok(out)
 }
@@ -125,6 +130,22 @@ fn events<'py>(py: Python<'py>, e: &EventTable) -> PyResult<Bound<'py, PyDict>> 
     d.set_item("kind", &e.kind)?;
     d.set_item("entity", &e.entity)?;
     d.set_item("detail", &e.detail)?;
+    Ok(d)
+}
+
+/// The SCTP packet log: association names, and one little-endian buffer per column.
+fn packets<'py>(py: Python<'py>, p: &PacketLog) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("assoc_names", &p.assoc_names)?;
+    d.set_item("time_ns", le_bytes(py, &p.time_ns, u64::to_le_bytes))?;
+    d.set_item("assoc", le_bytes(py, &p.assoc, u32::to_le_bytes))?;
+    d.set_item("path", le_bytes(py, &p.path, u32::to_le_bytes))?;
+    d.set_item("kind", PyBytes::new(py, &p.kind))?;
+    d.set_item("tsn", le_bytes(py, &p.tsn, u32::to_le_bytes))?;
+    d.set_item("retransmission", le_bytes(py, &p.retransmission, |b| [u8::from(b)]))?;
+    d.set_item("length", le_bytes(py, &p.length, u32::to_le_bytes))?;
+    d.set_item("a_rwnd", le_bytes(py, &p.a_rwnd, u32::to_le_bytes))?;
+    d.set_item("highest_tsn", le_bytes(py, &p.highest_tsn, u32::to_le_bytes))?;
     Ok(d)
 }
 

@@ -125,6 +125,9 @@ impl Scenario {
         if let Some(interval) = self.record.interval {
             b.sample_every(interval);
         }
+        if self.record.packets {
+            b.record_packets();
+        }
         if !self.record.events.is_empty() {
             b.trace(Box::new(EventLog::new(self.record.events.clone())));
         }

@@ -156,6 +156,8 @@ pub struct RecordSpec {
     pub events: Vec<String>,
     /// Interfaces to capture.
     pub capture: Vec<IfaceRef>,
+    /// Keep the SCTP packet log (DATA chunks sent, SACK chunks received).
+    pub packets: bool,
 }
 
 /// A validated scenario.
@@ -827,6 +829,11 @@ impl Parser {
             c.congestion =
                 sctp::CongestionConfig::from_name(&name, Some(factor)).expect("schema lists only known controllers");
         }
+        let step = match r.opt_str("congestion_step")?.as_deref() {
+            Some("sack") => sctp::congestion::CaStep::Sack,
+            _ => sctp::congestion::CaStep::Window,
+        };
+        c.congestion = c.congestion.with_ca_step(step);
         c.validate().map_err(|m| {
             let (key, why) = m.split_once(": ").unwrap_or(("preset", m.as_str()));
             r.error(key, why.to_string())
@@ -1155,7 +1162,10 @@ impl Parser {
                 self.iface_ref(c).map_err(|m| ScenarioError::new(format!("{}[{i}]", r.key_path("capture")), m))
             })
             .collect::<Result<Vec<_>, _>>()?;
-        Ok(RecordSpec { interval, events, capture })
+        // No default in the resolved scenario: a scenario that does not ask for the log
+        // resolves exactly as before the key existed.
+        let packets = r.opt_bool("packets")?.unwrap_or(false);
+        Ok(RecordSpec { interval, events, capture, packets })
     }
 }
 

@@ -280,11 +280,16 @@ impl<'a> Reader<'a> {
 
     /// A boolean.
     pub fn bool(&mut self, key: &str) -> Result<bool, ScenarioError> {
-        let v = self.typed(key, |v| match v {
+        let v = self.opt_bool(key)?;
+        Ok(self.required(key, v))
+    }
+
+    /// A boolean, `None` if absent without default.
+    pub fn opt_bool(&mut self, key: &str) -> Result<Option<bool>, ScenarioError> {
+        self.typed(key, |v| match v {
             Value::Boolean(b) => Ok(*b),
             _ => Err(format!("{} is not a boolean (write true or false)", show(v))),
-        })?;
-        Ok(self.required(key, v))
+        })
     }
 
     /// A list of strings; each element's path is `key[i]`.

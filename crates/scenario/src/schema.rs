@@ -563,7 +563,7 @@ pub static GROUP_UDP: Section = Section {
 pub static SCTP: Section = Section {
     path: "apps[].sctp",
     fields: &[
-        f("preset", Ty::Enum(&["rfc9260", "rfc4960", "linux", "freebsd"]), Value("rfc9260"), "", "Parameter set the other keys start from (see the SCTP section of the README)."),
+        f("preset", Ty::Enum(&["rfc9260", "rfc4960", "linux", "freebsd", "freebsd-cmt"]), Value("rfc9260"), "", "Parameter set the other keys start from (see the SCTP section of the README)."),
         f("rto_initial", Ty::Duration, Absent("preset (RFC 9260: 1s)"), "s", "RTO.Initial."),
         f("rto_min", Ty::Duration, Absent("preset (1s)"), "s", "RTO.Min."),
         f("rto_max", Ty::Duration, Absent("preset (60s)"), "s", "RTO.Max."),
@@ -585,8 +585,9 @@ pub static SCTP: Section = Section {
         f("send_buffer", Ty::Size, Absent("preset (256KiB)"), "bytes", "Send buffer."),
         f("streams", Ty::Int(1, 65535), Absent("10"), "", "Outbound streams requested and inbound streams accepted."),
         f("pmtu", Ty::Size, Absent("1500"), "bytes", "Path MTU (largest IP datagram) the association builds packets for, from 576 (the IPv4 datagram every host accepts) to 65535; no PMTU discovery, so keep it within every link's mtu."),
-        f("congestion", Ty::Enum(&["rfc9260", "rfc4960", "ca-shrink"]), Absent("preset (rfc9260)"), "", "Congestion control; ca-shrink is paper 000's extra stage (cwnd -= factor*cwnd while cwnd > ssthresh)."),
+        f("congestion", Ty::Enum(&["rfc9260", "rfc4960", "ca-shrink", "uncoupled", "lia", "olia", "rp-v1", "rp-v2"]), Absent("preset (rfc9260)"), "", "Congestion control; ca-shrink is paper 000's extra stage (cwnd -= factor*cwnd while cwnd > ssthresh); uncoupled is rfc9260 per destination; lia (RFC 6356), olia (Khalili et al.), rp-v1 and rp-v2 (CMT/RP, as INET) couple the destinations of a multipath (CMT) association."),
         f("congestion_factor", Ty::Probability, Value("0.144"), "", "The factor of ca-shrink."),
+        f("congestion_step", Ty::Enum(&["window", "sack"]), Absent("window"), "", "How lia, olia, rp-v1 and rp-v2 apply their congestion-avoidance increase: all at once per cwnd of acknowledged data (RFC 9260 §7.2.2, as INET) or a share on every SACK (RFC 6356 §3's per-ACK form)."),
     ],
     tag: None,
     variants: &[],
@@ -611,6 +612,7 @@ pub static RECORD: Section = Section {
         f("interval", Ty::Duration, Value("100ms"), "s", "Time-series sampling interval (queue lengths, rates); \"0s\" turns time series off."),
         f("events", Ty::StrList, Value("[\"fault\"]"), "", "Event kinds to log: fault, drop, enqueue, dequeue, tx, rx, tcp (state changes and loss episodes of TCP connections)."),
         f("capture", Ty::StrList, Value("[]"), "", "Interfaces (\"node/iface\") to capture to pcap files, packets sent and received there."),
+        f("packets", Ty::Bool, Absent("false"), "", "Log each SCTP DATA chunk sent and SACK chunk received (time, association, path, TSN or cumulative TSN ack, retransmission) to packets.parquet, for time-sequence graphs (sctpsim show)."),
     ],
     tag: None,
     variants: &[],

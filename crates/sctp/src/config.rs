@@ -4,7 +4,8 @@
 
 use simtime::Duration;
 
-use crate::cmt::{RetransmitConfig, SchedulerConfig};
+use crate::association::BufferSplitting;
+use crate::cmt::{CmtConfig, PfVariant, RetransmitConfig, SchedulerConfig};
 use crate::congestion::CongestionConfig;
 
 /// Everything that configures one association. `Config::default()` is the `rfc9260` preset.
@@ -70,15 +71,29 @@ pub struct Config {
     /// Congestion control for every destination.
     pub congestion: CongestionConfig,
     /// cwnd in bytes given to a destination that returns from potentially failed to active
-    /// (passed to [`crate::Controller::on_pf_exit`]; CMT-PF uses 1 or 2 MTU). `None`
-    /// (default) leaves cwnd as it is, as RFC 7829 does.
+    /// (passed to [`crate::Controller::on_pf_exit`]; CMT-PF uses 1 to 4 MTU). `None`
+    /// (default) leaves cwnd as it is, as RFC 7829 does, or with [`PfVariant::Cmt`] gives
+    /// 2 MTU (CMT-PF2).
     pub pf_return_cwnd: Option<u32>,
+    /// How a destination leaves the potentially-failed state: RFC 7829 (default) or CMT-PF
+    /// (Natarajan et al. 2008), which returns it only on a HEARTBEAT ACK or the ack of a
+    /// chunk sent once and restarts it at 2 MTU unless `pf_return_cwnd` says otherwise.
+    /// See [`crate::cmt::PfVariant`].
+    pub pf_variant: PfVariant,
     /// Which destinations new data goes to (see [`crate::cmt`]). Default `primary`: the
     /// primary, or an alternate after failover (§6.4).
     pub scheduler: SchedulerConfig,
+    /// Concurrent Multipath Transfer: on/off and its SFR, CUC and DAC algorithms (see
+    /// [`CmtConfig`]; Iyengar, Amer, Stewart, IEEE/ACM ToN 14(5), 2006). Default off.
+    /// [`Config::with_cmt`] turns it on together with the `round-robin` scheduler.
+    pub cmt: CmtConfig,
     /// Where retransmissions go (see [`crate::cmt`]). Default `alternate`: timed-out chunks
     /// to an alternate destination, fast retransmissions where they were sent (§6.4).
     pub retransmit: RetransmitConfig,
+    /// Buffer splitting among the destinations new data goes to at once (CMT): each may
+    /// hold only its share of the send buffer (`sender`) and of the peer's receive window
+    /// (`receiver`); see [`crate::BufferSplitting`]. Default off.
+    pub buffer_splitting: BufferSplitting,
     /// Fixed initial TSN instead of a random one (tests use it to cross the 2^32 wrap).
     pub initial_tsn: Option<u32>,
 }
@@ -112,8 +127,11 @@ impl Default for Config {
             lower_layer_overhead: 20,
             congestion: CongestionConfig::default(),
             pf_return_cwnd: None,
+            pf_variant: PfVariant::Rfc7829,
             scheduler: SchedulerConfig::default(),
+            cmt: CmtConfig::default(),
             retransmit: RetransmitConfig::default(),
+            buffer_splitting: BufferSplitting::default(),
             initial_tsn: None,
         }
     }
@@ -134,15 +152,29 @@ pub enum Preset {
     /// FreeBSD defaults (netinet/sctp_constants.h, sctp_sysctl.h): RTO.Initial 3 s, PF off
     /// (path_pf_threshold 0xffff), 256 KiB receive space.
     FreeBsd,
+    /// [`Preset::FreeBsd`] with CMT switched on as FreeBSD's sysctls leave it when only
+    /// `net.inet.sctp.cmt_on_off` is set to 1 (`SCTP_CMT_BASE`, netinet/sctp.h;
+    /// `SCTPCTL_CMT_ON_OFF_DEFAULT` is `SCTP_CMT_OFF`, netinet/sctp_sysctl.h): SFR and CUC
+    /// (always on with CMT, netinet/sctp_indata.c), DAC off (`SCTPCTL_CMT_USE_DAC_DEFAULT`
+    /// 0), PF off (`SCTPCTL_PATH_PF_THRESHOLD_DEFAULT` = `SCTPCTL_PATH_PF_THRESHOLD_MAX`
+    /// 0xffff, above Path.Max.Retrans), new data round-robin over the destinations, and
+    /// retransmissions to the largest cwnd (`cwnd`): `sctp_find_alternate_net(stcb, net, 1)`
+    /// (netinet/sctp_timer.c), called for timeouts (`sctp_t3rxt_timer`) and fast
+    /// retransmits (netinet/sctp_indata.c) alike, picks the reachable, confirmed destination
+    /// with the largest cwnd, ties at random, although the comments at both call sites say
+    /// "RTX_SSTHRESH" (paper 004 §2.2 repeats them). A destination leaving PF (when PF is
+    /// switched on) gets 1 MTU (`sctp_cwnd_update_exit_pf_common`, netinet/sctp_cc_functions.c).
+    FreeBsdCmt,
 }
 
 impl Preset {
     /// Every preset with its name, in documentation order.
-    pub const ALL: [(&'static str, Preset); 4] = [
+    pub const ALL: [(&'static str, Preset); 5] = [
         ("rfc9260", Preset::Rfc9260),
         ("rfc4960", Preset::Rfc4960),
         ("linux", Preset::Linux),
         ("freebsd", Preset::FreeBsd),
+        ("freebsd-cmt", Preset::FreeBsdCmt),
     ];
 
     /// Looks a preset up by name.
@@ -168,6 +200,15 @@ impl Preset {
             Preset::FreeBsd => {
                 Config { rto_initial: Duration::from_secs(3), recv_buffer: 262_144, send_buffer: 262_144, ..base }
             }
+            Preset::FreeBsdCmt => {
+                let freebsd = Preset::FreeBsd.config().with_cmt();
+                Config {
+                    cmt: CmtConfig { dac: false, ..freebsd.cmt },
+                    retransmit: RetransmitConfig::Cwnd,
+                    pf_return_cwnd: Some(freebsd.pmtu),
+                    ..freebsd
+                }
+            }
         }
     }
 }
@@ -187,10 +228,40 @@ impl Preset {
 pub const MIN_PMTU: u32 = 576;
 
 impl Config {
+    /// This configuration with Concurrent Multipath Transfer on: `cmt.enabled` (SFR, CUC
+    /// and DAC as `cmt` has them, all on by default) and new data spread over every usable
+    /// destination by the `round-robin` scheduler (the CMT paper's sender).
+    pub fn with_cmt(self) -> Self {
+        Config { cmt: CmtConfig { enabled: true, ..self.cmt }, scheduler: SchedulerConfig::RoundRobin, ..self }
+    }
+
     /// Largest user-data payload of one DATA chunk on a path of `pmtu` bytes: the MTU less
     /// the lower layers, the common header (12) and the DATA chunk header (16).
     pub fn max_fragment(&self) -> usize {
         (self.pmtu.saturating_sub(self.lower_layer_overhead + 12 + 16) as usize & !3).max(4)
+    }
+
+    /// CMT-PF (Natarajan et al. 2008) with the destination returning from PF at `mtus`
+    /// MTUs (CMT-PF1 .. CMT-PF4 for 1..4): PF after the first timeout
+    /// (`pf_max_retrans` 0) unless a threshold is already set.
+    pub fn with_cmt_pf(self, mtus: u32) -> Config {
+        Config {
+            pf_variant: PfVariant::Cmt,
+            pf_max_retrans: Some(self.pf_max_retrans.unwrap_or(0)),
+            pf_return_cwnd: Some(mtus.saturating_mul(self.pmtu)),
+            ..self
+        }
+    }
+
+    /// The cwnd a destination returning from potentially failed gets, if any: the configured
+    /// [`Config::pf_return_cwnd`], or 2 MTU under CMT-PF.
+    pub fn pf_exit_cwnd(&self) -> Option<u32> {
+        match self.pf_variant {
+            PfVariant::Rfc7829 => self.pf_return_cwnd,
+            PfVariant::Cmt => {
+                Some(self.pf_return_cwnd.unwrap_or(PfVariant::CMT_DEFAULT_MTUS.saturating_mul(self.pmtu)))
+            }
+        }
     }
 
     /// Largest SCTP packet (common header and chunks) that fits the path MTU.
@@ -231,11 +302,61 @@ impl Config {
         if self.pf_return_cwnd == Some(0) {
             return fail("pf_return_cwnd", "must be at least 1 byte");
         }
+        if self.pf_variant == PfVariant::Cmt && self.pf_max_retrans.is_none() {
+            return fail("pf_variant", "cmt needs pf_max_retrans (CMT-PF uses 0)");
+        }
         if let Some(f) = self.congestion.shrink_factor() {
             if !(0.0..1.0).contains(&f) {
                 return fail("congestion.factor", "must be within [0, 1)");
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_preset_is_valid_and_found_by_name() {
+        for (name, preset) in Preset::ALL {
+            assert_eq!(Preset::from_name(name), Some(preset));
+            preset.config().validate().unwrap();
+        }
+    }
+
+    #[test]
+    fn freebsd_cmt_is_freebsd_with_its_cmt_sysctl_defaults() {
+        let c = Preset::FreeBsdCmt.config();
+        assert_eq!(c.cmt, CmtConfig { enabled: true, sfr: true, cuc: true, dac: false });
+        assert_eq!(c.scheduler, SchedulerConfig::RoundRobin);
+        assert_eq!(c.retransmit, RetransmitConfig::Cwnd);
+        assert_eq!(c.pf_max_retrans, None);
+        assert_eq!(c.pf_exit_cwnd(), Some(1500));
+        // Everything else as the freebsd preset.
+        let freebsd = Preset::FreeBsd.config();
+        let back = Config {
+            cmt: freebsd.cmt,
+            scheduler: freebsd.scheduler.clone(),
+            retransmit: freebsd.retransmit.clone(),
+            pf_return_cwnd: freebsd.pf_return_cwnd,
+            ..c
+        };
+        assert_eq!(back, freebsd);
+    }
+
+    #[test]
+    fn cmt_pf_needs_a_threshold_and_returns_at_two_mtu_by_default() {
+        let c = Config { pf_variant: PfVariant::Cmt, ..Config::default() };
+        assert!(c.validate().unwrap_err().starts_with("pf_variant"));
+        let c = Config { pf_max_retrans: Some(0), ..c };
+        c.validate().unwrap();
+        assert_eq!(c.pf_exit_cwnd(), Some(3000));
+        assert_eq!(Config::default().pf_exit_cwnd(), None);
+        let c = Config::default().with_cmt_pf(3);
+        assert_eq!((c.pf_variant, c.pf_max_retrans, c.pf_exit_cwnd()), (PfVariant::Cmt, Some(0), Some(4500)));
+        assert_eq!(PfVariant::from_name("cmt"), Some(PfVariant::Cmt));
+        assert_eq!(PfVariant::Rfc7829.name(), "rfc7829");
     }
 }

@@ -16,8 +16,8 @@ pub mod random;
 pub mod wire;
 
 pub use association::{
-    AssocStats, Association, CloseReason, Event, Message, Path, PathId, PathState, PathStats, Paths, PathsIter,
-    SendError, State, Timer, Transmit,
+    AssocStats, Association, BufferSplitting, CloseReason, Event, Message, Path, PathId, PathState, PathStats, Paths,
+    PathsIter, SendError, SplitCounts, SplitShare, State, Timer, Transmit,
 };
 pub use config::{Config, Preset};
 pub use congestion::{CongestionConfig, Controller};

@@ -28,9 +28,11 @@
 
 use std::net::{IpAddr, Ipv4Addr};
 
+use sctp::cmt::RetransmitConfig;
 use sctp::{AssocId, Association, Endpoint, Event, Message, PathState, SendError};
 
 use crate::agent::Ctx;
+use crate::packetlog::{AssocLog, NO_PATH};
 use crate::recorder::{Scalars, TimeSeries};
 use crate::time::{Duration, Instant};
 use crate::transport::timer::EngineTimer;
@@ -76,6 +78,8 @@ struct AssocRecord {
     tx_bytes: u64,
     /// The primary address of an association this side opened.
     primary_addr: Option<Ipv4Addr>,
+    /// Its state in the packet log (`record.packets`).
+    log: AssocLog,
     // Failover bookkeeping (the side that opened the association).
     primary_break: Option<Instant>,
     primary_inactive_at: Option<Instant>,
@@ -171,6 +175,7 @@ impl SctpSocket {
             peer_flow: NO_FLOW,
             tx_bytes: 0,
             primary_addr: None,
+            log: AssocLog::default(),
             primary_break: None,
             primary_inactive_at: None,
             primary_pf_at: None,
@@ -197,6 +202,9 @@ impl SctpSocket {
         let (src, dst) = (IpAddr::V4(ip.src()), IpAddr::V4(ip.dst()));
         let id = self.ep.handle(ctx.now(), src, dst, ip.payload())?;
         let flow = pkt.meta.flow;
+        if ctx.packet_log().is_some() {
+            self.log_received(ctx, id, src, ip.payload());
+        }
         let rec = self.record_mut(id);
         if rec.peer_flow == NO_FLOW && flow != NO_FLOW {
             rec.peer_flow = flow;
@@ -209,6 +217,31 @@ impl SctpSocket {
         // The association builds later packets in the datagram's buffer.
         self.ep.recycle(id, pkt.bytes);
         Some(id)
+    }
+
+    /// Logs the SACK chunks of a packet `assoc` received from `src` (`record.packets`).
+    fn log_received(&mut self, ctx: &mut Ctx<'_>, assoc: AssocId, src: IpAddr, packet: &[u8]) {
+        let path = self.path_of(assoc, src);
+        let now = ctx.now();
+        let rec = self.record_mut(assoc);
+        if let Some(log) = ctx.packet_log() {
+            log.scan_received(now, &mut rec.log, &rec.entity, path, packet);
+        }
+    }
+
+    /// Logs the DATA chunks of a packet `assoc` sends to `dst` (`record.packets`).
+    fn log_sent(&mut self, ctx: &mut Ctx<'_>, assoc: AssocId, dst: IpAddr, packet: &[u8]) {
+        let path = self.path_of(assoc, dst);
+        let now = ctx.now();
+        let rec = self.record_mut(assoc);
+        if let Some(log) = ctx.packet_log() {
+            log.scan_sent(now, &mut rec.log, &rec.entity, path, packet);
+        }
+    }
+
+    /// The number of the path to or from the peer's address `remote`, [`NO_PATH`] if none.
+    fn path_of(&self, assoc: AssocId, remote: IpAddr) -> u32 {
+        self.association(assoc).and_then(|a| a.path_of(remote)).map_or(NO_PATH, |p| p.get())
     }
 
     /// Names the paths of `assoc` (the peer's addresses are learnt from its INIT or INIT ACK),
@@ -258,6 +291,9 @@ impl SctpSocket {
             let flow = d.assoc.and_then(|id| self.record(id)).map_or(NO_FLOW, |r| r.flow);
             if flow != NO_FLOW {
                 self.account_tx(ctx, d.assoc, flow);
+            }
+            if let (Some(id), true) = (d.assoc, ctx.packet_log().is_some()) {
+                self.log_sent(ctx, id, d.remote, d.packet());
             }
             let Some(route) = ctx.route(src, dst) else { continue };
             let pkt = ctx.packet_in_headroom(route.src, dst, PROTO_SCTP, d.payload, d.headroom, flow);
@@ -312,6 +348,7 @@ impl SctpSocket {
                     let src = ctx.route(None, dst).map_or(p0, |r| r.src);
                     rec.primary_break = ctx.first_break_on_route(src, dst);
                 }
+                self.declare_loss_rates(ctx, id);
             }
             Event::PathStateChanged { path, to, .. } => {
                 rec.path_changes += 1;
@@ -340,6 +377,24 @@ impl SctpSocket {
         if ctx.tracing() {
             let entity = &self.record_mut(id).entity;
             ctx.trace("sctp", entity, &format!("{e:?}"));
+        }
+    }
+
+    /// For the ideal RTX-LOSSRATE policy (and only for it), tells the association the
+    /// configured loss rate of the route to each destination it has when it is established
+    /// (destinations added later get none).
+    fn declare_loss_rates(&mut self, ctx: &Ctx<'_>, id: AssocId) {
+        let Some(a) = self.ep.association_mut(id) else { return };
+        if a.config().retransmit != RetransmitConfig::LossRate {
+            return;
+        }
+        let remotes: Vec<IpAddr> = a.paths().values().map(|p| p.remote).collect();
+        for remote in remotes {
+            let IpAddr::V4(dst) = remote else { continue };
+            let Some(route) = ctx.route(None, dst) else { continue };
+            if let Some(rate) = ctx.configured_loss_on_route(route.src, dst) {
+                a.set_loss_rate_hint(remote, rate);
+            }
         }
     }
 

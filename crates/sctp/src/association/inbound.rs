@@ -4,6 +4,7 @@
 
 use std::collections::{BTreeMap, VecDeque};
 
+use crate::cmt::dac_flags;
 use crate::wire::{DataRef, GapAckBlock, SackChunk};
 
 use super::buffers::BufferPool;
@@ -152,8 +153,8 @@ impl Inbound {
     }
 
     /// Takes one DATA chunk (stream id already validated), copying its data into a buffer
-    /// from `buffers`.
-    pub(crate) fn on_data(&mut self, d: &DataRef<'_>, buffers: &mut BufferPool) -> DataOutcome {
+    /// from `buffers`. With `dac` (CMT's delayed ack), reordering does not make a SACK due.
+    pub(crate) fn on_data(&mut self, d: &DataRef<'_>, buffers: &mut BufferPool, dac: bool) -> DataOutcome {
         if self.is_received(d.tsn) {
             if self.dups.len() < 64 {
                 self.dups.push(d.tsn);
@@ -180,7 +181,12 @@ impl Inbound {
             self.highest = d.tsn;
         }
         // §6.7: out-of-order arrival, or a chunk filling a gap, is acknowledged at once.
-        if had_gaps || !self.gaps.is_empty() || d.immediate {
+        // CMT's delayed ack (DAC; the CMT paper, side-effect 3) keeps delaying SACKs then:
+        // reordering is the normal course when paths of different delay carry one
+        // association's data, and the SACK's packet count lets the sender count miss
+        // indications instead (as FreeBSD's sctp_indata.c and ns-2's sctp-cmt.cc do; both
+        // still acknowledge duplicates at once, as here).
+        if d.immediate || (!dac && (had_gaps || !self.gaps.is_empty())) {
             self.sack_now = true;
         }
         if usize::from(d.stream_id) >= self.streams.len() {
@@ -426,8 +432,9 @@ impl Inbound {
     }
 
     /// Builds the SACK (§3.3.4) and resets the SACK policy. At most `max_blocks` gap ack
-    /// blocks are reported (the lowest ones).
-    pub(crate) fn make_sack(&mut self, max_blocks: usize) -> SackChunk {
+    /// blocks are reported (the lowest ones). With `dac` (CMT's delayed ack) the chunk flags
+    /// carry the number of DATA packets received since the previous SACK, at most 2.
+    pub(crate) fn make_sack(&mut self, max_blocks: usize, dac: bool) -> SackChunk {
         let cum = self.cum_tsn;
         let gap_ack_blocks = self
             .gaps
@@ -439,11 +446,12 @@ impl Inbound {
                 Some(GapAckBlock { start, end })
             })
             .collect();
+        let flags = if dac { dac_flags(self.packets_since_sack) } else { 0 };
         self.packets_since_sack = 0;
         self.sack_now = false;
         self.last_advertised = self.a_rwnd();
         SackChunk {
-            flags: 0,
+            flags,
             cumulative_tsn_ack: cum,
             a_rwnd: self.last_advertised,
             gap_ack_blocks,
@@ -464,7 +472,7 @@ mod tests {
 
     /// Takes a chunk with a fresh buffer pool.
     fn on_data(r: &mut Inbound, d: &DataRef<'_>) -> DataOutcome {
-        r.on_data(d, &mut BufferPool::new(1500))
+        r.on_data(d, &mut BufferPool::new(1500), false)
     }
 
     fn data(tsn: u32, ssn: u16, b: bool, e: bool, payload: &[u8]) -> DataRef<'_> {
@@ -489,7 +497,7 @@ mod tests {
         assert_eq!(on_data(&mut r, &data(first.wrapping_add(2), 2, true, true, b"c")), DataOutcome::Accepted);
         assert_eq!(on_data(&mut r, &data(first.wrapping_add(4), 4, true, true, b"e")), DataOutcome::Accepted);
         assert_eq!(on_data(&mut r, &data(first, 0, true, true, b"a")), DataOutcome::Duplicate);
-        let sack = r.make_sack(16);
+        let sack = r.make_sack(16, false);
         assert_eq!(sack.cumulative_tsn_ack, first);
         assert_eq!(sack.gap_ack_blocks, vec![GapAckBlock { start: 2, end: 2 }, GapAckBlock { start: 4, end: 4 }]);
         assert_eq!(sack.duplicate_tsns, vec![first]);

@@ -15,7 +15,9 @@
 //!   spurious call is harmless).
 //! * **Application commands**: [`send`](Association::send), [`read`](Association::read),
 //!   [`shutdown`](Association::shutdown), [`abort`](Association::abort),
-//!   [`set_primary`](Association::set_primary).
+//!   [`set_primary`](Association::set_primary); and from the driver,
+//!   [`set_loss_rate_hint`](Association::set_loss_rate_hint) (for the ideal RTX-LOSSRATE
+//!   policy).
 //! * **Outputs**: [`poll_transmit`](Association::poll_transmit) until `None`, then
 //!   [`poll_event`](Association::poll_event) until `None`, then
 //!   [`poll_timeout`](Association::poll_timeout).
@@ -38,6 +40,7 @@ mod outbound;
 mod path;
 mod paths;
 mod reachability;
+mod splitting;
 mod timers;
 mod tsn;
 
@@ -63,6 +66,7 @@ use inbound::{DataOutcome, Inbound};
 use outbound::{Outbound, SackTallies};
 pub use path::{Path, PathState, PathStats, RtoEstimator};
 pub use paths::{Iter as PathsIter, PathId, Paths};
+pub use splitting::{BufferSplitting, SplitCounts, SplitShare};
 pub use timers::Timer;
 use timers::TimerTable;
 
@@ -400,7 +404,7 @@ impl Association {
             control: VecDeque::new(),
             scheduler: match config.scheduler {
                 SchedulerConfig::Primary => None,
-                SchedulerConfig::Custom(_) => Some(config.scheduler.build()),
+                _ => Some(config.scheduler.build()),
             },
             schedule: Vec::new(),
             retransmit_policy: config.retransmit.build(),
@@ -457,6 +461,12 @@ impl Association {
     /// Our view of the peer's receiver window (§6.2.1).
     pub fn peer_rwnd(&self) -> u32 {
         self.out.peer_rwnd
+    }
+    /// How long, up to `now`, new data waited for the peer's receiver window alone: data was
+    /// queued and a destination the scheduler offered had cwnd room, but the peer's rwnd
+    /// (§6.1 A) had none. Judged at every transmission opportunity (every input).
+    pub fn rwnd_blocked_time(&self, now: Instant) -> Duration {
+        self.out.rwnd_blocked_time(now)
     }
     /// User-data bytes held in the receive buffer (not yet read by the application).
     pub fn receive_buffer_used(&self) -> u32 {
@@ -709,7 +719,7 @@ impl Association {
             return false;
         }
         self.sack_path = from;
-        match self.inb.on_data(d, &mut self.buffers) {
+        match self.inb.on_data(d, &mut self.buffers, self.config.cmt.dac_active()) {
             DataOutcome::Accepted => {}
             DataOutcome::Duplicate => self.stats.duplicate_chunks_received += 1,
             DataOutcome::NoSpace => self.stats.chunks_dropped_no_space += 1,
@@ -861,6 +871,19 @@ impl Association {
             self.primary = path;
             self.dirty = true;
         }
+    }
+
+    /// Declares the loss rate (a fraction in [0, 1]) of the path to `remote`, for the ideal
+    /// RTX-LOSSRATE retransmission policy ([`crate::cmt::RetransmitConfig::LossRate`]),
+    /// which, as in ns-2, uses the path's configured loss rate rather than a measured one.
+    /// Values outside [0, 1] are clamped, NaN is ignored, and an address that names no
+    /// destination is ignored. Nothing but that policy reads it. Returns the destination.
+    pub fn set_loss_rate_hint(&mut self, remote: IpAddr, rate: f64) -> Option<PathId> {
+        let p = self.paths.find(remote)?;
+        if !rate.is_nan() {
+            self.paths[p].loss_rate_hint = rate.clamp(0.0, 1.0);
+        }
+        Some(p)
     }
 
     // ----- shared helpers -----

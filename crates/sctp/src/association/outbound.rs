@@ -5,13 +5,14 @@
 
 use std::collections::VecDeque;
 
-use simtime::Instant;
+use simtime::{Duration, Instant};
 
-use crate::cmt::{PathsView, Primary, RtxKind};
+use crate::cmt::{dac_packets, PathScheduler, PathsView, PfVariant, Primary, RtxKind, TieBreaker};
 use crate::congestion::AckInfo;
 use crate::wire::{Chunk, CommonHeader, DataRef, PacketBuilder, SackChunk};
 
 use super::buffers::BufferPool;
+use super::splitting::{SplitCounts, SplitLimits};
 use super::tsn::{tsn_gt, tsn_le, tsn_lt};
 use super::{Association, Event, PathId, State, Timer, Transmit};
 
@@ -103,6 +104,11 @@ pub(crate) struct Outbound {
     marked: usize,
     /// User bytes queued or outstanding (the send buffer's occupancy).
     pub(crate) buffered: u32,
+    /// Since when new data has waited for the peer's rwnd alone (some destination had cwnd
+    /// room for it), if it does now.
+    rwnd_blocked_since: Option<Instant>,
+    /// Time new data waited for the peer's rwnd alone, closed intervals.
+    rwnd_blocked: Duration,
 }
 
 impl Outbound {
@@ -116,7 +122,28 @@ impl Outbound {
             ssn: vec![0; usize::from(streams)],
             marked: 0,
             buffered: 0,
+            rwnd_blocked_since: None,
+            rwnd_blocked: Duration::ZERO,
         }
+    }
+
+    /// At a transmission opportunity at `now`, new data did (`blocked`) or did not wait for
+    /// the peer's rwnd alone.
+    fn note_rwnd_blocked(&mut self, now: Instant, blocked: bool) {
+        match (self.rwnd_blocked_since, blocked) {
+            (None, true) => self.rwnd_blocked_since = Some(now),
+            (Some(since), false) => {
+                self.rwnd_blocked = self.rwnd_blocked.saturating_add(now.saturating_since(since));
+                self.rwnd_blocked_since = None;
+            }
+            _ => {}
+        }
+    }
+
+    /// Time new data waited for the peer's rwnd alone up to `now`.
+    pub(crate) fn rwnd_blocked_time(&self, now: Instant) -> Duration {
+        let open = self.rwnd_blocked_since.map_or(Duration::ZERO, |since| now.saturating_since(since));
+        self.rwnd_blocked.saturating_add(open)
     }
 
     pub(crate) fn stream_count(&self) -> u16 {
@@ -188,6 +215,23 @@ struct PathTally {
     /// Highest TSN newly acknowledged among the chunks last sent there (the
     /// per-destination miss-indication bookkeeping split fast retransmit counts against).
     highest_newly_acked: Option<u32>,
+    /// Lowest TSN newly acknowledged among the chunks last sent there (CMT's DAC).
+    lowest_newly_acked: Option<u32>,
+    /// CMT: a gap ack block newly acknowledged this destination's pseudo-cumack or
+    /// rtx-pseudo-cumack (CUC; see [`Association::note_pseudo_cumack`]).
+    pseudo_cum_advanced: bool,
+    /// CMT: whether a newly gap-acked chunk sent here once, and one retransmitted here,
+    /// was already checked against the pseudo-cumacks in this SACK (only the lowest of
+    /// each can be one).
+    pseudo_cum_checked: [bool; 2],
+}
+
+impl PathTally {
+    /// CUC: the destination's pseudo-cumack moved: the cumulative ack covered a chunk in
+    /// flight there, or a gap ack block its earliest outstanding one.
+    fn pseudo_cum_moved(&self) -> bool {
+        self.cum_acked || self.pseudo_cum_advanced
+    }
 }
 
 /// What one SACK did, per destination (indexed by [`PathId::index`]) and overall: scratch
@@ -224,6 +268,54 @@ impl SackTallies {
             if t.highest_newly_acked.is_none_or(|h| tsn_gt(tsn, h)) {
                 t.highest_newly_acked = Some(tsn);
             }
+            // Chunks are acknowledged in TSN order (cumulative ack, then gap blocks).
+            t.lowest_newly_acked.get_or_insert(tsn);
+        }
+    }
+
+    /// Number of destinations with chunks newly acknowledged.
+    fn destinations_newly_acked(&self) -> usize {
+        self.per_path.iter().filter(|t| t.highest_newly_acked.is_some()).count()
+    }
+}
+
+/// How CMT counts miss indications (the CMT paper's SFR and DAC), for one SACK.
+#[derive(Clone, Copy, Debug)]
+struct CmtMisses {
+    /// Split Fast Retransmit: only later TSNs newly acknowledged on the same destination
+    /// count.
+    sfr: bool,
+    /// DAC: the indications a TSN gets from a SACK that newly acknowledges chunks of one
+    /// destination only, all above that TSN: the SACK's packet count (at least 1). `None`
+    /// with DAC off or when the SACK newly acknowledges chunks of several destinations.
+    dac: Option<u32>,
+}
+
+impl CmtMisses {
+    /// Miss indications for `tsn`, in flight on `path` and missing below the SACK's
+    /// limit (RFC 9260 §7.2.4's highest TSN newly acknowledged, or in Fast Recovery the
+    /// highest reported), from the SACK `t` describes; `in_fast_recovery` tells whether
+    /// `path` is in Fast Recovery.
+    fn indications(&self, tsn: u32, path: PathId, t: &SackTallies, in_fast_recovery: bool) -> u32 {
+        let pt = t.per_path.get(path.index());
+        if self.sfr {
+            // SFR: a SACK that newly acknowledges nothing sent to this destination says
+            // nothing about its TSNs; otherwise HTNA per destination. In the
+            // destination's Fast Recovery a SACK advancing the cumulative ack counts every
+            // TSN reported missing, as §7.2.4 does for the association (FreeBSD's
+            // sctp_strike_gap_ack_chunks keeps both rules under CMT).
+            let Some(h) = pt.and_then(|p| p.highest_newly_acked) else { return 0 };
+            let recovering = in_fast_recovery && t.cum_advanced && tsn_lt(tsn, t.highest_reported);
+            if !tsn_lt(tsn, h) && !recovering {
+                return 0;
+            }
+        }
+        // DAC: the packet count says how many packets arrived after the missing TSN only
+        // if every newly acknowledged TSN lies above it; a TSN between newly acknowledged
+        // ones gets one indication (ns-2 sctp-cmt.cc, uiLowestTsnInSackForDest).
+        match self.dac {
+            Some(n) if pt.and_then(|p| p.lowest_newly_acked).is_some_and(|l| tsn_gt(l, tsn)) => n,
+            _ => 1,
         }
     }
 }
@@ -278,6 +370,9 @@ impl Association {
         while self.out.sent.front().is_some_and(|s| tsn_le(s.tsn, cum)) {
             let Some(s) = self.out.sent.pop_front() else { break };
             self.out.buffered = self.out.buffered.saturating_sub(s.frag.len());
+            if let Some(path) = self.paths.get_mut(s.path) {
+                path.queued_bytes = path.queued_bytes.saturating_sub(s.frag.len());
+            }
             if s.state != SentState::Acked {
                 // §6.3.2 R3 concerns data outstanding on the path, not chunks marked for
                 // retransmission.
@@ -311,13 +406,61 @@ impl Association {
                 self.account_ack(now, path, tsn, len, state, tx, sent_at, &mut t.per_path);
                 self.out.sent[usize::from(k) - 1].state = SentState::Acked;
                 t.note_newly_acked(path, tsn);
+                if self.config.cmt.enabled && state == SentState::InFlight {
+                    self.note_pseudo_cumack(usize::from(k) - 1, path, tx > 1, &mut t.per_path);
+                }
             }
         }
     }
 
+    /// CUC (the CMT paper, side-effect 2): `sent[k]`, in flight to `d` (sent once, or
+    /// `retransmitted`), was just acknowledged by a gap ack block. If no earlier chunk of the
+    /// same kind (sent to `d` once, or retransmitted to `d`) is still unacknowledged, it was
+    /// `d`'s pseudo-cumack (or rtx-pseudo-cumack), which this SACK advanced. Only the lowest
+    /// such chunk of a SACK can be, so each kind is checked once per destination and SACK;
+    /// a chunk the cumulative ack covers always counts (`cum_acked`), as in the
+    /// University of Delaware ns-2 module (sctp-cmt.cc) and FreeBSD (sctp_indata.c, "CUCv2").
+    fn note_pseudo_cumack(&mut self, k: usize, d: PathId, retransmitted: bool, tallies: &mut [PathTally]) {
+        let Some(pt) = tallies.get_mut(d.index()) else { return };
+        let kind = usize::from(retransmitted);
+        if pt.pseudo_cum_checked[kind] || pt.pseudo_cum_moved() {
+            return;
+        }
+        pt.pseudo_cum_checked[kind] = true;
+        let earlier_unacked =
+            |s: &Sent| s.path == d && (s.transmissions > 1) == retransmitted && s.state != SentState::Acked;
+        let lowest = if retransmitted {
+            // Retransmissions to `d` may carry any TSN, so the search starts at the
+            // cumulative ack; they are few.
+            !self.out.sent.range(..k).any(earlier_unacked)
+        } else {
+            // Chunks sent once to `d` below the scan point are all acknowledged (new
+            // TSNs only ever go above it), so the search resumes there.
+            let cum = self.out.cum_ack;
+            let Some(path) = self.paths.get_mut(d) else { return };
+            let start = path
+                .pseudo_cumack_scan
+                .filter(|&tsn| tsn_gt(tsn, cum))
+                .map_or(0, |tsn| tsn.wrapping_sub(cum) as usize - 1)
+                .min(k);
+            match self.out.sent.range(start..k).find(|s| earlier_unacked(s)) {
+                Some(s) => {
+                    path.pseudo_cumack_scan = Some(s.tsn);
+                    false
+                }
+                None => {
+                    path.pseudo_cumack_scan = Some(cum.wrapping_add(k as u32 + 2));
+                    true
+                }
+            }
+        };
+        pt.pseudo_cum_advanced = lowest;
+    }
+
     /// §7.2.4 miss indications (HTNA): TSNs missing below the highest TSN newly
     /// acknowledged. In Fast Recovery, a SACK advancing the cumulative ack counts every
-    /// TSN reported missing.
+    /// TSN reported missing. With CMT, SFR and DAC change the count per TSN (see
+    /// [`CmtMisses`]).
     fn count_miss_indications(&mut self, sack: &SackChunk, t: &mut SackTallies) {
         let cum = self.out.cum_ack;
         let any_fr = self.paths.values().any(|p| p.fast_recovery_exit.is_some());
@@ -328,6 +471,11 @@ impl Association {
             other => other,
         };
         let Some(limit) = limit else { return };
+        let cmt = self.config.cmt;
+        let rule = cmt.enabled.then(|| CmtMisses {
+            sfr: cmt.sfr,
+            dac: (cmt.dac && t.destinations_newly_acked() == 1).then(|| dac_packets(sack.flags).max(1)),
+        });
         // Chunks the SACK covers are marked acknowledged by now, so the missing ones lie
         // in its holes: walk those (TSN cum + k is sent[k - 1]), not the whole queue.
         // Offsets 1..end lie below `limit`, which may be at or below `cum` (the highest
@@ -339,28 +487,35 @@ impl Association {
                 continue;
             }
             let start = usize::from(block.start).min(end);
-            self.count_misses(next, start, &mut t.per_path);
+            self.count_misses(next, start, t, rule);
             next = next.max(usize::from(block.end) + 1);
         }
-        self.count_misses(next, end, &mut t.per_path);
+        self.count_misses(next, end, t, rule);
     }
 
     /// §7.2.1 / §7.2.2 window growth first, then §7.2.4 reductions. The controllers see
     /// their path's SRTT and every path of the association, as this SACK left them.
     fn update_congestion(&mut self, cum: u32, t: &SackTallies) {
         let wanted = || self.paths.values().any(|p| p.controller.reads_group_view());
-        if t.per_path.iter().any(|pt| pt.acked > 0) && wanted() {
+        let refilled = t.per_path.iter().any(|pt| pt.acked > 0 || pt.fast > 0) && wanted();
+        if refilled {
             self.group_view.refill(self.paths.iter());
         }
-        let group = &self.group_view;
+        let group = &mut self.group_view;
+        let cuc = self.config.cmt.cuc_active();
         for (p, path) in self.paths.iter_mut() {
             let Some(pt) = t.per_path.get(p.index()) else { continue };
             if pt.acked > 0 {
                 path.stats.bytes_acked += u64::from(pt.acked);
+                path.acked_since_loss += u64::from(pt.acked);
+                if refilled {
+                    group.show_to(p);
+                }
                 let info = AckInfo {
                     bytes_acked: pt.acked,
                     flight_before: pt.flight_before,
-                    cum_advanced: t.cum_advanced,
+                    // CUC: the destination's own pseudo-cumack stands for the cumulative ack.
+                    cum_advanced: if cuc { pt.pseudo_cum_moved() } else { t.cum_advanced },
                     in_fast_recovery: path.fast_recovery_exit.is_some(),
                     all_acked: path.flight_size == 0,
                     srtt: path.rto.srtt,
@@ -379,7 +534,11 @@ impl Association {
             let p = PathId::new(i as u32);
             let Some(path) = self.paths.get_mut(p) else { continue };
             if path.fast_recovery_exit.is_none() {
-                path.controller.on_fast_retransmit(&mut path.cc);
+                if refilled {
+                    self.group_view.show_to(p);
+                }
+                path.controller.on_fast_retransmit(&mut path.cc, &self.group_view);
+                path.note_loss();
                 path.fast_recovery_exit = Some(highest_outstanding);
             }
             path.rtt_probe = None;
@@ -397,10 +556,15 @@ impl Association {
     }
 
     /// §6.3.2 R2/R3: stop T3 where nothing is outstanding; restart it where the earliest
-    /// outstanding TSN was acknowledged.
+    /// outstanding TSN was acknowledged. Without CMT that is read as "the cumulative ack
+    /// covered a chunk in flight there"; with CMT, whose paths' data is acknowledged out
+    /// of order, a gap ack of the destination's earliest outstanding TSN (its
+    /// pseudo-cumack) counts too, as FreeBSD does (sctp_indata.c, new_pseudo_cumack).
     fn update_t3_timers(&mut self, now: Instant, t: &SackTallies) {
+        let cmt = self.config.cmt.enabled;
         for (p, path) in self.paths.iter_mut() {
-            let restart = t.per_path.get(p.index()).is_some_and(|pt| pt.cum_acked);
+            let restart =
+                t.per_path.get(p.index()).is_some_and(|pt| if cmt { pt.pseudo_cum_moved() } else { pt.cum_acked });
             if path.flight_size == 0 {
                 self.timers.stop(Timer::T3Rtx(p));
             } else if restart {
@@ -410,14 +574,25 @@ impl Association {
     }
 
     /// §7.2.4: one miss indication for each chunk in flight at offsets `from..to` past the
-    /// cumulative ack; the third marks it for fast retransmission (once per chunk).
-    fn count_misses(&mut self, from: usize, to: usize, tallies: &mut [PathTally]) {
+    /// cumulative ack (with CMT, as `rule` says); the third marks it for fast
+    /// retransmission (once per chunk).
+    fn count_misses(&mut self, from: usize, to: usize, t: &mut SackTallies, rule: Option<CmtMisses>) {
         for k in from..to {
             let Some(s) = self.out.sent.get_mut(k - 1) else { return };
             if s.state != SentState::InFlight {
                 continue;
             }
-            s.misses += 1;
+            let n = match rule {
+                None => 1,
+                Some(r) => {
+                    let in_fr = self.paths.get(s.path).is_some_and(|p| p.fast_recovery_exit.is_some());
+                    r.indications(s.tsn, s.path, t, in_fr)
+                }
+            };
+            if n == 0 {
+                continue;
+            }
+            s.misses += n;
             if s.misses >= 3 && !s.fast_retransmitted {
                 s.state = SentState::Marked(RtxKind::Fast);
                 s.fast_retransmitted = true;
@@ -427,7 +602,7 @@ impl Association {
                 path.flight_size = path.flight_size.saturating_sub(s.frag.len());
                 // §6.2.1 C: a chunk marked for retransmission gives its size back to rwnd.
                 self.out.peer_rwnd = self.out.peer_rwnd.saturating_add(s.frag.len());
-                if let Some(pt) = tallies.get_mut(s.path.index()) {
+                if let Some(pt) = t.per_path.get_mut(s.path.index()) {
                     pt.fast += 1;
                 }
             }
@@ -467,8 +642,14 @@ impl Association {
             pt.acked += len;
         }
         self.error_count = 0;
+        // CMT-PF rule 5 (Natarajan et al. 2008): the ack of a retransmission may be for an
+        // earlier transmission, so it neither clears the destination's error counter nor
+        // brings it back from PF (ns-2 sctp-cmt.cc: only chunks with one transmission do).
+        let credits_path = transmissions == 1 || self.config.pf_variant != PfVariant::Cmt;
         let path = &mut self.paths[p];
-        path.error_count = 0;
+        if credits_path {
+            path.error_count = 0;
+        }
         // §6.3.1 C5 (Karn): only chunks sent once give RTT samples.
         if path.rtt_probe.is_some_and(|(t, _)| t == tsn) {
             path.rtt_probe = None;
@@ -476,7 +657,7 @@ impl Association {
                 path.rto.on_measurement(now.saturating_since(sent_at), &self.config);
             }
         }
-        if path.state != super::PathState::Active {
+        if credits_path && path.state != super::PathState::Active {
             // §8.2: an acknowledged TSN makes its destination active again; RFC 7829 §5:
             // so does it for a PF destination.
             self.set_path_state(now, p, super::PathState::Active);
@@ -501,10 +682,15 @@ impl Association {
         if marked == 0 {
             return; // nothing outstanding here: a stale timer.
         }
+        if self.paths.values().any(|p| p.controller.reads_group_view()) {
+            self.group_view.refill(self.paths.iter());
+            self.group_view.show_to(p);
+        }
         let path = &mut self.paths[p];
         path.stats.t3_timeouts += 1;
         // E1: ssthresh and cwnd; E2: back off the RTO; Karn: no sample from this round.
-        path.controller.on_timeout(&mut path.cc);
+        path.controller.on_timeout(&mut path.cc, &self.group_view);
+        path.note_loss();
         path.rto.back_off(&self.config);
         path.rtt_probe = None;
         let rto = path.rto.rto;
@@ -512,7 +698,8 @@ impl Association {
         // E3: one packet of the earliest marked chunks goes out at once, to where the
         // retransmission policy sends them (§6.4: an alternate); the rest wait for cwnd.
         let view = PathsView::new(&self.paths, self.primary, self.data_path);
-        let dst = self.retransmit_policy.destination(&view, p, RtxKind::Timeout);
+        let mut ties = TieBreaker::new(&mut self.rng);
+        let dst = self.retransmit_policy.destination(&view, p, RtxKind::Timeout, &mut ties);
         if let Some(path) = self.paths.get_mut(dst) {
             path.force_packet = Some(RtxKind::Timeout);
             self.any_forced_packet = true;
@@ -607,7 +794,7 @@ impl Association {
             // Room for gap blocks after the common and SACK headers, keeping 256 bytes for
             // other chunks; Config::validate's PMTU floor keeps it positive.
             let max_blocks = self.config.max_packet().saturating_sub(12 + 16 + 64 * 4) / 4;
-            let sack = Chunk::Sack(self.inb.make_sack(max_blocks.max(1)));
+            let sack = Chunk::Sack(self.inb.make_sack(max_blocks.max(1), self.config.cmt.dac_active()));
             self.stats.sacks_sent += 1;
             let p = self.existing_or_primary(self.sack_path);
             self.packet_for(&mut open, p, sack.buffer_len()).chunk(&sack);
@@ -621,12 +808,14 @@ impl Association {
                 self.events.push_back(Event::HeartbeatSent { path: p });
             }
         }
+        let mut rwnd_blocked = false;
         if data_states {
             let held = self.fill_retransmissions(now, &mut open);
             if matches!(self.state, State::Established | State::ShutdownPending | State::ShutdownReceived) {
-                self.fill_new_data(now, &mut open, &held);
+                rwnd_blocked = self.fill_new_data(now, &mut open, &held);
             }
         }
+        self.out.note_rwnd_blocked(now, rwnd_blocked);
         if let Some(o) = open {
             self.close_packet(o);
         }
@@ -664,7 +853,8 @@ impl Association {
             }
             let SentState::Marked(kind) = self.out.sent[i].state else { continue };
             let view = PathsView::new(&self.paths, self.primary, self.data_path);
-            let dst = self.retransmit_policy.destination(&view, self.out.sent[i].path, kind);
+            let mut ties = TieBreaker::new(&mut self.rng);
+            let dst = self.retransmit_policy.destination(&view, self.out.sent[i].path, kind, &mut ties);
             let Some(force) = self.paths.get(dst).map(|p| p.force_packet) else { continue };
             let d = dst.index();
             let len = self.out.sent[i].frag.len();
@@ -696,6 +886,12 @@ impl Association {
             s.sent_at = now;
             s.transmissions += 1;
             self.out.marked = self.out.marked.saturating_sub(1);
+            if from != dst {
+                if let Some(old) = self.paths.get_mut(from) {
+                    old.queued_bytes = old.queued_bytes.saturating_sub(len);
+                }
+                self.paths[dst].queued_bytes += len;
+            }
             let path = &mut self.paths[dst];
             path.flight_size += len;
             path.stats.bytes_retransmitted += u64::from(len);
@@ -736,23 +932,36 @@ impl Association {
     }
 
     /// New data to the destinations the path scheduler chooses, each filled in turn within
-    /// its cwnd and Max.Burst and the peer's rwnd; none to a destination in `held` (marked
-    /// chunks wait there, see [`Association::fill_retransmissions`]).
-    fn fill_new_data(&mut self, now: Instant, open: &mut Option<Open>, held: &[bool]) {
+    /// its cwnd and Max.Burst and the peer's rwnd (and its share of the buffers, with buffer
+    /// splitting); none to a destination in `held` (marked chunks wait there, see
+    /// [`Association::fill_retransmissions`]). Returns true if new data waited for the
+    /// peer's rwnd alone: some destination had cwnd room for it.
+    fn fill_new_data(&mut self, now: Instant, open: &mut Option<Open>, held: &[bool]) -> bool {
         if self.out.queue.is_empty() {
-            return;
+            return false;
         }
         let view = PathsView::new(&self.paths, self.primary, self.data_path);
-        let Some(scheduler) = self.scheduler.as_mut() else {
-            // The default: one destination, no list.
-            let p = Primary::select(&view);
-            if self.paths.contains(p) && held.get(p.index()) != Some(&true) {
-                self.fill_new_data_on(now, open, p);
+        let split_enabled = self.config.buffer_splitting.enabled();
+        match self.scheduler.as_mut() {
+            // The default, without buffer splitting: one destination, no list.
+            None if !split_enabled => {
+                let p = Primary::select(&view);
+                let rwnd_blocked = self.paths.contains(p)
+                    && held.get(p.index()) != Some(&true)
+                    && self.fill_new_data_on(now, open, p, None);
+                return rwnd_blocked && !self.out.queue.is_empty();
             }
-            return;
-        };
-        self.schedule.clear();
-        scheduler.schedule(&view, &mut self.schedule);
+            None => {
+                self.schedule.clear();
+                Primary.schedule(&view, &mut self.schedule);
+            }
+            Some(scheduler) => {
+                self.schedule.clear();
+                scheduler.schedule(&view, &mut self.schedule);
+            }
+        }
+        let split = split_enabled.then(|| self.split_limits());
+        let mut rwnd_blocked = false;
         for k in 0..self.schedule.len() {
             if self.out.queue.is_empty() {
                 break;
@@ -760,13 +969,39 @@ impl Association {
             let p = self.schedule[k];
             let listed_before = self.schedule[..k].contains(&p);
             if self.paths.contains(p) && !listed_before && held.get(p.index()) != Some(&true) {
-                self.fill_new_data_on(now, open, p);
+                rwnd_blocked |= self.fill_new_data_on(now, open, p, split.as_ref());
             }
         }
+        rwnd_blocked && !self.out.queue.is_empty()
     }
 
-    /// New data to destination `p`, within its cwnd, the peer's rwnd and Max.Burst.
-    fn fill_new_data_on(&mut self, now: Instant, open: &mut Option<Open>, p: PathId) {
+    /// Buffer splitting's limits for this transmission opportunity: the destinations the
+    /// scheduler listed share the buffers.
+    fn split_limits(&self) -> SplitLimits {
+        let mut sharing = 0;
+        let mut total_cwnd = 0u64;
+        for (k, &p) in self.schedule.iter().enumerate() {
+            let Some(path) = self.paths.get(p) else { continue };
+            if !self.schedule[..k].contains(&p) {
+                sharing += 1;
+                total_cwnd += u64::from(path.cc.cwnd);
+            }
+        }
+        let in_flight: u64 = self.paths.values().map(|p| u64::from(p.flight_size)).sum();
+        let peer_window = u64::from(self.out.peer_rwnd) + in_flight;
+        SplitLimits::new(&self.config.buffer_splitting, sharing, total_cwnd, self.config.send_buffer, peer_window)
+    }
+
+    /// New data to destination `p`, within its cwnd, the peer's rwnd, Max.Burst and its
+    /// share of the buffers under `split`. Returns true if it stopped for the peer's rwnd
+    /// while its cwnd had room.
+    fn fill_new_data_on(
+        &mut self,
+        now: Instant,
+        open: &mut Option<Open>,
+        p: PathId,
+        split: Option<&SplitLimits>,
+    ) -> bool {
         self.apply_idle_rule(now, p);
         // §6.1 D, first method: within one transmission opportunity the window is at most
         // flightsize + Max.Burst * MTU (cwnd itself is not changed).
@@ -776,8 +1011,22 @@ impl Association {
             let chunk_len = (16 + len as usize).next_multiple_of(4);
             // §6.1 A: respect the peer's rwnd, but one chunk may always be in flight.
             let rwnd_ok = len <= self.out.peer_rwnd || self.out.sent.is_empty();
-            if !rwnd_ok || !self.paths[p].window_allows(len, burst_window) {
+            let path = &self.paths[p];
+            if !path.window_allows(len, burst_window) {
                 break;
+            }
+            if !rwnd_ok {
+                return true;
+            }
+            if let Some(limits) = split {
+                let splitting = &self.config.buffer_splitting;
+                let bytes = match splitting.counts {
+                    SplitCounts::Queued => path.queued_bytes,
+                    SplitCounts::Outstanding => path.flight_size,
+                };
+                if !limits.allows(splitting.share, path.cc.cwnd, path.cc.mtu, bytes, len) {
+                    break;
+                }
             }
             let Some(frag) = self.out.queue.pop_front() else { break };
             let tsn = self.out.next_tsn;
@@ -785,6 +1034,7 @@ impl Association {
             self.packet_for(open, p, chunk_len).data(&frag.data_ref(tsn));
             let path = &mut self.paths[p];
             path.flight_size += len;
+            path.queued_bytes += len;
             path.stats.data_chunks_sent += 1;
             path.stats.bytes_sent += u64::from(len);
             path.data_since_hb = true;
@@ -809,9 +1059,14 @@ impl Association {
             if p != self.data_path {
                 let from = self.data_path;
                 self.data_path = p;
-                self.events.push_back(Event::DataPathChanged { from, to: p });
+                // With CMT new data goes to every destination at once: the data path
+                // changing is the normal course, not an event.
+                if !self.config.cmt.enabled {
+                    self.events.push_back(Event::DataPathChanged { from, to: p });
+                }
             }
         }
+        false
     }
 
     /// §7.2.1: a destination that sent nothing for an RTO or more halves its cwnd (to no

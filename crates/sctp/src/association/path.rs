@@ -146,6 +146,24 @@ pub struct Path {
     pub force_packet: Option<RtxKind>,
     /// Last instant data was sent here (for the §7.2.1 idle rule).
     pub last_data_sent: Option<Instant>,
+    /// The loss rate of the path to this destination as the driver declares it (a fraction,
+    /// 0 when undeclared), for the ideal RTX-LOSSRATE policy
+    /// ([`crate::Association::set_loss_rate_hint`]). Nothing else reads it.
+    pub loss_rate_hint: f64,
+    /// User-data bytes last sent here and not yet covered by the cumulative TSN ack (gap
+    /// acknowledged or not): this destination's share of the send buffer, which buffer
+    /// splitting limits ([`crate::BufferSplitting`]).
+    pub queued_bytes: u32,
+    /// Bytes acknowledged on this destination since its last loss (fast retransmit or T3-rtx
+    /// expiry); OLIA's loss intervals ([`crate::congestion::PathSnapshot::loss_interval`]).
+    pub acked_since_loss: u64,
+    /// Bytes acknowledged on this destination between its last two losses.
+    pub acked_between_losses: u64,
+    /// CMT's cwnd update (CUC): a TSN below which every chunk sent here once is
+    /// acknowledged, where the search for this destination's pseudo-cumack resumes (`None`:
+    /// from the cumulative ack). It only moves up, so the searches cost, over a transfer,
+    /// one pass over the TSNs.
+    pub(crate) pseudo_cumack_scan: Option<u32>,
     /// Counters.
     pub stats: PathStats,
 }
@@ -173,6 +191,11 @@ impl Path {
             fast_recovery_exit: None,
             force_packet: None,
             last_data_sent: None,
+            loss_rate_hint: 0.0,
+            queued_bytes: 0,
+            acked_since_loss: 0,
+            acked_between_losses: 0,
+            pseudo_cumack_scan: None,
             stats: PathStats::default(),
         }
     }
@@ -186,6 +209,11 @@ impl Path {
     /// cwnd + PMTU - 1.
     pub fn cwnd_allows(&self, len: u32) -> bool {
         self.window_allows(len, u32::MAX)
+    }
+
+    /// A loss was detected here: the loss intervals move on.
+    pub(crate) fn note_loss(&mut self) {
+        self.acked_between_losses = std::mem::take(&mut self.acked_since_loss);
     }
 
     /// As [`Path::cwnd_allows`] with the window capped at `limit` (Max.Burst, §6.1 D).

@@ -91,8 +91,9 @@ impl Association {
                 let path = &mut self.paths[p];
                 path.error_count = 0;
                 if from == PathState::PotentiallyFailed {
-                    // RFC 7829 §4 (and CMT-PF): the controller decides the cwnd it returns with.
-                    path.controller.on_pf_exit(&mut path.cc, self.config.pf_return_cwnd);
+                    // RFC 7829 §4 (and CMT-PF rule 4: 1..4 MTU, then slow start): the
+                    // controller decides the cwnd it returns with.
+                    path.controller.on_pf_exit(&mut path.cc, self.config.pf_exit_cwnd());
                 }
                 self.reschedule_heartbeat(now, p);
             }

@@ -5,15 +5,26 @@
 //! it: new data to the primary (or, after failover, the first usable alternate), timed-out
 //! chunks to an alternate destination, fast retransmissions to the destination they were
 //! sent to. Concurrent Multipath Transfer (CMT: a scheduler filling every destination, the
-//! RTX-* policies) plugs in here.
+//! RTX-* policies of [`RetransmitConfig`]) plugs in here; its loss-detection and window algorithms (SFR, CUC, DAC,
+//! switched by [`CmtConfig`]) live in the association's outbound and inbound halves, since
+//! they change how SACKs are made and read.
 //!
-//! Both see the association's destinations through a [`PathsView`].
+//! Both see the association's destinations through a [`PathsView`]. How a destination
+//! leaves the potentially-failed state, RFC 7829's way or CMT-PF's, is a [`PfVariant`]
+//! (see the `pf` module's documentation for how the two relate).
 
+mod config;
+mod pf;
+mod policies;
 mod retransmit;
 mod scheduler;
 
-pub use retransmit::{Alternate, RetransmitConfig, RetransmitPolicy, RtxKind};
-pub use scheduler::{PathScheduler, Primary, SchedulerConfig};
+pub use config::CmtConfig;
+pub(crate) use config::{dac_flags, dac_packets};
+pub use pf::PfVariant;
+pub use policies::{Asap, BestBy, Same};
+pub use retransmit::{Alternate, RetransmitConfig, RetransmitPolicy, RtxKind, TieBreaker};
+pub use scheduler::{LargestCwnd, PathScheduler, Primary, RoundRobin, SchedulerConfig};
 
 use crate::association::{Path, PathId, PathState, Paths};
 

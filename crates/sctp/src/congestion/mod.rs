@@ -11,6 +11,11 @@
 //! asks for it with [`Controller::reads_group_view`]), so coupled multipath controllers (LIA,
 //! RFC 6356; OLIA; resource pooling) are ordinary controllers.
 //!
+//! Coupled multipath controllers, for associations that send over several destinations at
+//! once (CMT): `lia` (RFC 6356), `olia` (Khalili et al.), `rp-v1` and `rp-v2` (Dreibholz et
+//! al.'s resource pooling, as INET implements it); `uncoupled` names the default RFC 9260
+//! controller run independently per destination, as CMT-SCTP (Iyengar et al.) does.
+//!
 //! Choosing one: [`CongestionConfig`] is the registry; scenarios name it
 //! (`congestion = "rfc9260"`). Adding a variant takes three steps: write a type implementing
 //! [`Controller`] (usually wrapping [`Rfc9260`] and changing one method), add a
@@ -18,10 +23,20 @@
 //! [`CongestionConfig::NAMES`] and [`CongestionConfig::from_name`]. Code embedding the
 //! engine can also supply its own through [`CongestionConfig::Custom`].
 
+mod coupled;
 mod group;
+mod lia;
+mod olia;
+mod rp_v1;
+mod rp_v2;
 mod standard;
 
-pub use group::{GroupView, PathSnapshot};
+pub use coupled::CaStep;
+pub use group::{Coupling, GroupView, PathSnapshot};
+pub use lia::Lia;
+pub use olia::Olia;
+pub use rp_v1::RpV1;
+pub use rp_v2::RpV2;
 pub use standard::{CaShrink, Rfc9260, Rules};
 
 use simtime::Duration;
@@ -50,7 +65,8 @@ pub struct AckInfo {
     /// Bytes outstanding to this destination before the SACK arrived (for "cwnd fully
     /// utilized").
     pub flight_before: u32,
-    /// The SACK advanced the cumulative TSN ack point.
+    /// The SACK advanced the cumulative TSN ack point; with CMT's cwnd update (CUC,
+    /// [`crate::cmt::CmtConfig::cuc`]) this destination's pseudo-cumack instead.
     pub cum_advanced: bool,
     /// The destination is in Fast Recovery (§7.2.4).
     pub in_fast_recovery: bool,
@@ -80,13 +96,16 @@ pub trait Controller: Send + std::fmt::Debug {
     fn on_ack(&mut self, state: &mut CongestionState, ack: &AckInfo, group: &GroupView) {
         let _ = (state, ack, group);
     }
-    /// Loss detected by miss indications; entering Fast Recovery (§7.2.4).
-    fn on_fast_retransmit(&mut self, state: &mut CongestionState) {
-        let _ = state;
+    /// Loss detected by miss indications; entering Fast Recovery (§7.2.4). `group` is the
+    /// view of the SACK that reported the loss (empty unless
+    /// [`Controller::reads_group_view`]).
+    fn on_fast_retransmit(&mut self, state: &mut CongestionState, group: &GroupView) {
+        let _ = (state, group);
     }
-    /// The T3-rtx timer of this destination expired (§7.2.3).
-    fn on_timeout(&mut self, state: &mut CongestionState) {
-        let _ = state;
+    /// The T3-rtx timer of this destination expired (§7.2.3). `group` is taken at the
+    /// expiry, before any reaction (empty unless [`Controller::reads_group_view`]).
+    fn on_timeout(&mut self, state: &mut CongestionState, group: &GroupView) {
+        let _ = (state, group);
     }
     /// The destination sent no data for `rtos` whole RTOs (§7.2.1, last paragraph).
     fn on_idle(&mut self, state: &mut CongestionState, rtos: u32) {
@@ -119,13 +138,39 @@ pub enum CongestionConfig {
         /// Fraction of cwnd removed per SACK while cwnd > ssthresh.
         factor: f64,
     },
+    /// RFC 6356 Linked Increases (`"lia"`), see [`Lia`].
+    Lia {
+        /// How the congestion-avoidance increase is applied (default per window).
+        step: CaStep,
+    },
+    /// Khalili et al.'s Opportunistic Linked Increases (`"olia"`), see [`Olia`].
+    Olia {
+        /// How the congestion-avoidance increase is applied (default per window).
+        step: CaStep,
+    },
+    /// CMT/RPv1 resource pooling (`"rp-v1"`), see [`RpV1`].
+    RpV1 {
+        /// How the congestion-avoidance increase is applied (default per window).
+        step: CaStep,
+    },
+    /// CMT/RPv2 resource pooling (`"rp-v2"`), see [`RpV2`].
+    RpV2 {
+        /// How the congestion-avoidance increase is applied (default per window).
+        step: CaStep,
+    },
     /// A controller supplied by the embedding code, built once per destination.
     Custom(Plugin<dyn Controller>),
 }
 
 impl CongestionConfig {
-    /// Registry names, in documentation order.
-    pub const NAMES: [&'static str; 3] = ["rfc9260", "rfc4960", "ca-shrink"];
+    /// Registry names, in documentation order. `uncoupled` is another name of `rfc9260`
+    /// (each destination on its own, as CMT-SCTP without coupling runs).
+    pub const NAMES: [&'static str; 8] =
+        ["rfc9260", "rfc4960", "ca-shrink", "uncoupled", "lia", "olia", "rp-v1", "rp-v2"];
+    /// True for the names of coupled multipath controllers.
+    pub fn is_coupled_name(name: &str) -> bool {
+        matches!(name, "lia" | "olia" | "rp-v1" | "rp-v2")
+    }
     /// Default factor of `ca-shrink` (paper 000, figure 9).
     pub const DEFAULT_SHRINK_FACTOR: f64 = 0.144;
 
@@ -137,9 +182,13 @@ impl CongestionConfig {
     /// Looks a controller up by name; `factor` is used by `ca-shrink` (default 0.144).
     pub fn from_name(name: &str, factor: Option<f64>) -> Option<Self> {
         Some(match name {
-            "rfc9260" => CongestionConfig::Rfc9260,
+            "rfc9260" | "uncoupled" => CongestionConfig::Rfc9260,
             "rfc4960" => CongestionConfig::Rfc4960,
             "ca-shrink" => CongestionConfig::CaShrink { factor: factor.unwrap_or(Self::DEFAULT_SHRINK_FACTOR) },
+            "lia" => CongestionConfig::Lia { step: CaStep::default() },
+            "olia" => CongestionConfig::Olia { step: CaStep::default() },
+            "rp-v1" => CongestionConfig::RpV1 { step: CaStep::default() },
+            "rp-v2" => CongestionConfig::RpV2 { step: CaStep::default() },
             _ => return None,
         })
     }
@@ -150,7 +199,34 @@ impl CongestionConfig {
             CongestionConfig::Rfc9260 => "rfc9260",
             CongestionConfig::Rfc4960 => "rfc4960",
             CongestionConfig::CaShrink { .. } => "ca-shrink",
+            CongestionConfig::Lia { .. } => "lia",
+            CongestionConfig::Olia { .. } => "olia",
+            CongestionConfig::RpV1 { .. } => "rp-v1",
+            CongestionConfig::RpV2 { .. } => "rp-v2",
             CongestionConfig::Custom(p) => p.name(),
+        }
+    }
+
+    /// The congestion-avoidance step of a coupled controller.
+    pub fn ca_step(&self) -> Option<CaStep> {
+        match self {
+            CongestionConfig::Lia { step }
+            | CongestionConfig::Olia { step }
+            | CongestionConfig::RpV1 { step }
+            | CongestionConfig::RpV2 { step } => Some(*step),
+            _ => None,
+        }
+    }
+
+    /// This configuration with the congestion-avoidance step `step`, if it is a coupled
+    /// controller (others are returned unchanged).
+    pub fn with_ca_step(self, step: CaStep) -> Self {
+        match self {
+            CongestionConfig::Lia { .. } => CongestionConfig::Lia { step },
+            CongestionConfig::Olia { .. } => CongestionConfig::Olia { step },
+            CongestionConfig::RpV1 { .. } => CongestionConfig::RpV1 { step },
+            CongestionConfig::RpV2 { .. } => CongestionConfig::RpV2 { step },
+            other => other,
         }
     }
 
@@ -168,7 +244,93 @@ impl CongestionConfig {
             CongestionConfig::Rfc9260 => Box::new(Rfc9260::new(Rules::Rfc9260)),
             CongestionConfig::Rfc4960 => Box::new(Rfc9260::new(Rules::Rfc4960)),
             CongestionConfig::CaShrink { factor } => Box::new(CaShrink::new(*factor)),
+            CongestionConfig::Lia { step } => Box::new(Lia::new(*step)),
+            CongestionConfig::Olia { step } => Box::new(Olia::new(*step)),
+            CongestionConfig::RpV1 { step } => Box::new(RpV1::new(*step)),
+            CongestionConfig::RpV2 { step } => Box::new(RpV2::new(*step)),
             CongestionConfig::Custom(p) => p.build(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::coupled::fixtures::{grow_one_window, own_state, path, MTU};
+    use super::*;
+    use crate::association::PathId;
+
+    /// Two-path group states: (cwnd, SRTT in ms) per path.
+    const STATES: [[(u32, u64); 2]; 4] = [
+        [(30_000, 20), (15_000, 40)],
+        [(10_000, 20), (40_000, 20)],
+        [(20_000, 50), (20_000, 10)],
+        [(40_000, 10), (50_000, 100)],
+    ];
+
+    /// How fast `config` makes the association's throughput grow in congestion avoidance in
+    /// the group state `state`: Σ_i (growth of cwnd_i per RTT_i) / RTT_i², in bytes/s².
+    fn throughput_growth(config: &CongestionConfig, state: [(u32, u64); 2]) -> f64 {
+        let snapshots = |_: ()| {
+            state.iter().enumerate().map(|(i, &(cwnd, rtt))| path(i as u32, cwnd, cwnd / 2, rtt)).collect::<Vec<_>>()
+        };
+        let mut sum = 0.0;
+        for (i, &(_, rtt)) in state.iter().enumerate() {
+            let view = GroupView::from_snapshots(snapshots(()), PathId::new(i as u32));
+            let mut s = own_state(&view);
+            let growth = grow_one_window(config.build().as_mut(), &mut s, &view) as f64;
+            let rtt = rtt as f64 / 1000.0;
+            sum += growth / (rtt * rtt);
+        }
+        sum
+    }
+
+    #[test]
+    fn coupled_controllers_grow_no_faster_than_one_flow_on_the_best_path() {
+        // RFC 6356 §2, goal 2 ("do no harm"): all subflows together take no more capacity
+        // than a single-path flow on the best of the paths, whose throughput grows by one
+        // MTU per RTT, i.e. MTU / RTT² per second. Uncoupled flows grow about twice as fast.
+        for state in STATES {
+            let best = state.iter().map(|&(_, rtt)| f64::from(MTU) / (rtt as f64 / 1000.0).powi(2)).fold(0.0, f64::max);
+            for name in ["lia", "olia", "rp-v1", "rp-v2"] {
+                for step in [CaStep::Window, CaStep::Sack] {
+                    let config = CongestionConfig::from_name(name, None).unwrap().with_ca_step(step);
+                    assert_eq!(config.ca_step(), Some(step));
+                    let g = throughput_growth(&config, state);
+                    assert!(g <= best * 1.0001, "{name} {step:?} {state:?}: {g} > {best}");
+                }
+            }
+            let uncoupled = CongestionConfig::from_name("uncoupled", None).unwrap();
+            let all: f64 = state.iter().map(|&(_, rtt)| f64::from(MTU) / (rtt as f64 / 1000.0).powi(2)).sum();
+            let g = throughput_growth(&uncoupled, state);
+            assert!((g - all).abs() <= 1e-6 * all, "uncoupled {state:?}: {g} vs {all}");
+            assert!(g > best * 1.009, "uncoupled {state:?}: {g} vs {best}");
+        }
+    }
+
+    #[test]
+    fn with_equal_rtts_the_coupled_increase_sums_to_at_most_one_mtu_per_rtt() {
+        let state = [(10_000, 20), (40_000, 20)];
+        for name in ["lia", "olia", "rp-v1", "rp-v2", "uncoupled"] {
+            let config = CongestionConfig::from_name(name, None).unwrap();
+            let rtt2 = 0.02f64 * 0.02;
+            let per_rtt = throughput_growth(&config, state) * rtt2;
+            if name == "uncoupled" {
+                assert!((per_rtt - 3000.0).abs() < 1e-6, "{per_rtt}");
+            } else {
+                assert!(per_rtt <= 1500.5 && per_rtt > 0.0, "{name}: {per_rtt}");
+            }
+        }
+    }
+
+    #[test]
+    fn registry_names_build_their_controllers() {
+        for name in CongestionConfig::NAMES {
+            let config = CongestionConfig::from_name(name, None).unwrap();
+            let built = config.build().name();
+            let expected = if name == "uncoupled" { "rfc9260" } else { name };
+            assert_eq!((config.name(), built), (expected, expected));
+            assert_eq!(config.build().reads_group_view(), CongestionConfig::is_coupled_name(name), "{name}");
+        }
+        assert!(CongestionConfig::from_name("reno", None).is_none());
     }
 }

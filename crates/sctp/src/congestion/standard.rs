@@ -69,14 +69,14 @@ impl Controller for Rfc9260 {
     }
 
     /// §7.2.4 step 2: ssthresh = max(cwnd/2, 4*MTU), cwnd = ssthresh.
-    fn on_fast_retransmit(&mut self, s: &mut CongestionState) {
+    fn on_fast_retransmit(&mut self, s: &mut CongestionState, _group: &GroupView) {
         s.ssthresh = (s.cwnd / 2).max(4 * s.mtu);
         s.cwnd = s.ssthresh;
         s.partial_bytes_acked = 0;
     }
 
     /// §7.2.3: ssthresh = max(cwnd/2, 4*MTU), cwnd = 1 MTU.
-    fn on_timeout(&mut self, s: &mut CongestionState) {
+    fn on_timeout(&mut self, s: &mut CongestionState, _group: &GroupView) {
         s.ssthresh = (s.cwnd / 2).max(4 * s.mtu);
         s.cwnd = s.mtu;
         s.partial_bytes_acked = 0;
@@ -121,11 +121,11 @@ impl Controller for CaShrink {
             s.cwnd = s.cwnd.saturating_sub(cut).max(s.mtu);
         }
     }
-    fn on_fast_retransmit(&mut self, s: &mut CongestionState) {
-        self.base.on_fast_retransmit(s);
+    fn on_fast_retransmit(&mut self, s: &mut CongestionState, group: &GroupView) {
+        self.base.on_fast_retransmit(s, group);
     }
-    fn on_timeout(&mut self, s: &mut CongestionState) {
-        self.base.on_timeout(s);
+    fn on_timeout(&mut self, s: &mut CongestionState, group: &GroupView) {
+        self.base.on_timeout(s, group);
     }
     fn on_idle(&mut self, s: &mut CongestionState, rtos: u32) {
         self.base.on_idle(s, rtos);
@@ -195,10 +195,10 @@ mod tests {
     fn loss_reactions() {
         let mut cc = Rfc9260::new(Rules::Rfc9260);
         let mut s = state(30000, 100_000);
-        cc.on_fast_retransmit(&mut s);
+        cc.on_fast_retransmit(&mut s, &GroupView::default());
         assert_eq!((s.cwnd, s.ssthresh), (15000, 15000));
         let mut s = state(8000, 100_000);
-        cc.on_timeout(&mut s);
+        cc.on_timeout(&mut s, &GroupView::default());
         assert_eq!((s.cwnd, s.ssthresh), (1500, 6000));
         let mut s = state(40000, 100_000);
         cc.on_idle(&mut s, 2);

@@ -1,0 +1,176 @@
+//! `olia`: the Opportunistic Linked Increases Algorithm (R. Khalili, N. Gast, M. Popovic,
+//! J.-Y. Le Boudec, "MPTCP is not Pareto-optimal: performance issues and a possible
+//! solution", CoNEXT 2012 and IEEE/ACM ToN 21(5), 2013; draft-khalili-mptcp-congestion-control
+//! §3), applied to the destinations of an SCTP association.
+//!
+//! For each ACK on path r, OLIA increases w_r (packets) by
+//! (w_r / rtt_r²) / (Σ_p w_p / rtt_p)² + α_r / w_r, where, with R the paths, M the paths of
+//! largest window, B the "best" paths (largest l_r² / rtt_r, l_r the bytes carried between
+//! the last two losses or since the last loss, whichever is larger) and C = B \ M:
+//! α_r = 1 / (|R| |C|) for r in C; α_r = -1 / (|R| |M|) for r in M when C is not empty;
+//! α_r = 0 otherwise. Over one window (w_r packets acknowledged) that is
+//! ((w_r / rtt_r)² / (Σ_p w_p / rtt_p)² + α_r) packets; here, in bytes, that many MTUs per
+//! cwnd of acknowledged data, applied by [`CaStep`] in SCTP's byte-counted congestion
+//! avoidance (§7.2.2) and capped at one MTU. A negative increase (a largest-window path while
+//! a better one has a smaller window) shrinks cwnd, never below one MTU. Slow start, fast
+//! retransmit and timeout are RFC 9260's (OLIA changes only the increase).
+//!
+//! Choices: w and rtt are cwnd (bytes) and SRTT; l_r counts bytes acknowledged on the
+//! destination ([`super::PathSnapshot::loss_interval`], as the Linux MPTCP implementation
+//! counts acknowledged sequence space); R is the coupled destinations
+//! ([`super::PathSnapshot::is_coupled`]); a destination outside them grows as RFC 9260.
+//! INET's `updateOLIA` (`SctpCcFunctions.cc`) differs: its l_r (`oliaSentBytes`) is only ever
+//! reset, never counted, and its path sets are built incrementally; here the paper's
+//! definitions are followed.
+
+use super::coupled::{CaStep, Stepper};
+use super::{AckInfo, CongestionState, Controller, GroupView, PathSnapshot, Rfc9260, Rules};
+
+/// OLIA.
+#[derive(Clone, Debug)]
+pub struct Olia {
+    base: Rfc9260,
+    stepper: Stepper,
+}
+
+impl Olia {
+    /// OLIA applying its increase per `step`.
+    pub fn new(step: CaStep) -> Self {
+        Olia { base: Rfc9260::new(Rules::Rfc9260), stepper: Stepper::new(step) }
+    }
+
+    /// OLIA's α_r for the destination `group` is shown to (0 outside the coupled ones).
+    pub fn alpha(group: &GroupView) -> f64 {
+        let Some(own) = group.own().filter(|o| o.is_coupled()) else { return 0.0 };
+        let coupled = || group.paths().iter().filter(|p| p.is_coupled());
+        let max_w = coupled().map(|p| p.cwnd).max().unwrap_or(0);
+        let best = coupled().map(quality).fold(f64::NEG_INFINITY, f64::max);
+        let in_m = |p: &PathSnapshot| p.cwnd == max_w;
+        let in_c = |p: &PathSnapshot| quality(p) == best && !in_m(p);
+        let n = coupled().count() as f64;
+        let m = coupled().filter(|p| in_m(p)).count() as f64;
+        let c = coupled().filter(|p| in_c(p)).count() as f64;
+        if in_c(own) {
+            1.0 / (n * c)
+        } else if in_m(own) && c > 0.0 {
+            -1.0 / (n * m)
+        } else {
+            0.0
+        }
+    }
+
+    /// The increase per cwnd of acknowledged data on the destination `group` is shown to, in
+    /// bytes: ((w_r / rtt_r)² / (Σ_p w_p / rtt_p)² + α_r) * MTU.
+    pub fn increase_per_window(mtu: u32, group: &GroupView) -> f64 {
+        let mtu = f64::from(mtu);
+        let Some(rate) = group.own().filter(|o| o.is_coupled()).and_then(PathSnapshot::rate) else { return mtu };
+        let total = group.coupling().total_rate;
+        if total <= 0.0 {
+            return mtu;
+        }
+        ((rate / total).powi(2) + Self::alpha(group)) * mtu
+    }
+}
+
+/// l_r² / rtt_r, the measure of the best paths (in bytes² per nanosecond; only compared).
+fn quality(p: &PathSnapshot) -> f64 {
+    let l = p.loss_interval() as f64;
+    let rtt = p.srtt.map_or(1, |d| d.as_nanos().max(1)) as f64;
+    l * l / rtt
+}
+
+impl Controller for Olia {
+    fn name(&self) -> &'static str {
+        "olia"
+    }
+    fn init(&mut self, s: &mut CongestionState) {
+        self.base.init(s);
+    }
+    fn reads_group_view(&self) -> bool {
+        true
+    }
+    fn on_ack(&mut self, s: &mut CongestionState, ack: &AckInfo, group: &GroupView) {
+        let mtu = s.mtu;
+        self.stepper.on_ack(s, ack, |ss| ss, || Self::increase_per_window(mtu, group));
+    }
+    fn on_fast_retransmit(&mut self, s: &mut CongestionState, group: &GroupView) {
+        self.base.on_fast_retransmit(s, group);
+        self.stepper.reset();
+    }
+    fn on_timeout(&mut self, s: &mut CongestionState, group: &GroupView) {
+        self.base.on_timeout(s, group);
+        self.stepper.reset();
+    }
+    fn on_idle(&mut self, s: &mut CongestionState, rtos: u32) {
+        self.base.on_idle(s, rtos);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::coupled::fixtures::{grow_one_window, own_state, path, two_paths, MTU};
+    use super::*;
+    use crate::association::PathId;
+
+    /// The two paths of [`two_paths`] with loss intervals `l0` and `l1`, seen by `own`.
+    fn with_losses(own: u32, l0: u64, l1: u64) -> GroupView {
+        let mut p0 = path(0, 30_000, 20_000, 20);
+        let mut p1 = path(1, 15_000, 10_000, 40);
+        (p0.acked_since_loss, p1.acked_between_losses) = (l0, l1);
+        GroupView::from_snapshots(vec![p0, p1], PathId::new(own))
+    }
+
+    #[test]
+    fn without_collected_paths_the_increase_is_the_rate_share_squared() {
+        // Equal loss intervals: path 0 (20 ms) is best and has the largest window, so no
+        // path is collected: α = 0. (cwnd/rtt)/Σ: 1.5e6/1.875e6 = 0.8 and 0.2.
+        let view = with_losses(0, 100_000, 100_000);
+        assert_eq!(Olia::alpha(&view), 0.0);
+        assert!((Olia::increase_per_window(MTU, &view) - 0.64 * 1500.0).abs() < 1e-9);
+        let view = with_losses(1, 100_000, 100_000);
+        assert_eq!(Olia::alpha(&view), 0.0);
+        assert!((Olia::increase_per_window(MTU, &view) - 0.04 * 1500.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn a_best_path_with_a_small_window_takes_window_from_the_largest() {
+        // Path 1 carried far more between losses: l²/rtt 1e12/40 > 1e10/20, so B = {1},
+        // M = {0}, C = {1}: α_1 = 1/(2*1) = 0.5, α_0 = -1/(2*1) = -0.5.
+        let view = with_losses(1, 100_000, 1_000_000);
+        assert_eq!(Olia::alpha(&view), 0.5);
+        assert!((Olia::increase_per_window(MTU, &view) - (0.04 + 0.5) * 1500.0).abs() < 1e-9);
+        let mut s = own_state(&view);
+        assert_eq!(grow_one_window(&mut Olia::new(CaStep::Window), &mut s, &view), 810);
+        let view = with_losses(0, 100_000, 1_000_000);
+        assert_eq!(Olia::alpha(&view), -0.5);
+        // 0.64 - 0.5 = 0.14 MTU = 210 bytes per window.
+        let mut s = own_state(&view);
+        assert_eq!(grow_one_window(&mut Olia::new(CaStep::Window), &mut s, &view), 210);
+    }
+
+    #[test]
+    fn a_negative_increase_shrinks_the_window_but_never_below_one_mtu() {
+        // Three equal-RTT paths; path 0 has the largest window, path 1 the best interval:
+        // rate shares 0.5, 0.25, 0.25; α_0 = -1/3: 0.25 - 0.333 < 0.
+        let mut p1 = path(1, 2_000, 1, 20);
+        p1.acked_since_loss = 1_000_000;
+        let paths = vec![path(0, 4_000, 1, 20), p1, path(2, 2_000, 1, 20)];
+        let view = GroupView::from_snapshots(paths, PathId::new(0));
+        let inc = Olia::increase_per_window(MTU, &view);
+        assert!((inc - (0.25 - 1.0 / 3.0) * 1500.0).abs() < 1e-9, "{inc}");
+        let mut s = own_state(&view);
+        assert_eq!(grow_one_window(&mut Olia::new(CaStep::Window), &mut s, &view), -125);
+        let mut s = CongestionState { cwnd: 1_550, ..own_state(&view) };
+        grow_one_window(&mut Olia::new(CaStep::Window), &mut s, &view);
+        assert_eq!(s.cwnd, MTU);
+    }
+
+    #[test]
+    fn one_path_alone_grows_one_mtu_per_window() {
+        let view = GroupView::from_snapshots(vec![path(0, 30_000, 1, 20)], PathId::new(0));
+        let mut s = own_state(&view);
+        assert_eq!(grow_one_window(&mut Olia::new(CaStep::Window), &mut s, &view), 1500);
+        let view = two_paths(0);
+        assert!(Olia::increase_per_window(MTU, &view) < 1500.0);
+    }
+}
