@@ -267,6 +267,10 @@ impl<'a> Ipv4View<'a> {
     pub fn payload(&self) -> &'a [u8] {
         &self.bytes[self.header_len..]
     }
+    /// Length of the header (where the payload starts).
+    pub fn header_len(&self) -> usize {
+        self.header_len
+    }
     /// True if the header checksum verifies.
     pub fn checksum_ok(&self) -> bool {
         internet_checksum(&self.bytes[..self.header_len], 0) == 0

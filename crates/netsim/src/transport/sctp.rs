@@ -197,13 +197,14 @@ impl SctpSocket {
 
     /// A packet for this endpoint arrived: hand it to the engine. Returns the association it
     /// went to.
-    pub fn on_packet(&mut self, ctx: &mut Ctx<'_>, pkt: Packet) -> Option<AssocId> {
+    pub fn on_packet(&mut self, ctx: &mut Ctx<'_>, mut pkt: Packet) -> Option<AssocId> {
         let ip = pkt.ip()?;
-        let (src, dst) = (IpAddr::V4(ip.src()), IpAddr::V4(ip.dst()));
-        let id = self.ep.handle(ctx.now(), src, dst, ip.payload())?;
+        let (src, dst, start) = (IpAddr::V4(ip.src()), IpAddr::V4(ip.dst()), ip.header_len());
+        // The datagram is ours: the engine checks the CRC32c in place.
+        let id = self.ep.handle_in_place(ctx.now(), src, dst, pkt.bytes.get_mut(start..)?)?;
         let flow = pkt.meta.flow;
         if ctx.packet_log().is_some() {
-            self.log_received(ctx, id, src, ip.payload());
+            self.log_received(ctx, id, src, pkt.bytes.get(start..).unwrap_or_default());
         }
         let rec = self.record_mut(id);
         if rec.peer_flow == NO_FLOW && flow != NO_FLOW {

@@ -142,6 +142,18 @@ pub fn packet_checksum(packet: &[u8]) -> u32 {
     }
 }
 
+/// Whether the checksum field of `packet` holds its CRC32c (§6.8), computed in one pass over
+/// the packet with the field zeroed in place and then restored (the packet is unchanged
+/// afterwards). False for a buffer shorter than the common header.
+pub fn checksum_ok_in_place(packet: &mut [u8]) -> bool {
+    let Some(field) = packet.get_mut(8..COMMON_HEADER_LEN) else { return false };
+    let stored = [field[0], field[1], field[2], field[3]];
+    field.fill(0);
+    let computed = crc::crc32c_parts(&[packet]);
+    packet[8..COMMON_HEADER_LEN].copy_from_slice(&stored);
+    u32::from_le_bytes(stored) == computed
+}
+
 /// The SCTP common header, typed (RFC 9260 §3.1). The checksum is not stored: `emit`
 /// computes it and `parse` verifies it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -418,3 +418,20 @@ fn a_packet_built_after_headroom_is_the_same_packet_behind_zero_bytes() {
     let empty = PacketBuilder::with_headroom(HDR, Vec::new(), 20);
     assert!(empty.is_empty() && empty.len() == COMMON_HEADER_LEN);
 }
+
+#[test]
+fn the_checksum_checked_in_place_agrees_and_leaves_the_packet_as_it_was() {
+    let good = with_crc(&[0x0b, 0, 0, 4]);
+    let mut p = good.clone();
+    assert!(checksum_ok_in_place(&mut p));
+    assert_eq!(p, good, "the field is restored");
+    assert!(HeaderView::new_checked(&good).unwrap().checksum_ok());
+    for byte in [0, 8, 11, 12, 15] {
+        let mut bad = good.clone();
+        bad[byte] ^= 0x40;
+        let copy = bad.clone();
+        assert!(!checksum_ok_in_place(&mut bad), "byte {byte} flipped");
+        assert_eq!(bad, copy);
+    }
+    assert!(!checksum_ok_in_place(&mut [0; 11]));
+}
