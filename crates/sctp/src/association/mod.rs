@@ -54,7 +54,7 @@ use crate::cmt::{PathScheduler, PathsView, RetransmitPolicy, SchedulerConfig};
 use crate::config::Config;
 use crate::congestion::GroupView;
 use crate::random::RandomStream;
-use crate::wire::{Chunk, ChunkType, ChunkView, DataRef, ErrorCause, HeaderView, UnknownAction};
+use crate::wire::{Chunk, ChunkType, ChunkView, DataRef, ErrorCause, HeaderView, SackChunk, UnknownAction};
 
 use buffers::BufferPool;
 pub(crate) use cookie::CookieState;
@@ -662,6 +662,12 @@ impl Association {
                     }
                 }
             }
+            if view.chunk_type == ChunkType::SACK {
+                // The common control chunk, decoded on its own (as `Chunk::parse` would).
+                let Ok(sack) = SackChunk::parse(view.flags, view.value) else { return };
+                self.on_sack_chunk(now, &sack);
+                continue;
+            }
             let Ok(chunk) = Chunk::parse(&view) else { return };
             if !self.on_control(now, from, from_path, chunk) {
                 return;
@@ -734,16 +740,19 @@ impl Association {
         true
     }
 
+    /// A SACK chunk (§6.2.1), ignored before the association is up.
+    fn on_sack_chunk(&mut self, now: Instant, sack: &SackChunk) {
+        if matches!(self.state, State::CookieWait | State::CookieEchoed | State::Closed) {
+            return;
+        }
+        self.stats.sacks_received += 1;
+        self.on_sack(now, sack);
+    }
+
     /// Every chunk but DATA. Returns false if the packet must not be processed further.
     fn on_control(&mut self, now: Instant, from: IpAddr, from_path: Option<PathId>, chunk: Chunk) -> bool {
         match chunk {
-            Chunk::Sack(sack) => {
-                if matches!(self.state, State::CookieWait | State::CookieEchoed | State::Closed) {
-                    return true;
-                }
-                self.stats.sacks_received += 1;
-                self.on_sack(now, &sack);
-            }
+            Chunk::Sack(sack) => self.on_sack_chunk(now, &sack),
             Chunk::Heartbeat { info } => {
                 // §8.3: echo the information unchanged, to the address it came from.
                 let p = from_path.unwrap_or(self.primary);
