@@ -163,6 +163,26 @@ def test_tcp_connections_get_their_own_figure() -> None:
     assert fig.texts[0].get_text() == f"TCP connection {names[0]}"
 
 
+def test_crowded_runs_draw_the_busiest_and_name_the_rest(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from sctpsim import runreport
+    from sctpsim.runplots import queued_interfaces
+
+    r = sctpsim.run_file(ROOT / "examples" / "tcp-dumbbell.toml", overrides=["duration=3s"])
+    ifaces = queued_interfaces(r)
+    assert len(ifaces) > 3
+    fig = r.queues(limit=3)
+    drawn = [line.get_label() for line in fig.axes[0].get_lines() if not line.get_label().startswith("_")]
+    assert len(drawn) == 3 and f"{len(ifaces) - 3} more not drawn" in fig.texts[0].get_text()
+    # The interface that dropped most is among them.
+    most = max(ifaces, key=lambda i: r.scalar_or_nan("iface", i, "drops"))
+    assert any(d.startswith(most) for d in drawn)
+    monkeypatch.setattr(runreport, "MAX_PER_KIND", 2)
+    r.to_parquet(tmp_path)
+    page = runreport.write_run_report(tmp_path, r)
+    assert sum("TCP connection" in title for title, _, _ in page.figures) == 2
+    assert any("more TCP connections" in note for note in page.not_recorded)
+
+
 def test_changed_keys_lists_what_the_file_sets_and_not_the_defaults() -> None:
     resolved = sctpsim.load_scenario(FAILOVER).resolved()
     keys = dict(changed_keys(resolved))

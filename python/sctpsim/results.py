@@ -446,20 +446,22 @@ class RunResult:
 
         return runplots.paths_figure(self, association, width=width)
 
-    def flows(self, *, width: int = 1100) -> Figure:
+    def flows(self, *, width: int = 1100, limit: int | None = 12) -> Figure:
         """Goodput over time (bytes the receiving application got per sampling
-        interval, as bit/s) of every flow. Needs time series."""
+        interval, as bit/s) of every flow; with more than ``limit`` (``None``: no limit),
+        those that received most. Needs time series."""
         from sctpsim import runplots
 
-        return runplots.flows_figure(self, width=width)
+        return runplots.flows_figure(self, width=width, limit=limit)
 
-    def queues(self, *, width: int = 1100) -> Figure:
+    def queues(self, *, width: int = 1100, limit: int | None = 12) -> Figure:
         """Queue occupancy (packets) over time of every interface that queued or
         dropped, with its drops (times when ``record.events`` has ``"drop"``, else the
-        totals in the legend). Needs time series."""
+        totals in the legend); with more than ``limit`` (``None``: no limit), those with
+        the most drops, then the longest queues. Needs time series."""
         from sctpsim import runplots
 
-        return runplots.queues_figure(self, width=width)
+        return runplots.queues_figure(self, width=width, limit=limit)
 
     def sequence(self, association: str | None = None, *, width: int = 1100) -> Figure:
         """Time-sequence graph of an SCTP association, as Wireshark's tcptrace graph:

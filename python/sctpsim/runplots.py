@@ -407,16 +407,28 @@ def _tcp_figure(result: RunResult, series: SeriesIndex, name: str, width: int) -
     return fig
 
 
-def flows_figure(result: RunResult, *, width: int = 1100) -> Figure:
+def _most(names: list[str], key: Any, limit: int | None) -> tuple[list[str], int]:
+    """The ``limit`` names with the largest ``key`` (all when ``limit`` is None), in their
+    original order, and how many were left out."""
+    if limit is None or len(names) <= limit:
+        return names, 0
+    keep = set(sorted(names, key=lambda n: (-key(n), names.index(n)))[:limit])
+    return [n for n in names if n in keep], len(names) - limit
+
+
+def flows_figure(result: RunResult, *, width: int = 1100, limit: int | None = 12) -> Figure:
     """Goodput over time of every flow: what the receiving application got per sampling
-    interval, in Mbit/s."""
+    interval, in Mbit/s. With more than ``limit`` flows, the ``limit`` that received most."""
     series = SeriesIndex.of(result)
     _need_series(series)
     flows = [f for f in series.entities.get("flow", []) if series.get("flow", f, "rx_rate") is not None]
     if not flows:
         raise NotRecorded("the run has no flow with time series")
+    flows, left_out = _most(flows, lambda f: _nan0(result.scalar_or_nan("flow", f, "rx_bytes")), limit)
     marks = markers(result)
     title = "Goodput per flow (application bytes received per sampling interval)"
+    if left_out:
+        title += f": the {len(flows)} that received most, {left_out} more not drawn"
     fig, (ax,) = _figure(width, [300], labels=bool(marks), title=title)
     xr = _x_range(series)
     for i, flow in enumerate(flows):
@@ -454,22 +466,36 @@ def _drop_note(result: RunResult, iface: str) -> str:
     return f" ({int(total):,} drops: {reasons})" if reasons else f" ({int(total):,} drops)"
 
 
-def queues_figure(result: RunResult, *, width: int = 1100) -> Figure:
+def _nan0(x: float) -> float:
+    return 0.0 if x != x else x
+
+
+def queues_figure(result: RunResult, *, width: int = 1100, limit: int | None = 12) -> Figure:
     """Queue occupancy in packets of every interface that queued or dropped; below it the
     cumulative drops per interface when ``drop`` events were logged (else the totals are
-    in the legend)."""
+    in the legend). With more than ``limit`` such interfaces, those with the most drops,
+    then the longest queues."""
     series = SeriesIndex.of(result)
     _need_series(series)
     ifaces = queued_interfaces(result)
     if not ifaces:
         raise NotRecorded("no interface queued or dropped a packet")
+    ifaces, left_out = _most(
+        ifaces,
+        lambda i: _nan0(result.scalar_or_nan("iface", i, "drops")) * 1e9
+        + _nan0(result.scalar_or_nan("iface", i, "queue_max_packets")),
+        limit,
+    )
     events = result.events
     drops = events[events["kind"] == "drop"] if len(events) else events
     drop_times = {i: drops.loc[drops["entity"] == i, "time_s"].to_numpy() for i in ifaces} if len(drops) else {}
     with_drops = [i for i in ifaces if len(drop_times.get(i, ()))]
     heights = [280, 160] if with_drops else [280]
     marks = markers(result)
-    fig, axes = _figure(width, heights, labels=bool(marks), title="Queues of the interfaces that queued or dropped")
+    title = "Queues of the interfaces that queued or dropped"
+    if left_out:
+        title += f": {len(ifaces)} with the most drops and longest queues, {left_out} more not drawn"
+    fig, axes = _figure(width, heights, labels=bool(marks), title=title)
     ax = axes[0]
     xr = _x_range(series)
     for n, iface in enumerate(ifaces):

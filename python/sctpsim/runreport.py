@@ -35,6 +35,10 @@ __all__ = ["REPORT_FILE", "RunReport", "changed_keys", "write_run_report"]
 
 REPORT_FILE = "report.html"
 FIGURE_PREFIX = "figure-"
+#: At most this many associations (and TCP connections) get figures of their own on the
+#: page, so that a run with many stays a page; the rest are named, and
+#: :meth:`RunResult.paths` / :meth:`RunResult.sequence` draw any of them.
+MAX_PER_KIND = 8
 
 
 @dataclass
@@ -166,6 +170,19 @@ def _by_entry(keys: list[tuple[str, Any]], doc: Mapping[str, Any]) -> list[tuple
                 entry = f"{entry} {name}"
         groups.setdefault(entry, []).append((key, value))
     return list(groups.items())
+
+
+def _capped(names: list[str], what: str, report: RunReport) -> list[str]:
+    """The first :data:`MAX_PER_KIND` of ``names``; the rest noted on the page."""
+    if len(names) <= MAX_PER_KIND:
+        return names
+    rest = names[MAX_PER_KIND:]
+    report.not_recorded.append(
+        f"Figures of {len(rest)} more {what} ({', '.join(rest[:10])}{', ...' if len(rest) > 10 else ''}): "
+        f"the page draws the first {MAX_PER_KIND}; RunResult.paths(name) and RunResult.sequence(name) "
+        "draw any of them."
+    )
+    return names[:MAX_PER_KIND]
 
 
 # -------------------------------------------------------------------- HTML
@@ -308,10 +325,11 @@ def write_run_report(
             'record.interval is 0; set it above zero (e.g. --set record.interval=100ms).'
         )
     else:
-        for assoc in runplots.association_names(result, series):
+        assocs = _capped(runplots.association_names(result, series), "SCTP associations", report)
+        for assoc in assocs:
             add_figure(f"paths-{assoc}", f"SCTP association {assoc}: window, timers and state per path",
                        lambda a=assoc: runplots.paths_figure(result, a, width=width), _HOW_PATHS)
-        for conn in runplots.tcp_names(series):
+        for conn in _capped(runplots.tcp_names(series), "TCP connections", report):
             add_figure(f"tcp-{conn}", f"TCP connection {conn}: window and timers",
                        lambda c=conn: runplots.tcp_figure(result, c, width=width), _HOW_TCP)
         sections.append(("Paths and connections", figures_html[:]))
@@ -328,7 +346,8 @@ def write_run_report(
             "set record.packets = true (e.g. --set record.packets=true)."
         )
     else:
-        for assoc in packets["association"].cat.categories:
+        logged = [str(a) for a in packets["association"].cat.categories]
+        for assoc in _capped(logged, "time-sequence graphs", report):
             add_figure(f"sequence-{assoc}", f"Time-sequence graph of SCTP association {assoc}",
                        lambda a=str(assoc): runplots.sequence_figure(result, a, width=width), _HOW_SEQUENCE)
         sections.append(("Time-sequence graphs", figures_html[:]))
@@ -358,7 +377,7 @@ def write_run_report(
     titles = ["Scenario", "Summary", *(name for name, _ in sections)]
     if report.not_recorded:
         nav.append("not-recorded")
-        titles.append("Not recorded")
+        titles.append("Not recorded or not drawn")
     body.append(
         "<nav><ul>"
         + "".join(f'<li><a href="#{n}">{esc(t)}</a></li>' for n, t in zip(nav, titles, strict=True))
@@ -388,7 +407,7 @@ def write_run_report(
         body.append(f'<h2 id="{_slug(name)}">{esc(name)}</h2>')
         body.extend(figs or ["<p>Nothing to draw.</p>"])
     if report.not_recorded:
-        body.append('<h2 id="not-recorded">Not recorded</h2>')
+        body.append('<h2 id="not-recorded">Not recorded or not drawn</h2>')
         body.append(
             '<ul class="missing">' + "".join(f"<li>{esc(s)}</li>" for s in report.not_recorded) + "</ul>"
         )

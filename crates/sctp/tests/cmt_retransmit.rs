@@ -186,3 +186,36 @@ fn ties_are_broken_by_the_association_seed() {
     }
     assert!(seen.contains(&2) && seen.contains(&3), "{seen:?}");
 }
+
+/// CMT over two 10 Mbit/s paths, the second losing 2 % of the client's packets; per
+/// destination, (fast, timeout) retransmitted chunks.
+fn cmt_over_a_lossy_path(policy: RetransmitConfig) -> Retransmissions {
+    let client = Config { retransmit: policy, ..Config::default() }.with_cmt();
+    let mut h = Harness::new(client, Config::default().with_cmt(), 2, ms(10), 5);
+    for l in &mut h.links {
+        l.rate_bps = 10_000_000;
+    }
+    h.links[1].loss = 0.02;
+    h.connect();
+    h.run_for(ms(200));
+    h.assoc(CLIENT).set_loss_rate_hint(addr(SERVER, 0), 0.0);
+    h.assoc(CLIENT).set_loss_rate_hint(addr(SERVER, 1), 0.02);
+    h.apps[CLIENT] = harness::App { to_send: 3_000_000, msg_size: 1400, ..Default::default() };
+    h.apps[SERVER].reading = true;
+    h.run_for(Duration::from_secs(20));
+    assert_eq!(h.apps[SERVER].received_bytes, 3_000_000);
+    let paths = h.assoc_ref(CLIENT).paths();
+    assert!(paths.values().all(|p| p.stats.data_chunks_sent > 200), "CMT uses both paths");
+    paths.values().map(|p| (p.stats.fast_retransmissions, p.stats.timeout_retransmissions)).collect()
+}
+
+#[test]
+fn under_cmt_the_policy_decides_where_losses_on_one_path_are_repaired() {
+    // Only path 1 loses packets. RTX-SAME repairs them there; RTX-LOSSRATE on path 0.
+    let same = cmt_over_a_lossy_path(RetransmitConfig::Same);
+    assert_eq!(same[0], (0, 0), "{same:?}");
+    assert!(same[1].0 > 5, "{same:?}");
+    let lossrate = cmt_over_a_lossy_path(RetransmitConfig::LossRate);
+    assert_eq!(lossrate[1], (0, 0), "{lossrate:?}");
+    assert!(lossrate[0].0 > 5, "{lossrate:?}");
+}
