@@ -72,22 +72,22 @@ def test_metrics_count_retransmissions_per_path_and_wait_for_every_tsn() -> None
 
 
 def test_cmt_rows_wait_for_the_cmt_keys_and_name_a_missing_one() -> None:
-    keys = {"apps[].sctp.rto_min": "duration"}
-    args, why = compare.cmt_overrides(keys)
+    keys = {"apps[].sctp.rto_min": "duration", "apps[].sctp.assoc_max_retrans": "integer 0..1000"}
+    args, why, _ = compare.cmt_overrides(keys)
     assert args is None and "not yet available" in why
     cmt = {f"apps[].sctp.cmt.{k}": "boolean" for k in ("enabled", "sfr", "cuc", "dac")}
     cmt["apps[].sctp.cmt.scheduler"] = '"round-robin" \\| "largest-cwnd"'
     del cmt["apps[].sctp.cmt.dac"]
-    args, why = compare.cmt_overrides(keys | cmt)
+    args, why, _ = compare.cmt_overrides(keys | cmt)
     assert args is None and "DAC" in why
     cmt["apps[].sctp.cmt.dac"] = "boolean"
     # Without a policy key CMT still runs, with the default policy, and the note says so.
-    args, why = compare.cmt_overrides(keys | cmt)
-    assert args and "retransmission policy (ns-2: ssthresh)" in why
+    args, why, policy_set = compare.cmt_overrides(keys | cmt)
+    assert args and "RTX-SAME" in why and not policy_set
     cmt["apps[].sctp.cmt.rtx_policy"] = '"same" \\| "asap" \\| "ssthresh"'
     cmt["apps[].sctp.cmt.pf"] = '"on" \\| "off"'
-    args, why = compare.cmt_overrides(keys | cmt)
-    assert why == ""
+    args, why, policy_set = compare.cmt_overrides(keys | cmt)
+    assert why == "" and policy_set
     sets = [a for a in args if a != "--set"]
     for app in (0, 1):
         assert f"apps[{app}].sctp.cmt.enabled=true" in sets
@@ -97,9 +97,9 @@ def test_cmt_rows_wait_for_the_cmt_keys_and_name_a_missing_one() -> None:
     # The scheduler may sit beside the other association keys; RFC 7829's pf is not CMT-PF.
     del cmt["apps[].sctp.cmt.scheduler"], cmt["apps[].sctp.cmt.pf"]
     beside = {"apps[].sctp.scheduler": '"primary" \\| "round-robin"', "apps[].sctp.pf": '"on" \\| "off"'}
-    args, why = compare.cmt_overrides(keys | cmt | beside)
+    args, why, _ = compare.cmt_overrides(keys | cmt | beside)
     sets = [a for a in args if a != "--set"]
-    assert "CMT-PF switch (ns-2: off)" in why and 'apps[1].sctp.scheduler="round-robin"' in sets
+    assert "CMT-PF switch: sctpsim's default (ns-2: off)" in why and 'apps[1].sctp.scheduler="round-robin"' in sets
     assert not any(".pf=" in a for a in sets)
 
 

@@ -13,27 +13,32 @@
 # cuts into messages of MTU - IP - SCTP - DATA header = 1452 bytes) starts at 0.5 s.
 #
 # Usage (from a scenario script that has set the array `cfg`):
-#   ns SCENARIO.tcl MODE SEED OUTDIR
-#     MODE   sctp: Agent/SCTP (plain multihomed SCTP, new data to the primary)
-#            cmt:  Agent/SCTP/CMT (Concurrent Multipath Transfer)
-#     SEED   seed of the loss process (ignored when there is no random loss)
-#     OUTDIR where out.tr (packet trace) and agent.tr (the sender's counters) are written
+#   ns SCENARIO.tcl MODE SEED OUTDIR [RTXPOLICY]
+#     MODE      sctp: Agent/SCTP (plain multihomed SCTP, new data to the primary)
+#               cmt:  Agent/SCTP/CMT (Concurrent Multipath Transfer)
+#     SEED      seed of the loss process (ignored when there is no random loss)
+#     OUTDIR    where out.tr (packet trace) and agent.tr (the sender's counters) are written
+#     RTXPOLICY CMT's eCmtRtxPolicy_ (0 ASAP, 1 SAME, 2 SSTHRESH, 3 LOSSRATE, 4 CWND);
+#               default 2, RTX-SSTHRESH
 #
 # Parameter names and values follow ns-2.35's sctp/sctp.cc, sctp/sctp-cmt.{h,cc} and
 # tcl/lib/ns-default.tcl (University of Delaware SCTP module).
 
 proc usage {} {
-    puts stderr "usage: ns SCENARIO.tcl sctp|cmt SEED OUTDIR"
+    puts stderr "usage: ns SCENARIO.tcl sctp|cmt SEED OUTDIR \[RTXPOLICY\]"
     exit 2
 }
 
 proc run_scenario {} {
     global argv cfg
-    if {[llength $argv] != 3} { usage }
+    if {[llength $argv] < 3 || [llength $argv] > 4} { usage }
     set mode [lindex $argv 0]
     set seed [lindex $argv 1]
     set outdir [lindex $argv 2]
+    set rtxpolicy 2
+    if {[llength $argv] == 4} { set rtxpolicy [lindex $argv 3] }
     if {$mode != "sctp" && $mode != "cmt"} { usage }
+    if {[lsearch -exact {0 1 2 3 4} $rtxpolicy] < 0} { usage }
 
     # One trace line per chunk, with TSN, stream and SSN (ns-2 manual, "Tracing SCTP Dynamics").
     Trace set show_sctphdr_ 1
@@ -134,7 +139,7 @@ proc run_scenario {} {
             $agent set useCmtReordering_ 1 ; # SFR
             $agent set useCmtCwnd_ 1       ; # CUC
             $agent set useCmtDelAck_ 1     ; # DAC
-            $agent set eCmtRtxPolicy_ 2    ; # 0 ASAP, 1 SAME, 2 SSTHRESH, 3 LOSSRATE, 4 CWND
+            $agent set eCmtRtxPolicy_ $rtxpolicy ; # 0 ASAP, 1 SAME, 2 SSTHRESH, 3 LOSSRATE, 4 CWND
             $agent set useCmtPF_ 0         ; # CMT-PF off: no path fails here
         }
     }

@@ -56,10 +56,16 @@ CMT_SETTINGS = [
     ("SFR switch", lambda k: k == "sfr", True, True),
     ("CUC switch", lambda k: k == "cuc", True, True),
     ("DAC switch", lambda k: k == "dac", True, True),
-    ("retransmission policy", lambda k: "rtx" in k or "retrans" in k or "policy" in k, "ssthresh", False),
+    ("retransmission policy", lambda k: "policy" in k or k in ("rtx", "retransmit", "retransmission"), "ssthresh",
+     False),
     ("scheduler", lambda k: k == "scheduler", "round-robin", False),
     ("CMT-PF switch", lambda k: k in ("pf", "pf_enabled", "cmt_pf"), False, False),
 ]
+
+
+# ns-2's eCmtRtxPolicy_ values (sctp-cmt.h, CmtRtxPolicy_E).
+NS2_RTX_SAME = 1
+NS2_RTX_SSTHRESH = 2
 
 
 @dataclass(frozen=True)
@@ -130,9 +136,9 @@ def metrics_from_events(sends, arrivals, drops, timeouts, total_bytes) -> Metric
 # ----------------------------------------------------------------------------------------
 
 
-def run_ns2(case: Case, mode: str, seed: int, work: Path) -> Metrics:
+def run_ns2(case: Case, mode: str, seed: int, work: Path, rtx_policy: int = NS2_RTX_SSTHRESH) -> Metrics:
     work.mkdir(parents=True, exist_ok=True)
-    proc = subprocess.run(["ns", str(HERE / case.tcl), mode, str(seed), str(work)],
+    proc = subprocess.run(["ns", str(HERE / case.tcl), mode, str(seed), str(work), str(rtx_policy)],
                           capture_output=True, text=True, check=False)
     if proc.returncode != 0:
         raise RuntimeError(f"ns {case.tcl} {mode} {seed} failed:\n{proc.stderr}")
@@ -195,13 +201,13 @@ def sctpsim_keys() -> dict[str, str]:
     return keys
 
 
-def cmt_overrides(keys: dict[str, str]) -> tuple[list[str] | None, str]:
-    """`--set` overrides that turn CMT on for the sender and the sink, and a note on what
-    could not be set; or None and why not."""
+def cmt_overrides(keys: dict[str, str]) -> tuple[list[str] | None, str, bool]:
+    """`--set` overrides that turn CMT on for the sender and the sink, a note on what could
+    not be set, and whether the retransmission policy could; or None and why not."""
     cmt_prefix, sctp_prefix = "apps[].sctp.cmt.", "apps[].sctp."
     cmt = {k[len(cmt_prefix):]: t for k, t in keys.items() if k.startswith(cmt_prefix)}
     if not cmt:
-        return None, "not yet available in this build (`sctpsim params` lists no sctp.cmt keys)"
+        return None, "not yet available in this build (`sctpsim params` lists no sctp.cmt keys)", False
     sctp = {k[len(sctp_prefix):]: t for k, t in keys.items()
             if k.startswith(sctp_prefix) and "." not in k[len(sctp_prefix):]}
     sets, unset = [], []
@@ -211,9 +217,12 @@ def cmt_overrides(keys: dict[str, str]) -> tuple[list[str] | None, str]:
             found += [(k, t) for k, t in sorted(sctp.items()) if match(k)]
         if not found:
             if required:
-                return None, f"this build's sctp.cmt has no key for the {label} (keys: {', '.join(sorted(cmt))})"
-            if label != "scheduler":  # round-robin comes with CMT
-                unset.append(f"{label} (ns-2: {({True: 'on', False: 'off'}).get(value, value)})")
+                return None, f"this build's sctp.cmt has no key for the {label} (keys: {', '.join(sorted(cmt))})", False
+            if label == "retransmission policy":
+                unset.append("retransmission policy: sctpsim's default (fast retransmissions to the same "
+                             "destination, timeouts to another) against ns-2's RTX-SAME (eCmtRtxPolicy_ 1)")
+            elif label != "scheduler":  # round-robin comes with CMT
+                unset.append(f"{label}: sctpsim's default (ns-2: {({True: 'on', False: 'off'}).get(value, value)})")
             continue
         key, type_text = found[0]
         sets.append(f"{key}={render(value, type_text)}")
@@ -221,8 +230,9 @@ def cmt_overrides(keys: dict[str, str]) -> tuple[list[str] | None, str]:
     for app in (0, 1):  # the sink, then the sender
         for s in sets:
             args += ["--set", f"apps[{app}].sctp.{s}"]
-    note = f"this build has no key for the {' and the '.join(unset)}: sctpsim's default used" if unset else ""
-    return args, note
+    note = "no key in this build for the " + "; the ".join(unset) if unset else ""
+    policy_set = not any(u.startswith("retransmission policy") for u in unset)
+    return args, note, policy_set
 
 
 def render(value, type_text: str) -> str:
@@ -388,7 +398,10 @@ def main() -> int:
     if not shutil.which("ns"):
         print("compare.py: `ns` not found; install ns-2.35 (Debian: apt-get install -y ns2)", file=sys.stderr)
         return 2
-    cmt_args, cmt_missing = cmt_overrides(sctpsim_keys())
+    cmt_args, cmt_missing, policy_set = cmt_overrides(sctpsim_keys())
+    # ns-2 runs RTX-SSTHRESH, unless sctpsim cannot be set to it: then RTX-SAME, the nearest
+    # to sctpsim's default (they differ only after a timeout).
+    ns2_policy = NS2_RTX_SSTHRESH if policy_set or cmt_args is None else NS2_RTX_SAME
     wanted = set(args.cases.split(","))
     work_root = args.keep or Path(tempfile.mkdtemp(prefix="ns2-val-"))
     started = time.monotonic()
@@ -408,7 +421,7 @@ def main() -> int:
             ns2, ours = [], []
             for seed in range(1, seeds + 1):
                 base = work_root / case.name / mode / f"seed{seed}"
-                ns2.append(run_ns2(case, mode, seed, base / "ns2"))
+                ns2.append(run_ns2(case, mode, seed, base / "ns2", ns2_policy))
                 if ours_available:
                     ours.append(run_sctpsim(case, mode, seed, base / "sctpsim", cmt_args))
                 print(f"{case.name}/{mode}/seed {seed}: ns-2 {ns2[-1].transfer_time:.3f} s, sctpsim "
@@ -418,7 +431,7 @@ def main() -> int:
                 out += [f"sctpsim: {cmt_missing}; ns-2's figures for reference.", ""]
                 print(f"{case.name}/{mode}: sctpsim skipped: {cmt_missing}", file=sys.stderr)
             elif mode == "cmt" and cmt_missing:
-                out += [f"sctpsim: {cmt_missing}.", ""]
+                out += [f"Settings: {cmt_missing}.", ""]
             out += table(case, mode, ns2, ours) + [""]
     if not args.keep:
         shutil.rmtree(work_root, ignore_errors=True)

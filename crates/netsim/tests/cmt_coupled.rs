@@ -1,15 +1,17 @@
 //! Coupled congestion control in the simulator: a CMT association whose two destinations
 //! share one bottleneck with a single TCP flow. RFC 6356 §2's goal ("do no harm"): the
 //! multipath flow should take no more than a single-path flow would there. With `lia` or
-//! `olia` the association gets about what single-path SCTP gets beside the TCP flow; with
-//! `uncoupled` (RFC 9260 per destination) two windows compete with one and the association
-//! takes about twice the TCP flow's goodput.
+//! `olia` the association gets about what single-path SCTP gets beside the TCP flow (itself
+//! a little more than the TCP flow); with `uncoupled` (RFC 9260 per destination) two windows
+//! compete with one and the association takes about twice the TCP flow's goodput. One
+//! 60-s run varies by ±20 % with the seed, so each figure is the mean of four seeds.
 //!
 //! The bottleneck drops 0.5 % of packets at random besides its drop-tail overflows: with
 //! drop-tail alone, which flow loses at an overflow depends on the phase of its bursts, and
 //! the TCP flow (sending in larger bursts) loses more per packet than the association's
-//! round-robin subflows, which biases every comparison (uncoupled then takes almost three
-//! times the TCP flow's goodput, single-path SCTP 1.1 times, LIA 1.7 times). Random loss
+//! round-robin subflows, which biases every comparison (in a run with seed 1 uncoupled then
+//! takes almost three times the TCP flow's goodput, single-path SCTP 1.1 times, LIA 1.7
+//! times). Random loss
 //! gives every flow the same loss rate, the condition under which RFC 6356's fairness holds.
 #![allow(missing_docs, clippy::unwrap_used)]
 
@@ -49,8 +51,8 @@ fn ch(rate_bps: u64, one_way_ms: u64, queue: usize) -> ChannelConfig {
 /// the bottleneck) and host D (TCP sink). Access links 100 Mbit/s, 5 ms: every round trip
 /// is 40 ms plus queueing. `congestion` names the association's controller (with CMT), or is
 /// `single` for single-path SCTP (RFC 9260, no CMT).
-fn shared_bottleneck(congestion: &str) -> RunResult {
-    let mut b = WorldBuilder::new(1, Instant::ZERO + Duration::from_secs(STOP));
+fn shared_bottleneck(congestion: &str, seed: u64) -> RunResult {
+    let mut b = WorldBuilder::new(seed, Instant::ZERO + Duration::from_secs(STOP));
     let access = || ch(10 * BOTTLENECK_BPS, 5, 1000);
     let (r1, r2) = (b.node("R1", NodeKind::Router), b.node("R2", NodeKind::Router));
     let (r1b, r2a) = (b.iface(r1, "eth0", Ipv4Addr::new(10, 5, 0, 1)), b.iface(r2, "eth0", Ipv4Addr::new(10, 5, 0, 2)));
@@ -135,9 +137,9 @@ fn shared_bottleneck(congestion: &str) -> RunResult {
     b.build().run().unwrap()
 }
 
-/// The association's goodput over the TCP flow's.
-fn ratio(congestion: &str) -> f64 {
-    let r = shared_bottleneck(congestion);
+/// The association's goodput over the TCP flow's, in a run with `seed`.
+fn ratio_with(congestion: &str, seed: u64) -> f64 {
+    let r = shared_bottleneck(congestion, seed);
     let sctp = r.scalars.get("sctp", "sink", "goodput").unwrap();
     let tcp = r.scalars.get("flow", "tcp0", "goodput").unwrap();
     let per_path: Vec<f64> =
@@ -148,18 +150,24 @@ fn ratio(congestion: &str) -> f64 {
     sctp / tcp
 }
 
+/// The association's goodput over the TCP flow's, the mean over seeds 1 to 4.
+fn ratio(congestion: &str) -> f64 {
+    (1..=4).map(|seed| ratio_with(congestion, seed)).sum::<f64>() / 4.0
+}
+
 #[test]
 fn coupled_cmt_takes_about_one_flows_share_of_a_shared_bottleneck_and_uncoupled_about_two() {
-    // Single-path SCTP beside the TCP flow: about an equal share (1.18 here).
+    // Single-path SCTP beside the TCP flow: a little more than an equal share (1.21 here).
     let single = ratio("single");
-    assert!(single > 0.8 && single < 1.4, "single-path SCTP / TCP = {single:.2}");
-    // Two uncoupled windows: about twice the TCP flow (2.38 here).
+    assert!(single > 0.8 && single < 1.5, "single-path SCTP / TCP = {single:.2}");
+    // Two uncoupled windows: about twice the TCP flow (2.21 here, 1.82 times single-path).
     let uncoupled = ratio("uncoupled");
-    assert!(uncoupled > 1.8, "uncoupled CMT / TCP = {uncoupled:.2}");
-    // Coupled: no more than about a single flow's share (LIA 1.17, OLIA 1.19 here).
+    assert!(uncoupled > 1.6 * single, "uncoupled CMT / TCP = {uncoupled:.2} (single-path {single:.2})");
+    // Coupled: about a single flow's share (LIA 1.32, OLIA 1.26 here: 1.09 and 1.04 times
+    // single-path).
     for name in ["lia", "olia"] {
         let coupled = ratio(name);
-        assert!(coupled < 1.4 && coupled < single * 1.15, "{name} CMT / TCP = {coupled:.2} (single {single:.2})");
-        assert!(coupled > 0.7, "{name} CMT / TCP = {coupled:.2}");
+        assert!(coupled < 1.2 * single, "{name} CMT / TCP = {coupled:.2} (single-path {single:.2})");
+        assert!(coupled > 0.6 * single, "{name} CMT / TCP = {coupled:.2} (single-path {single:.2})");
     }
 }

@@ -5,7 +5,7 @@
 mod common;
 
 use scenario::model::AppSpec;
-use sctp::congestion::CaStep;
+use sctp::congestion::{CaStep, OliaBest};
 use sctp::CongestionConfig;
 
 /// The congestion configuration of the sink of a two-host scenario whose associations have
@@ -33,7 +33,7 @@ fn coupled_controllers_are_chosen_by_name_with_their_step() {
     assert_eq!(congestion(r#"congestion = "lia""#), Ok(CongestionConfig::Lia { step: CaStep::Window }));
     assert_eq!(
         congestion(r#"congestion = "olia", congestion_step = "sack""#),
-        Ok(CongestionConfig::Olia { step: CaStep::Sack })
+        Ok(CongestionConfig::Olia { step: CaStep::Sack, best: OliaBest::LossOverRttSquared })
     );
     assert_eq!(congestion(r#"congestion = "rp-v1""#), Ok(CongestionConfig::RpV1 { step: CaStep::Window }));
     assert_eq!(congestion(r#"congestion = "rp-v2""#), Ok(CongestionConfig::RpV2 { step: CaStep::Window }));

@@ -34,7 +34,7 @@ mod standard;
 pub use coupled::CaStep;
 pub use group::{Coupling, GroupView, PathSnapshot};
 pub use lia::Lia;
-pub use olia::Olia;
+pub use olia::{Olia, OliaBest};
 pub use rp_v1::RpV1;
 pub use rp_v2::RpV2;
 pub use standard::{CaShrink, Rfc9260, Rules};
@@ -147,6 +147,8 @@ pub enum CongestionConfig {
     Olia {
         /// How the congestion-avoidance increase is applied (default per window).
         step: CaStep,
+        /// How the best paths are chosen (default as the authors' implementation).
+        best: OliaBest,
     },
     /// CMT/RPv1 resource pooling (`"rp-v1"`), see [`RpV1`].
     RpV1 {
@@ -186,7 +188,7 @@ impl CongestionConfig {
             "rfc4960" => CongestionConfig::Rfc4960,
             "ca-shrink" => CongestionConfig::CaShrink { factor: factor.unwrap_or(Self::DEFAULT_SHRINK_FACTOR) },
             "lia" => CongestionConfig::Lia { step: CaStep::default() },
-            "olia" => CongestionConfig::Olia { step: CaStep::default() },
+            "olia" => CongestionConfig::Olia { step: CaStep::default(), best: OliaBest::default() },
             "rp-v1" => CongestionConfig::RpV1 { step: CaStep::default() },
             "rp-v2" => CongestionConfig::RpV2 { step: CaStep::default() },
             _ => return None,
@@ -211,7 +213,7 @@ impl CongestionConfig {
     pub fn ca_step(&self) -> Option<CaStep> {
         match self {
             CongestionConfig::Lia { step }
-            | CongestionConfig::Olia { step }
+            | CongestionConfig::Olia { step, .. }
             | CongestionConfig::RpV1 { step }
             | CongestionConfig::RpV2 { step } => Some(*step),
             _ => None,
@@ -223,7 +225,7 @@ impl CongestionConfig {
     pub fn with_ca_step(self, step: CaStep) -> Self {
         match self {
             CongestionConfig::Lia { .. } => CongestionConfig::Lia { step },
-            CongestionConfig::Olia { .. } => CongestionConfig::Olia { step },
+            CongestionConfig::Olia { best, .. } => CongestionConfig::Olia { step, best },
             CongestionConfig::RpV1 { .. } => CongestionConfig::RpV1 { step },
             CongestionConfig::RpV2 { .. } => CongestionConfig::RpV2 { step },
             other => other,
@@ -245,7 +247,7 @@ impl CongestionConfig {
             CongestionConfig::Rfc4960 => Box::new(Rfc9260::new(Rules::Rfc4960)),
             CongestionConfig::CaShrink { factor } => Box::new(CaShrink::new(*factor)),
             CongestionConfig::Lia { step } => Box::new(Lia::new(*step)),
-            CongestionConfig::Olia { step } => Box::new(Olia::new(*step)),
+            CongestionConfig::Olia { step, best } => Box::new(Olia::new(*step, *best)),
             CongestionConfig::RpV1 { step } => Box::new(RpV1::new(*step)),
             CongestionConfig::RpV2 { step } => Box::new(RpV2::new(*step)),
             CongestionConfig::Custom(p) => p.build(),

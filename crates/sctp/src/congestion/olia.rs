@@ -5,8 +5,9 @@
 //!
 //! For each ACK on path r, OLIA increases w_r (packets) by
 //! (w_r / rtt_r²) / (Σ_p w_p / rtt_p)² + α_r / w_r, where, with R the paths, M the paths of
-//! largest window, B the "best" paths (largest l_r² / rtt_r, l_r the bytes carried between
-//! the last two losses or since the last loss, whichever is larger) and C = B \ M:
+//! largest window, B the "best" paths (those a single-path flow would do best on, by l_r,
+//! the bytes carried between the last two losses or since the last loss, whichever is
+//! larger, and rtt_r; see [`OliaBest`]) and C = B \ M:
 //! α_r = 1 / (|R| |C|) for r in C; α_r = -1 / (|R| |M|) for r in M when C is not empty;
 //! α_r = 0 otherwise. Over one window (w_r packets acknowledged) that is
 //! ((w_r / rtt_r)² / (Σ_p w_p / rtt_p)² + α_r) packets; here, in bytes, that many MTUs per
@@ -16,37 +17,66 @@
 //! retransmit and timeout are RFC 9260's (OLIA changes only the increase).
 //!
 //! Choices: w and rtt are cwnd (bytes) and SRTT; l_r counts bytes acknowledged on the
-//! destination ([`super::PathSnapshot::loss_interval`], as the Linux MPTCP implementation
-//! counts acknowledged sequence space); R is the coupled destinations
-//! ([`super::PathSnapshot::is_coupled`]); a destination outside them grows as RFC 9260.
-//! INET's `updateOLIA` (`SctpCcFunctions.cc`) differs: its l_r (`oliaSentBytes`) is only ever
-//! reset, never counted, and its path sets are built incrementally; here the paper's
-//! definitions are followed.
+//! destination ([`super::PathSnapshot::loss_interval`], as the authors' Linux MPTCP
+//! implementation, `mptcp_olia.c`, counts acknowledged sequence space); R is the coupled
+//! destinations ([`super::PathSnapshot::is_coupled`]); a destination outside them grows as
+//! RFC 9260. The sources disagree on the measure of the best paths: the Linux implementation
+//! takes the largest l_r / rtt_r² (a TCP flow's rate goes as √l_r / rtt_r, so this ranks paths
+//! by the rate a single-path flow would get), INET's `recalculateOLIABasis` (following the
+//! draft's wording) the largest l_r² / rtt_r; the first is the default, the second
+//! [`OliaBest::LossSquaredOverRtt`]. INET's `updateOLIA` (`SctpCcFunctions.cc`) also differs
+//! in that its l_r (`oliaSentBytes`) is only ever reset, never counted, and its path sets are
+//! built incrementally; here the sets are the paper's.
 
 use super::coupled::{CaStep, Stepper};
 use super::{AckInfo, CongestionState, Controller, GroupView, PathSnapshot, Rfc9260, Rules};
+
+/// Which measure picks OLIA's "best" paths B.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum OliaBest {
+    /// The largest l_r / rtt_r², as the authors' Linux implementation (`mptcp_olia.c`). The
+    /// default.
+    #[default]
+    LossOverRttSquared,
+    /// The largest l_r² / rtt_r, as INET (`recalculateOLIABasis`).
+    LossSquaredOverRtt,
+}
+
+impl OliaBest {
+    /// The measure of `p` (only compared between destinations).
+    fn quality(self, p: &PathSnapshot) -> f64 {
+        let l = p.loss_interval() as f64;
+        let rtt = p.srtt.map_or(1, |d| d.as_nanos().max(1)) as f64;
+        match self {
+            OliaBest::LossOverRttSquared => l / (rtt * rtt),
+            OliaBest::LossSquaredOverRtt => l * l / rtt,
+        }
+    }
+}
 
 /// OLIA.
 #[derive(Clone, Debug)]
 pub struct Olia {
     base: Rfc9260,
     stepper: Stepper,
+    best: OliaBest,
 }
 
 impl Olia {
-    /// OLIA applying its increase per `step`.
-    pub fn new(step: CaStep) -> Self {
-        Olia { base: Rfc9260::new(Rules::Rfc9260), stepper: Stepper::new(step) }
+    /// OLIA applying its increase per `step`, its best paths by `best`.
+    pub fn new(step: CaStep, best: OliaBest) -> Self {
+        Olia { base: Rfc9260::new(Rules::Rfc9260), stepper: Stepper::new(step), best }
     }
 
-    /// OLIA's α_r for the destination `group` is shown to (0 outside the coupled ones).
-    pub fn alpha(group: &GroupView) -> f64 {
+    /// OLIA's α_r for the destination `group` is shown to (0 outside the coupled ones), the
+    /// best paths chosen by `best`.
+    pub fn alpha(group: &GroupView, best: OliaBest) -> f64 {
         let Some(own) = group.own().filter(|o| o.is_coupled()) else { return 0.0 };
         let coupled = || group.paths().iter().filter(|p| p.is_coupled());
         let max_w = coupled().map(|p| p.cwnd).max().unwrap_or(0);
-        let best = coupled().map(quality).fold(f64::NEG_INFINITY, f64::max);
+        let top = coupled().map(|p| best.quality(p)).fold(f64::NEG_INFINITY, f64::max);
         let in_m = |p: &PathSnapshot| p.cwnd == max_w;
-        let in_c = |p: &PathSnapshot| quality(p) == best && !in_m(p);
+        let in_c = |p: &PathSnapshot| best.quality(p) == top && !in_m(p);
         let n = coupled().count() as f64;
         let m = coupled().filter(|p| in_m(p)).count() as f64;
         let c = coupled().filter(|p| in_c(p)).count() as f64;
@@ -61,22 +91,15 @@ impl Olia {
 
     /// The increase per cwnd of acknowledged data on the destination `group` is shown to, in
     /// bytes: ((w_r / rtt_r)² / (Σ_p w_p / rtt_p)² + α_r) * MTU.
-    pub fn increase_per_window(mtu: u32, group: &GroupView) -> f64 {
+    pub fn increase_per_window(mtu: u32, group: &GroupView, best: OliaBest) -> f64 {
         let mtu = f64::from(mtu);
         let Some(rate) = group.own().filter(|o| o.is_coupled()).and_then(PathSnapshot::rate) else { return mtu };
         let total = group.coupling().total_rate;
         if total <= 0.0 {
             return mtu;
         }
-        ((rate / total).powi(2) + Self::alpha(group)) * mtu
+        ((rate / total).powi(2) + Self::alpha(group, best)) * mtu
     }
-}
-
-/// l_r² / rtt_r, the measure of the best paths (in bytes² per nanosecond; only compared).
-fn quality(p: &PathSnapshot) -> f64 {
-    let l = p.loss_interval() as f64;
-    let rtt = p.srtt.map_or(1, |d| d.as_nanos().max(1)) as f64;
-    l * l / rtt
 }
 
 impl Controller for Olia {
@@ -90,8 +113,8 @@ impl Controller for Olia {
         true
     }
     fn on_ack(&mut self, s: &mut CongestionState, ack: &AckInfo, group: &GroupView) {
-        let mtu = s.mtu;
-        self.stepper.on_ack(s, ack, |ss| ss, || Self::increase_per_window(mtu, group));
+        let (mtu, best) = (s.mtu, self.best);
+        self.stepper.on_ack(s, ack, |ss| ss, || Self::increase_per_window(mtu, group, best));
     }
     fn on_fast_retransmit(&mut self, s: &mut CongestionState, group: &GroupView) {
         self.base.on_fast_retransmit(s, group);
@@ -112,6 +135,8 @@ mod tests {
     use super::*;
     use crate::association::PathId;
 
+    const B: OliaBest = OliaBest::LossOverRttSquared;
+
     /// The two paths of [`two_paths`] with loss intervals `l0` and `l1`, seen by `own`.
     fn with_losses(own: u32, l0: u64, l1: u64) -> GroupView {
         let mut p0 = path(0, 30_000, 20_000, 20);
@@ -125,11 +150,11 @@ mod tests {
         // Equal loss intervals: path 0 (20 ms) is best and has the largest window, so no
         // path is collected: α = 0. (cwnd/rtt)/Σ: 1.5e6/1.875e6 = 0.8 and 0.2.
         let view = with_losses(0, 100_000, 100_000);
-        assert_eq!(Olia::alpha(&view), 0.0);
-        assert!((Olia::increase_per_window(MTU, &view) - 0.64 * 1500.0).abs() < 1e-9);
+        assert_eq!(Olia::alpha(&view, B), 0.0);
+        assert!((Olia::increase_per_window(MTU, &view, B) - 0.64 * 1500.0).abs() < 1e-9);
         let view = with_losses(1, 100_000, 100_000);
-        assert_eq!(Olia::alpha(&view), 0.0);
-        assert!((Olia::increase_per_window(MTU, &view) - 0.04 * 1500.0).abs() < 1e-9);
+        assert_eq!(Olia::alpha(&view, B), 0.0);
+        assert!((Olia::increase_per_window(MTU, &view, B) - 0.04 * 1500.0).abs() < 1e-9);
     }
 
     #[test]
@@ -137,15 +162,24 @@ mod tests {
         // Path 1 carried far more between losses: l²/rtt 1e12/40 > 1e10/20, so B = {1},
         // M = {0}, C = {1}: α_1 = 1/(2*1) = 0.5, α_0 = -1/(2*1) = -0.5.
         let view = with_losses(1, 100_000, 1_000_000);
-        assert_eq!(Olia::alpha(&view), 0.5);
-        assert!((Olia::increase_per_window(MTU, &view) - (0.04 + 0.5) * 1500.0).abs() < 1e-9);
+        assert_eq!(Olia::alpha(&view, B), 0.5);
+        assert!((Olia::increase_per_window(MTU, &view, B) - (0.04 + 0.5) * 1500.0).abs() < 1e-9);
         let mut s = own_state(&view);
-        assert_eq!(grow_one_window(&mut Olia::new(CaStep::Window), &mut s, &view), 810);
+        assert_eq!(grow_one_window(&mut Olia::new(CaStep::Window, B), &mut s, &view), 810);
         let view = with_losses(0, 100_000, 1_000_000);
-        assert_eq!(Olia::alpha(&view), -0.5);
+        assert_eq!(Olia::alpha(&view, B), -0.5);
         // 0.64 - 0.5 = 0.14 MTU = 210 bytes per window.
         let mut s = own_state(&view);
-        assert_eq!(grow_one_window(&mut Olia::new(CaStep::Window), &mut s, &view), 210);
+        assert_eq!(grow_one_window(&mut Olia::new(CaStep::Window, B), &mut s, &view), 210);
+    }
+
+    #[test]
+    fn the_two_measures_of_the_best_paths_can_disagree() {
+        // l/rtt²: 100,000/20² = 250 > 300,000/40² = 187.5: path 0 is best and has the
+        // largest window, nothing is collected. l²/rtt: 1e10/20 < 9e10/40: path 1 is best.
+        let view = with_losses(1, 100_000, 300_000);
+        assert_eq!(Olia::alpha(&view, OliaBest::LossOverRttSquared), 0.0);
+        assert_eq!(Olia::alpha(&view, OliaBest::LossSquaredOverRtt), 0.5);
     }
 
     #[test]
@@ -156,12 +190,12 @@ mod tests {
         p1.acked_since_loss = 1_000_000;
         let paths = vec![path(0, 4_000, 1, 20), p1, path(2, 2_000, 1, 20)];
         let view = GroupView::from_snapshots(paths, PathId::new(0));
-        let inc = Olia::increase_per_window(MTU, &view);
+        let inc = Olia::increase_per_window(MTU, &view, B);
         assert!((inc - (0.25 - 1.0 / 3.0) * 1500.0).abs() < 1e-9, "{inc}");
         let mut s = own_state(&view);
-        assert_eq!(grow_one_window(&mut Olia::new(CaStep::Window), &mut s, &view), -125);
+        assert_eq!(grow_one_window(&mut Olia::new(CaStep::Window, B), &mut s, &view), -125);
         let mut s = CongestionState { cwnd: 1_550, ..own_state(&view) };
-        grow_one_window(&mut Olia::new(CaStep::Window), &mut s, &view);
+        grow_one_window(&mut Olia::new(CaStep::Window, B), &mut s, &view);
         assert_eq!(s.cwnd, MTU);
     }
 
@@ -169,8 +203,8 @@ mod tests {
     fn one_path_alone_grows_one_mtu_per_window() {
         let view = GroupView::from_snapshots(vec![path(0, 30_000, 1, 20)], PathId::new(0));
         let mut s = own_state(&view);
-        assert_eq!(grow_one_window(&mut Olia::new(CaStep::Window), &mut s, &view), 1500);
+        assert_eq!(grow_one_window(&mut Olia::new(CaStep::Window, B), &mut s, &view), 1500);
         let view = two_paths(0);
-        assert!(Olia::increase_per_window(MTU, &view) < 1500.0);
+        assert!(Olia::increase_per_window(MTU, &view, B) < 1500.0);
     }
 }
