@@ -46,7 +46,8 @@ class ResultsDiff:
     Attributes:
         kind: ``"run"`` or ``"sweep"``.
         keys: the columns that identify a sweep's run (its parameters and
-            ``replication``); empty for two runs.
+            ``replication``, their values as text, as the sweep file writes them);
+            empty for two runs.
         frame: one row per scalar (per matched run of a sweep): the key columns, then
             :data:`DIFF_COLUMNS`. A scalar on one side only has NaN on the other.
         only_a: runs of sweep A with no match in B, as ``key=value, ...`` text.
