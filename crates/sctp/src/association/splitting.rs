@@ -1,6 +1,7 @@
 //! Buffer splitting for multipath (CMT) associations (T. Dreibholz, M. Becke, E. P. Rathgeb,
 //! M. Tüxen, "On the Use of Concurrent Multipath Transfer over Asymmetric Paths", IEEE
-//! GLOBECOM 2010), as INET implements it (`SctpAssociationSendAll.cc`, `cmtBufferSplitVariant`):
+//! GLOBECOM 2010; H. Adhari, T. Dreibholz, M. Becke, E. P. Rathgeb, M. Tüxen, "Evaluation of
+//! Concurrent Multipath Transfer over Dissimilar Paths", 2011), as INET implements it (`SctpAssociationSendAll.cc`, `cmtBufferSplitVariant`):
 //! when new data goes to several destinations, a slow destination can fill the send buffer
 //! or the peer's receive window with chunks that wait for it, blocking the fast ones.
 //! Splitting gives each destination only its share of each buffer:

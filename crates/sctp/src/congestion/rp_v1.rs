@@ -1,6 +1,8 @@
 //! `rp-v1`: CMT/RPv1, the first resource-pooling congestion control for CMT-SCTP
-//! (T. Dreibholz, M. Becke, H. Adhari, E. P. Rathgeb, "On the Impact of Congestion Control
-//! for Concurrent Multipath Transfer on the Transport Layer", ConTEL 2011), as INET implements
+//! (T. Dreibholz, M. Becke, J. Pulinthanath, E. P. Rathgeb, "Applying TCP-Friendly Congestion
+//! Control to Concurrent Multipath Transfer", AINA 2010; compared as CMT/RPv1 in T. Dreibholz,
+//! M. Becke, H. Adhari, E. P. Rathgeb, "On the Impact of Congestion Control for Concurrent
+//! Multipath Transfer on the Transport Layer", ConTEL 2011), as INET implements
 //! it (`SctpCcFunctions.cc`, `CCCV_CMTRPv1`): every destination grows in proportion to its
 //! share of the association's total ssthresh, and a loss takes half of the association's
 //! total window from the destination that lost.
