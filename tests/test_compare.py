@@ -90,6 +90,9 @@ def test_a_changed_scalar_exits_1_and_is_listed(
     assert f"{old:.10g}" in out and f"{old * 1.5:.10g}" in out
     assert "1 differ (rtol 0); different" in out
     # The API says the same.
+    import sctpsim
+
+    assert sctpsim.compare_results is compare_results
     diff = compare_results(runs / "a", b)
     assert not diff.equal and list(diff.differences["scalar"]) == ["flow/path1/goodput"]
     assert diff.differences["rel_diff"].iloc[0] == pytest.approx(0.5)

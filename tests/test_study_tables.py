@@ -217,3 +217,20 @@ def test_heatmap_leaves_nan_cells_grey() -> None:
 
 def _study() -> object:
     return load_study("failover-tuning")
+
+
+def test_difference_panels_can_share_one_scale() -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib.figure import Figure
+    from sctpsim.plot import draw_heatmap
+
+    fig = Figure(figsize=(3, 2), dpi=50)
+    own, shared = fig.subplots(1, 2)
+    values = np.array([[-3.0, 1.0], [2.0, np.nan]])
+    draw_heatmap(own, values, ["a", "b"], ["x", "y"], label="d", diverging=True)
+    draw_heatmap(shared, values, ["a", "b"], ["x", "y"], label="d", diverging=True, limit=30.0)
+    assert (own.images[0].norm.vmin, own.images[0].norm.vmax) == (-3.0, 3.0)
+    assert (shared.images[0].norm.vmin, shared.images[0].norm.vmax) == (-30.0, 30.0)
+    assert [t.get_text() for t in shared.texts] == ["-3", "1", "2", "–"]

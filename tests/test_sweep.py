@@ -546,7 +546,7 @@ def test_plot_heatmap_and_several_metrics(
     # with the mean goodput over the three replications.
     runs = pd.read_parquet(out / "runs.parquet")
     for (loss, delay), sel in runs.groupby(["links[3].loss.p", "links[3].delay"]):
-        assert f"{sel['flow/path2/goodput'].mean():.3g}" in text, (loss, delay)
+        assert f"{sel['flow/path2/goodput'].mean() / 1e6:.3g}M" in text, (loss, delay)
     for label in ("5ms", "20ms", "0.01", "0.05"):
         assert label in text
     # Two metrics: one heatmap each, in one figure.

@@ -117,12 +117,14 @@ def draw_heatmap(
     *,
     label: str,
     diverging: bool = False,
+    limit: float | None = None,
     digits: int = 3,
 ) -> None:
     """A heatmap of ``values`` (rows x columns) on ``ax``, each cell annotated with its
     number; NaN cells are left grey and marked ``–`` (never drawn as a value).
 
-    ``diverging`` centres the colour scale on 0 (blue below, red above), for differences.
+    ``diverging`` centres the colour scale on 0 (blue below, red above), for differences;
+    ``limit`` fixes its range to ±limit (to share one scale between panels).
     """
     import matplotlib.colors as mcolors
     from matplotlib import colormaps
@@ -134,7 +136,7 @@ def draw_heatmap(
     if finite.size:
         lo, hi = float(finite.min()), float(finite.max())
         if diverging:
-            bound = max(abs(lo), abs(hi)) or 1.0
+            bound = limit or max(abs(lo), abs(hi)) or 1.0
             norm = mcolors.TwoSlopeNorm(0.0, -bound, bound)
         elif lo == hi:
             norm = mcolors.Normalize(lo - 1.0, hi + 1.0)
@@ -152,7 +154,16 @@ def draw_heatmap(
             v = float(data[i, j])
             r, g, b, _ = cmap(image.norm(v))
             ink = "black" if 0.299 * r + 0.587 * g + 0.114 * b > 0.5 else "white"
-            ax.text(j, i, f"{v:.{digits}g}", ha="center", va="center", fontsize=8, color=ink)
+            ax.text(j, i, _short(v, digits), ha="center", va="center", fontsize=8, color=ink)
+
+
+def _short(value: float, digits: int) -> str:
+    """A cell annotation: ``digits`` significant digits, with k/M/G for large values
+    (``1.96M`` rather than ``1.96e+06``)."""
+    for factor, prefix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if abs(value) >= factor:
+            return f"{value / factor:.{digits}g}{prefix}"
+    return f"{value:.{digits}g}"
 
 
 def _safe(name: str) -> str:

@@ -613,11 +613,18 @@ def grid_heatmap(comparison: Comparison, stem: Path) -> Figure:
         panels.append(
             (grid("diff_pct", g), f"ours − paper{' (' + g + ')' if g else ''} [%]", True)
         )
+    # One colour scale for every difference panel, so that equal colours mean equal
+    # differences across platforms.
+    diffs = np.concatenate([v.ravel() for v, _, d in panels if d])
+    diffs = diffs[~np.isnan(diffs)]
+    limit = float(np.abs(diffs).max()) if diffs.size else None
     with matplotlib.rc_context({"svg.hashsalt": "sctpsim", "figure.dpi": 100}):
         fig = MplFigure(figsize=(4.2 * len(panels), 0.45 * len(rows) + 1.9))
         axes = fig.subplots(1, len(panels), squeeze=False)[0]
         for ax, (values, label, diverging) in zip(axes, panels, strict=True):
-            draw_heatmap(ax, values, rows, cols, label=label, diverging=diverging)
+            draw_heatmap(
+                ax, values, rows, cols, label=label, diverging=diverging, limit=limit or None
+            )
             ax.set_xlabel(c_key)
             ax.set_ylabel(r_key)
             ax.set_title(label, fontsize=9)
