@@ -234,3 +234,14 @@ def test_difference_panels_can_share_one_scale() -> None:
     assert (own.images[0].norm.vmin, own.images[0].norm.vmax) == (-3.0, 3.0)
     assert (shared.images[0].norm.vmin, shared.images[0].norm.vmax) == (-30.0, 30.0)
     assert [t.get_text() for t in shared.texts] == ["-3", "1", "2", "–"]
+
+
+def test_outer_row_labels_span_only_their_own_run_of_rows(tmp_path: Path) -> None:
+    """Platform outside PMR, with the long form ordered by PMR: the platform label
+    changes on every row, so no label may span rows of the other platform."""
+    c = _table6()
+    c.matrix = Matrix(("platform", "PMR"), ("RTO.Max [s]",))
+    m = matrix_table(c)
+    assert m.rows[:3] == [("ns-2", "5"), ("GINE", "5"), ("ns-2", "4")]
+    html = write_report(tmp_path / "r.html", _study(), [c], [], quick=True).read_text()
+    assert html.count('<th rowspan="1">') == 10 and '<th rowspan="2">ns-2' not in html

@@ -547,7 +547,9 @@ def _matrix_html(c: Comparison) -> str:
     for i, row in enumerate(m.rows):
         grouped = len(row) > 1
         first = not grouped or i == 0 or m.rows[i - 1][0] != row[0]
-        span = sum(1 for r in m.rows if r[0] == row[0]) if grouped else 1
+        span = 1
+        while grouped and i + span < len(m.rows) and m.rows[i + span][0] == row[0]:
+            span += 1  # the run of rows under this outer label
         labels = ""
         for j, value in enumerate(row):
             if j == 0 and grouped:
