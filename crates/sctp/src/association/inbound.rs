@@ -423,6 +423,10 @@ impl Inbound {
         }
         self.ready.push_back(msg);
         stream.next_ssn = stream.next_ssn.wrapping_add(1);
+        // In order, as in a bulk transfer without loss: nothing waits.
+        if stream.waiting.0.is_empty() {
+            return;
+        }
         let mut dropped = 0;
         while let Some(next) = stream.take_next(&mut dropped) {
             self.ready.push_back(next);

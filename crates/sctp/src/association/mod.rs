@@ -50,7 +50,7 @@ use std::net::IpAddr;
 use rand::{Rng, RngCore};
 use simtime::{Duration, Instant};
 
-use crate::cmt::{PathScheduler, PathsView, RetransmitPolicy};
+use crate::cmt::{PathScheduler, PathsView, RetransmitPolicy, SchedulerConfig};
 use crate::config::Config;
 use crate::congestion::GroupView;
 use crate::random::RandomStream;
@@ -243,7 +243,10 @@ pub struct Transmit {
     pub ecn: u8,
     /// Path it belongs to.
     pub path: PathId,
-    /// The SCTP packet (common header, chunks, CRC32c).
+    /// Bytes in front of the packet in `payload`, left for the driver's lower-layer headers
+    /// ([`Association::set_headroom`]); 0 unless the driver asked for some.
+    pub headroom: usize,
+    /// The SCTP packet (common header, chunks, CRC32c) after `headroom` bytes.
     pub payload: Vec<u8>,
 }
 
@@ -336,12 +339,15 @@ pub struct Association {
     inb: Inbound,
     /// Buffers for packets, queued fragments and received data, reused.
     buffers: BufferPool,
+    /// Bytes left free in front of every packet built (see [`Association::set_headroom`]).
+    headroom: usize,
     /// Where the next SACK goes (§6.4: the source of the DATA being acknowledged).
     sack_path: PathId,
     /// Control chunks waiting for the next packet to their destination.
     control: VecDeque<(PathId, Chunk)>,
-    /// Chooses the destinations of new data.
-    scheduler: Box<dyn PathScheduler>,
+    /// Chooses the destinations of new data: `None` for the default, [`Primary`](crate::cmt::Primary), called
+    /// directly (it runs on every flush with data queued).
+    scheduler: Option<Box<dyn PathScheduler>>,
     /// The destinations the scheduler chose (scratch space kept between flushes).
     schedule: Vec<PathId>,
     /// Chooses where retransmissions go.
@@ -396,9 +402,13 @@ impl Association {
             sack_in: SackChunk::default(),
             inb,
             buffers: BufferPool::new(config.pmtu as usize),
+            headroom: 0,
             sack_path: PathId::default(),
             control: VecDeque::new(),
-            scheduler: config.scheduler.build(),
+            scheduler: match config.scheduler {
+                SchedulerConfig::Primary => None,
+                _ => Some(config.scheduler.build()),
+            },
             schedule: Vec::new(),
             retransmit_policy: config.retransmit.build(),
             group_view: GroupView::default(),
@@ -741,6 +751,15 @@ impl Association {
         true
     }
 
+    /// A SACK chunk (§6.2.1), ignored before the association is up.
+    fn on_sack_chunk(&mut self, now: Instant, sack: &SackChunk) {
+        if matches!(self.state, State::CookieWait | State::CookieEchoed | State::Closed) {
+            return;
+        }
+        self.stats.sacks_received += 1;
+        self.on_sack(now, sack);
+    }
+
     /// Every chunk but DATA. Returns false if the packet must not be processed further.
     fn on_control(&mut self, now: Instant, from: IpAddr, from_path: Option<PathId>, chunk: Chunk) -> bool {
         match chunk {
@@ -775,15 +794,6 @@ impl Association {
             Chunk::Data(_) | Chunk::Unknown { .. } => {}
         }
         true
-    }
-
-    /// A SACK chunk: ignored before the association is established (§6.2.1).
-    fn on_sack_chunk(&mut self, now: Instant, sack: &SackChunk) {
-        if matches!(self.state, State::CookieWait | State::CookieEchoed | State::Closed) {
-            return;
-        }
-        self.stats.sacks_received += 1;
-        self.on_sack(now, sack);
     }
 
     fn on_error_chunk(&mut self, now: Instant, causes: &[ErrorCause]) {
@@ -827,6 +837,14 @@ impl Association {
             self.dirty = true;
         }
         Some(msg)
+    }
+
+    /// Builds every later packet after `bytes` bytes of headroom in its buffer
+    /// ([`Transmit::headroom`]), where the driver writes the lower layers' headers in place (a
+    /// simulator puts the IPv4 header there) instead of moving the packet to make room. The
+    /// packet and the buffer's capacity (the path MTU) are unchanged.
+    pub fn set_headroom(&mut self, bytes: usize) {
+        self.headroom = bytes;
     }
 
     /// Offers a buffer the driver has finished with (a datagram it has handled, the data of a

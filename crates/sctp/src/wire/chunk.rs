@@ -582,6 +582,7 @@ fn parse_init(value: &[u8], what: &'static str) -> Result<InitChunk, WireError> 
     })
 }
 
+#[inline]
 fn parse_sack(flags: u8, value: &[u8]) -> Result<SackChunk, WireError> {
     let mut sack = SackChunk::default();
     sack.parse_into(flags, value)?;
@@ -589,8 +590,15 @@ fn parse_sack(flags: u8, value: &[u8]) -> Result<SackChunk, WireError> {
 }
 
 impl SackChunk {
+    /// Decodes the value of a SACK chunk with these flags (what [`Chunk::parse`] does for
+    /// one, without the general chunk on the way).
+    pub fn parse(flags: u8, value: &[u8]) -> Result<SackChunk, WireError> {
+        parse_sack(flags, value)
+    }
+
     /// Reads the value of a SACK chunk with `flags` into `self`, reusing its vectors' room
-    /// (the association parses every SACK into one kept for the purpose). On error `self`
+    /// (the association's receive path parses every SACK into one it keeps: no allocation
+    /// once its vectors have grown, however many gap blocks SACKs carry). On error `self`
     /// holds partial contents.
     pub fn parse_into(&mut self, flags: u8, value: &[u8]) -> Result<(), WireError> {
         let what = "SACK chunk";
