@@ -328,7 +328,6 @@ def ns2_sctp_results(work: Path, failover: bool) -> dict[str, float]:
         t = parse_ns2_trace_sctp(f, nodes)
     agent = (work / "agent.tr").read_bytes().decode("latin-1")
     timeouts = sum(int(x) for x in re.findall(r"timeoutCount: (\d+)", agent))
-    fast = max((int(x) for x in re.findall(r"frCount: (\d+)", agent)), default=0)
     reverse = int((work / "drops.txt").read_text().split()[1])
     res = {
         "delivered (MB)": t["received"] * CHUNK / 1e6,
@@ -336,8 +335,7 @@ def ns2_sctp_results(work: Path, failover: bool) -> dict[str, float]:
         "DATA chunks sent on Wi-Fi": len(t["sends"][0]),
         "DATA chunks sent on LTE": len(t["sends"][1]),
         "retransmitted chunks": t["retransmitted"][0] + t["retransmitted"][1],
-        "fast retransmissions (events)": fast,
-        "T3 timeouts": timeouts,
+        "timeouts (ns-2: T3 and heartbeat)": timeouts,
         "packets dropped": t["drops"] + reverse,
     }
     if failover:
@@ -366,8 +364,7 @@ def sctpsim_sctp_results(out: Path, failover: bool) -> dict[str, float]:
         "DATA chunks sent on Wi-Fi": round((path(0, "bytes_sent") + path(0, "bytes_retransmitted")) / CHUNK),
         "DATA chunks sent on LTE": round((path(1, "bytes_sent") + path(1, "bytes_retransmitted")) / CHUNK),
         "retransmitted chunks": s[("upload", "fast_retransmissions")] + s[("upload", "timeout_retransmissions")],
-        "fast retransmissions (events)": float("nan"),
-        "T3 timeouts": s[("upload", "t3_timeouts")],
+        "timeouts (ns-2: T3 and heartbeat)": s[("upload", "t3_timeouts")],
         "packets dropped": drops,
     }
     if failover:
