@@ -16,13 +16,19 @@ import math
 import re
 import subprocess
 import sys
+from collections.abc import Callable
+from html.parser import HTMLParser
 from pathlib import Path
+from typing import Any
 
+import numpy as np
 import pandas as pd
 import pytest
 import sctpsim
 from sctpsim import cli
 from sctpsim.reproduce import COMPARISON_COLUMNS, list_studies, load_study, studies_root
+
+from pages import check_page, screenshot
 
 STUDIES = ("cc-new-stage", "failover-tuning")
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
@@ -169,6 +175,127 @@ def test_report_is_one_self_contained_page(quick: tuple[str, Path]) -> None:
     # The discussion of each table and the study README are in it.
     assert html.count("<h2") >= len(_tables(out)) + 1
     assert "assumptions" in html
+
+
+#: The tables each study shows in its paper's shape, with the shape: (row labels,
+#: column labels, rows, columns), and whether a heatmap follows.
+PAPER_SHAPES: dict[str, dict[str, tuple[list[str], list[str], int, int, bool]]] = {
+    "failover-tuning": {
+        "table5": (["platform"], ["protocol"], 2, 3, False),
+        "table6": (["PMR", "platform"], ["RTO.Max [s]"], 10, 5, True),
+        "table7": (["PMR", "platform"], ["RTO.Max [s]"], 10, 5, True),
+        "table8": (["platform"], ["protocol"], 2, 3, False),
+        "table9": (["platform"], ["protocol"], 1, 3, False),
+    },
+    "cc-new-stage": {
+        **{
+            t: (["variant"], ["statistic"], 2, 8, False)
+            for t in (
+                "tables-1-2-cwnd",
+                "tables-3-4-rto",
+                "tables-5-6-rtt",
+                "tables-7-8-e2e",
+                "tables-9-10-received-bytes",
+                "tables-11-12-arwnd",
+            )
+        },
+        "section-10-totals": (["quantity", "unit"], ["variant"], 8, 2, False),
+    },
+}
+
+
+class _Matrices(HTMLParser):
+    """The matrix tables of a report: per table id, its header cells and its rows."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tables: dict[str, dict[str, list[Any]]] = {}
+        self._id = ""
+        self._current: dict[str, list[Any]] | None = None
+        self._cell: list[str] | None = None
+        self._row: list[str] = []
+        self._kind = ""
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = dict(attrs)
+        if tag == "h2" and a.get("id"):
+            self._id = str(a["id"])
+        elif tag == "table" and a.get("class") == "matrix":
+            self._current = self.tables.setdefault(self._id, {"head": [], "rows": [], "cells": []})
+        elif self._current is not None and tag == "tr":
+            self._row = []
+        elif self._current is not None and tag in ("th", "td"):
+            self._cell, self._kind = [], tag
+
+    def handle_data(self, data: str) -> None:
+        if self._cell is not None:
+            self._cell.append(data)
+
+    def handle_endtag(self, tag: str) -> None:
+        if self._current is None:
+            return
+        if tag in ("th", "td") and self._cell is not None:
+            text = "".join(self._cell).strip()
+            self._row.append(text)
+            if self._kind == "td":
+                self._current["cells"].append(text)
+            self._cell = None
+        elif tag == "tr":
+            self._current["rows"].append(self._row)
+        elif tag == "table":
+            self._current = None
+
+
+def test_report_tables_have_the_papers_shape(quick: tuple[str, Path]) -> None:
+    name, out = quick
+    html = (out / "report.html").read_text(encoding="utf-8")
+    parser = _Matrices()
+    parser.feed(html)
+    shapes = PAPER_SHAPES[name]
+    assert set(parser.tables) == set(shapes)
+    for table_id, (row_names, column_names, n_rows, n_columns, heatmap) in shapes.items():
+        t = parser.tables[table_id]
+        head, keys, *body = t["rows"]
+        assert head == [*row_names, ", ".join(column_names)], table_id
+        assert len(keys) == n_columns and len(body) == n_rows, table_id
+        assert len(t["cells"]) == n_rows * n_columns, table_id
+        # Every cell is "paper | ours ..." and a missing side is a dash, never a zero
+        # that is not in the long form.
+        long = pd.read_csv(out / "tables" / f"{table_id}.csv")
+        for cell in t["cells"]:
+            assert " | " in cell, (table_id, cell)
+        missing = sum(cell.split(" | ")[1].startswith("–") for cell in t["cells"])
+        assert missing == int(long["ours"].isna().sum()), table_id
+        assert (f'id="{table_id}-heatmap"' in html) == heatmap, table_id
+        assert (out / "figures" / f"{table_id}-heatmap.png").is_file() == heatmap
+    if name == "failover-tuning":
+        t6 = parser.tables["table6"]
+        assert t6["rows"][1] == ["60", "30", "10", "5", "2"]
+        assert [r[0] for r in t6["rows"][2::2]] == ["5", "4", "3", "2", "1"]
+        assert t6["rows"][2][1] == "ns-2" and t6["rows"][3][0] == "GINE"
+        assert t6["cells"][0].startswith("66.43 | ")
+
+
+def test_report_renders_in_headless_chromium(
+    quick: tuple[str, Path],
+    tmp_path_factory: pytest.TempPathFactory,
+    record_property: Callable[[str, object], None],
+) -> None:
+    from PIL import Image
+
+    name, out = quick
+    check_page(out)
+    shots = tmp_path_factory.mktemp("screenshots")
+    shot = screenshot(out / "report.html", shots / f"{name}-report.png", height=3000)
+    print(f"\nscreenshot of the {name} report: {shot}", file=sys.stderr)
+    record_property("screenshot", str(shot))
+    img = np.asarray(Image.open(shot).convert("RGB")).astype(int)
+    assert img.shape[:2] == (3000, 1280)
+    # The first table's cells are coloured by the size of the difference.
+    colours = {"close": (0xD7, 0xEF, 0xD7), "fair": (0xFB, 0xF0, 0xC0), "far": (0xFB, 0xD6, 0xB0),
+               "off": (0xF6, 0xBC, 0xBC)}
+    painted = sum(int(np.all(np.abs(img - c) < 4, axis=2).sum()) for c in colours.values())
+    assert painted > 20_000
 
 
 def test_rerun_reuses_the_runs_and_writes_the_same_report(quick: tuple[str, Path]) -> None:

@@ -3,17 +3,12 @@ envelope downsampling they rely on, and the SCTP packet log (``record.packets``)
 
 from __future__ import annotations
 
-import base64
 import hashlib
-import io
 import os
 import shutil
 import subprocess
 import sys
-import tempfile
-import xml.etree.ElementTree as ET
 from collections.abc import Callable
-from html.parser import HTMLParser
 from pathlib import Path
 
 import numpy as np
@@ -24,6 +19,8 @@ from sctpsim import cli
 from sctpsim.envelope import envelope, max_points
 from sctpsim.results import PACKETS_FILE, RunResult
 from sctpsim.runreport import changed_keys
+
+from pages import check_page, screenshot
 
 ROOT = Path(__file__).resolve().parent.parent
 FAILOVER = ROOT / "examples" / "failover.toml"
@@ -198,51 +195,6 @@ def test_changed_keys_lists_what_the_file_sets_and_not_the_defaults() -> None:
 # ------------------------------------------------------------------------ page
 
 
-class _Page(HTMLParser):
-    def __init__(self) -> None:
-        super().__init__()
-        self.images: list[str] = []
-        self.links: list[str] = []
-        self.ids: set[str] = set()
-        self.tags: set[str] = set()
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        a = dict(attrs)
-        self.tags.add(tag)
-        if a.get("id"):
-            self.ids.add(str(a["id"]))
-        if tag == "img":
-            self.images.append(str(a.get("src")))
-        for key in ("href", "src"):
-            if a.get(key) and tag != "img":
-                self.links.append(str(a[key]))
-
-
-def _check_page(directory: Path) -> _Page:
-    """Every image decodes and is not blank; every reference resolves offline."""
-    from PIL import Image
-
-    page = _Page()
-    text = (directory / "report.html").read_text(encoding="utf-8")
-    page.feed(text)
-    assert "script" not in page.tags and "http://" not in text and "https://" not in text
-    assert page.images
-    for src in page.images:
-        assert src.startswith("data:image/png;base64,"), src[:40]
-        img = Image.open(io.BytesIO(base64.b64decode(src.split(",", 1)[1])))
-        img.load()
-        pixels = np.asarray(img.convert("L"))
-        assert pixels.std() > 10 and len(np.unique(pixels)) > 20, "blank image"
-    for link in page.links:
-        if link.startswith("#"):
-            assert link[1:] in page.ids, link
-        else:
-            assert (directory / link).is_file(), link
-    for svg in directory.glob("figure-*.svg"):
-        ET.parse(svg)
-    return page
-
-
 @pytest.fixture(scope="module")
 def shown(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("show") / "failover"
@@ -252,7 +204,7 @@ def shown(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_show_writes_a_self_contained_page_with_every_figure(shown: Path) -> None:
-    page = _check_page(shown)
+    page = check_page(shown)
     assert len(page.images) == 4  # paths, goodput, queues, sequence
     names = sorted(p.name for p in shown.glob("figure-*"))
     assert names == [
@@ -313,19 +265,10 @@ def test_the_page_of_a_long_run_stays_small_and_quick(tmp_path: Path) -> None:
     print(f"\n300-s run: page {page.html.stat().st_size:,} bytes in {spent:.2f} s CPU", file=sys.stderr)
     assert page.html.stat().st_size < 2_000_000
     assert spent < 6.0
-    _check_page(out)
+    check_page(out)
 
 
 # ------------------------------------------------------------ headless browser
-
-
-def chromium() -> str:
-    for name in ("chromium", "chromium-browser", "google-chrome"):
-        found = shutil.which(name)
-        if found:
-            return found
-    # .ci/run installs it; where it could not, say so rather than fail.
-    pytest.skip("chromium not installed (Debian: apt-get install chromium): the page was not rendered")
 
 
 def test_page_renders_in_headless_chromium(
@@ -333,20 +276,8 @@ def test_page_renders_in_headless_chromium(
 ) -> None:
     from PIL import Image
 
-    exe = chromium()
     shots = tmp_path_factory.mktemp("screenshots")
-    shot = shots / "failover-report.png"
-    with tempfile.TemporaryDirectory() as profile:
-        proc = subprocess.run(
-            [
-                exe, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                "--disable-component-update", "--disable-sync", "--no-first-run", f"--user-data-dir={profile}",
-                f"--screenshot={shot}", "--window-size=1280,4000", "--hide-scrollbars",
-                (shown / "report.html").resolve().as_uri(),
-            ],
-            capture_output=True, text=True, timeout=120, check=False,
-        )
-    assert proc.returncode == 0 and shot.is_file(), proc.stderr[-2000:]
+    shot = screenshot(shown / "report.html", shots / "failover-report.png", height=4000)
     # Kept as a test artefact: pytest's temporary directories outlive the run (the last
     # three are kept), and the path goes into the JUnit report.
     print(f"\nscreenshot of report.html: {shot}", file=sys.stderr)

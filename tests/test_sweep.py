@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import math
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -528,9 +529,59 @@ def test_plot_writes_png_and_svg(
     assert (tmp_path / "g.png").is_file() and (tmp_path / "g.svg").is_file()
 
 
+def test_plot_heatmap_and_several_metrics(
+    reference: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from pages import assert_not_blank
+
+    out = tmp_path / "store"
+    shutil.copytree(reference, out)
+    args = ["plot", str(out), "--x", "links[3].delay", "--hue", "links[3].loss.p", "--kind", "heatmap"]
+    assert cli.main([*args, "--y", "flow/path2/goodput"]) == 0
+    png, svg = (Path(p) for p in capsys.readouterr().out.split())
+    assert png == out / "plots" / "flow_path2_goodput_heatmap_links3.delay_by_links3.loss.p.png"
+    assert_not_blank(png.read_bytes())
+    text = svg.read_text()
+    # x values across (the columns), hue values down (the rows), each cell annotated
+    # with the mean goodput over the three replications.
+    runs = pd.read_parquet(out / "runs.parquet")
+    for (loss, delay), sel in runs.groupby(["links[3].loss.p", "links[3].delay"]):
+        assert f"{sel['flow/path2/goodput'].mean() / 1e6:.3g}M" in text, (loss, delay)
+    for label in ("5ms", "20ms", "0.01", "0.05"):
+        assert label in text
+    # Two metrics: one heatmap each, in one figure.
+    assert cli.main([*args, "--y", "flow/path2/goodput", "--y", "flow/path2/loss_rate"]) == 0
+    png2, svg2 = (Path(p) for p in capsys.readouterr().out.split())
+    assert png2.name == "flow_path2_goodput+flow_path2_loss_rate_heatmap_links3.delay_by_links3.loss.p.png"
+    assert_not_blank(png2.read_bytes())
+    text2 = svg2.read_text()
+    assert "flow/path2/goodput [bit/s]" in text2 and "flow/path2/loss_rate [1]" in text2
+    # Lines, two metrics: two panels sharing the x axis.
+    line = ["plot", str(out), "--x", "links[3].delay", "--hue", "links[3].loss.p"]
+    assert cli.main([*line, "--y", "flow/path2/goodput", "--y", "flow/path2/loss_rate"]) == 0
+    _, svg3 = (Path(p) for p in capsys.readouterr().out.split())
+    text3 = svg3.read_text()
+    assert text3.count('id="axes_') == 2
+    assert "flow/path2/goodput [bit/s]" in text3 and "flow/path2/loss_rate [1]" in text3
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
+        (
+            ["--x", "links[3].delay", "--kind", "heatmap", "--y", "flow/path2/goodput"],
+            "--kind: a heatmap needs both --x (its columns) and --hue (its rows); --hue is missing",
+        ),
+        (
+            ["--x", "links[3].delay", "--hue", "links[3].loss.p", "--y", "flow/path2/goodput",
+             "--y", "flow/path2/goodput"],
+            '--y: "flow/path2/goodput" is given twice',
+        ),
+        (
+            ["--x", "links[3].delay", "--hue", "links[3].loss.p", "--y", "flow/path2/goodput",
+             "--y", "flow/path2/goodptu"],
+            '--y: "flow/path2/goodptu" is not a metric of this sweep (did you mean "flow/path2/goodput"?)',
+        ),
         (
             ["--x", "links[3].dealy", "--y", "flow/path2/goodput"],
             '--x: "links[3].dealy" is not a parameter of this sweep',

@@ -23,8 +23,10 @@ Sweeps (parameters x replications, resumable, in parallel or on Dask):
 * :func:`load_sweep` / :meth:`Sweep.from_dict` read and check a sweep;
 * :func:`run_sweep` runs it into a results store and summarises it;
 * :func:`load_runs` reads a store's ``runs.parquet``; :func:`summarize` computes
-  n, mean, stdev and Student-t confidence intervals; :func:`plot_sweep` draws a
-  metric against a parameter.
+  n, mean, stdev and Student-t confidence intervals; :func:`plot_sweep` draws
+  metrics against a parameter, or a heatmap over two;
+* :func:`compare_results` compares two runs or two sweeps scalar by scalar
+  (``sctpsim compare``).
 
 Reproductions: :func:`list_studies` and :func:`load_study` find the bundled studies;
 :func:`run_study` runs one and writes its tables, figures and HTML report (the
@@ -59,6 +61,7 @@ from sctpsim.scenario import Scenario, load_scenario, run
 from sctpsim.sweep import Sweep, SweepError, load_sweep
 
 if TYPE_CHECKING:
+    from sctpsim.compare import compare_results
     from sctpsim.plot import plot_sweep
     from sctpsim.reproduce import list_studies, load_study, run_study
     from sctpsim.runner import SweepOutcome, run_sweep
@@ -77,6 +80,7 @@ __all__ = [
     "SweepError",
     "SweepOutcome",
     "__version__",
+    "compare_results",
     "list_studies",
     "load_runs",
     "load_scenario",
@@ -99,6 +103,7 @@ _LAZY = {
     "load_runs": "sctpsim.store",
     "summarize": "sctpsim.stats",
     "plot_sweep": "sctpsim.plot",
+    "compare_results": "sctpsim.compare",
     "list_studies": "sctpsim.reproduce",
     "load_study": "sctpsim.reproduce",
     "run_study": "sctpsim.reproduce",

@@ -7,7 +7,9 @@ Commands::
     sctpsim check FILE... [--set KEY=VALUE ...] [--print]
     sctpsim params [--markdown]
     sctpsim sweep FILE [--jobs N] [--out DIR] [--dask ADDRESS|local] [--quiet] [--dry-run]
-    sctpsim plot DIR --x PARAM --y METRIC [--hue PARAM] [--where KEY=VALUE ...]
+    sctpsim plot DIR --x PARAM --y METRIC [--y METRIC ...] [--hue PARAM] [--kind line|heatmap]
+                 [--where KEY=VALUE ...]
+    sctpsim compare DIR_A DIR_B [--rtol X] [--all]
     sctpsim reproduce --list | NAME [--quick] [--jobs N] [--dask ADDRESS|local] [--out DIR]
 
 Error handling is uniform and script-friendly: every expected failure prints exactly
@@ -16,7 +18,8 @@ one line ``error: ...`` on stderr — never a traceback — and exits with
 * 2 for anything wrong with the input: scenario errors, unreadable files, bad
   ``--set`` values, command-line usage errors;
 * 1 when the simulation itself fails or results cannot be written (for a sweep:
-  when any run failed, after every other run has finished and been stored);
+  when any run failed, after every other run has finished and been stored); for
+  ``compare``, when the two results differ (no ``error:`` line then: the table says how);
 * 130 when interrupted (Ctrl-C).
 
 click runs with ``standalone_mode=False`` so that its own usage errors go through
@@ -319,6 +322,7 @@ def cli() -> None:
       sctpsim params --markdown > docs/scenario-reference.md
       sctpsim sweep examples/sweeps/two-path-delay.toml --jobs 4
       sctpsim plot results/two-path-delay --x 'links[1].delay' --y flow/path1/delay_mean
+      sctpsim compare results/failover /tmp/failover-new
       sctpsim reproduce --list
       sctpsim reproduce failover-tuning --quick
 
@@ -713,10 +717,24 @@ def _parse_where(
     "--y",
     "y",
     required=True,
+    multiple=True,
     metavar="METRIC",
-    help="Scalar for the y axis, e.g. flow/path1/goodput.",
+    help="Scalar for the y axis, e.g. flow/path1/goodput; repeat it for one panel per metric.",
 )
-@click.option("--hue", default=None, metavar="PARAM", help="Parameter drawn as one line per value.")
+@click.option(
+    "--hue",
+    default=None,
+    metavar="PARAM",
+    help="Parameter drawn as one line per value (the rows of a heatmap).",
+)
+@click.option(
+    "--kind",
+    type=click.Choice(["line", "heatmap"]),
+    default="line",
+    show_default=True,
+    help="line: mean with 95%% CI error bars; heatmap: the mean over --x (columns) "
+    "and --hue (rows).",
+)
 @click.option(
     "--where",
     multiple=True,
@@ -730,28 +748,38 @@ def _parse_where(
     default=None,
     type=click.Path(path_type=Path),
     metavar="PATH",
-    help="Output path without suffix. Default: DIR/plots/<y>_vs_<x>[_by_<hue>].",
+    help="Output path without suffix. Default: DIR/plots/<y>_vs_<x>[_by_<hue>] "
+    "(<y>_heatmap_<x>_by_<hue> for a heatmap; several metrics joined by '+').",
 )
 def plot(
-    directory: str, x: str, y: str, hue: str | None, where: dict[str, str], out: Path | None
+    directory: str,
+    x: str,
+    y: tuple[str, ...],
+    hue: str | None,
+    kind: str,
+    where: dict[str, str],
+    out: Path | None,
 ) -> None:
     """Draw METRIC against PARAM from a finished sweep in DIR, as PNG and SVG.
 
     Each point is the mean over the replications, with the 95% confidence
     interval (Student t) as error bars. Durations, rates and sizes on the x axis
-    are converted to s, bit/s and B.
+    are converted to s, bit/s and B. With --kind heatmap, --x and --hue span a
+    grid and each cell shows the mean. Several --y give one panel each.
 
     \b
     Examples:
       sctpsim plot results/delay --x 'links[1].delay' --y flow/path1/delay_mean
       sctpsim plot results/delay --x 'links[1].delay' --y flow/path1/goodput --hue 'links[3].loss.p'
       sctpsim plot results/delay --x 'links[1].delay' --y flow/path1/goodput --where 'links[3].loss.p=0.01'
+      sctpsim plot results/delay --x 'links[1].delay' --hue 'links[3].loss.p' --kind heatmap --y flow/path1/goodput
+      sctpsim plot results/delay --x 'links[1].delay' --y flow/path1/goodput --y flow/path1/delay_mean
     """
     from sctpsim.plot import PlotError, plot_sweep
     from sctpsim.store import StoreError
 
     try:
-        paths = plot_sweep(directory, x, y, hue=hue, where=where, out=out)
+        paths = plot_sweep(directory, x, list(y), hue=hue, where=where, out=out, kind=kind)
     except StoreError as e:
         _fail(_one_line(str(e)))
     except PlotError as e:
@@ -760,6 +788,92 @@ def plot(
         _fail(f"writing plot: {_one_line(str(e))}", EXIT_FAILURE)
     for path in paths:
         click.echo(str(path))
+
+
+@cli.command(short_help="Compare the scalars of two runs or two sweeps.")
+@click.argument("dir_a", type=click.Path(), metavar="DIR_A")
+@click.argument("dir_b", type=click.Path(), metavar="DIR_B")
+@click.option(
+    "--rtol",
+    type=click.FloatRange(0.0, None),
+    default=0.0,
+    show_default=True,
+    metavar="X",
+    help="Relative tolerance: a and b are equal when |b - a| <= X * max(|a|, |b|).",
+)
+@click.option("--all", "all_", is_flag=True, help="List every scalar, not only those that differ.")
+def compare(dir_a: str, dir_b: str, rtol: float, all_: bool) -> int:
+    """Compare DIR_B against DIR_A: two 'sctpsim run' directories, or two sweeps.
+
+    Prints the scalars side by side (those that differ; --all for every one) with
+    the absolute difference B - A and the relative one (B - A) / |A|. Runs of two
+    sweeps are matched by their parameter values and replication; runs on one side
+    only are listed.
+
+    Exit status: 0 when everything is equal within --rtol, 1 when something differs
+    or is unmatched, 2 when the input cannot be compared.
+
+    \b
+    Examples:
+      sctpsim compare results/failover /tmp/failover-new
+      sctpsim compare results/two-path-delay /tmp/two-path-delay --rtol 1e-9
+    """
+    from sctpsim.compare import CompareError, compare_results
+
+    try:
+        diff = compare_results(dir_a, dir_b, rtol=rtol)
+    except CompareError as e:
+        _fail(_one_line(str(e)))
+    console = summary_console()
+    shown = diff.frame if all_ else diff.differences
+    if len(shown):
+        table = Table(
+            title=f"{'Scalars' if all_ else 'Scalars that differ'} (A = {dir_a}, B = {dir_b})",
+            title_justify="left",
+            title_style="bold",
+        )
+        for key in diff.keys:
+            table.add_column(key, overflow="fold")
+        table.add_column("scalar", overflow="fold")
+        table.add_column("unit")
+        for name in ("A", "B", "B − A", "(B − A)/|A|"):
+            table.add_column(name, justify="right", no_wrap=True)
+        if all_:
+            table.add_column("")
+        for _, r in shown.iterrows():
+            cells = [str(r[k]) for k in diff.keys]
+            cells += [
+                str(r["scalar"]),
+                str(r["unit"]),
+                _compare_number(r["a"]),
+                _compare_number(r["b"]),
+                _compare_number(r["abs_diff"], 4),
+                "–" if r["rel_diff"] != r["rel_diff"] else f"{100 * r['rel_diff']:+.4g} %",
+            ]
+            if all_:
+                cells.append("=" if r["equal"] else "≠")
+            table.add_row(*(Text(c) for c in cells))
+        console.print(table)
+    for side, runs in (("A", diff.only_a), ("B", diff.only_b)):
+        for run in runs:
+            console.print(Text(f"only in {side}: {run}"))
+    what = f"{len(diff.frame)} scalars"
+    if diff.kind == "sweep":
+        matched = len(diff.frame.drop_duplicates(diff.keys)) if len(diff.frame) else 0
+        what += f" in {matched} matched runs"
+        if diff.only_a or diff.only_b:
+            what += f", {len(diff.only_a) + len(diff.only_b)} unmatched runs"
+    verdict = "equal" if diff.equal else "different"
+    console.print(
+        Text(f"{what}: {len(diff.differences)} differ (rtol {rtol:g}); {verdict}")
+    )
+    return 0 if diff.equal else EXIT_FAILURE
+
+
+def _compare_number(value: float, digits: int = 10) -> str:
+    if value != value:
+        return "–"
+    return f"{value:.{digits}g}"
 
 
 @cli.command(short_help="Reproduce a published study: the paper's numbers beside ours.")

@@ -1,9 +1,12 @@
-"""Plots of a sweep: a metric against a parameter, with confidence-interval error bars.
+"""Plots of a sweep: a metric against a parameter, with confidence-interval error bars,
+or a heatmap over two parameters.
 
 :func:`plot_sweep` reads ``DIR/runs.parquet``, takes the successful runs, computes
 the mean and the 95% Student-t confidence interval of the metric per x value (and
 per ``hue`` value, one line each), and writes ``DIR/plots/<name>.png`` and
-``.svg`` with matplotlib (Agg backend: no display needed).
+``.svg`` with matplotlib (Agg backend: no display needed). ``kind="heatmap"`` draws
+the mean per (hue, x) cell instead (:func:`draw_heatmap`, which the study reports use
+too); several metrics give one panel each.
 
 The x axis is numeric when the parameter's values are numbers or quantities with
 units (``"10ms"``, ``"4Mbps"``, ``"64KiB"``, ``"1%"``, converted to s, bit/s, B or a
@@ -26,9 +29,11 @@ import numpy as np
 from sctpsim.stats import confidence_interval
 from sctpsim.store import read_runs
 
-__all__ = ["PlotError", "parse_quantity", "plot_sweep"]
+__all__ = ["PlotError", "draw_heatmap", "parse_quantity", "plot_sweep"]
 
 PLOTS_DIR = "plots"
+#: What ``plot_sweep(kind=...)`` draws: lines with error bars, or a heatmap.
+KINDS = ("line", "heatmap")
 
 _UNITS: dict[str, tuple[float, str]] = {
     "ns": (1e-9, "s"),
@@ -104,6 +109,63 @@ def _axis(values: Sequence[Any]) -> tuple[list[float], str, list[str] | None]:
     return [float(i) for i in range(len(values))], "", [_text(v) for v in values]
 
 
+def draw_heatmap(
+    ax: Any,
+    values: np.ndarray,
+    rows: Sequence[str],
+    columns: Sequence[str],
+    *,
+    label: str,
+    diverging: bool = False,
+    limit: float | None = None,
+    digits: int = 3,
+) -> None:
+    """A heatmap of ``values`` (rows x columns) on ``ax``, each cell annotated with its
+    number; NaN cells are left grey and marked ``–`` (never drawn as a value).
+
+    ``diverging`` centres the colour scale on 0 (blue below, red above), for differences;
+    ``limit`` fixes its range to ±limit (to share one scale between panels).
+    """
+    import matplotlib.colors as mcolors
+    from matplotlib import colormaps
+
+    data = np.ma.masked_invalid(np.asarray(values, dtype=np.float64))
+    cmap = colormaps["RdBu_r" if diverging else "viridis"].with_extremes(bad="#e6e6e6")
+    finite = data.compressed()
+    norm: Any = None
+    if finite.size:
+        lo, hi = float(finite.min()), float(finite.max())
+        if diverging:
+            bound = limit or max(abs(lo), abs(hi)) or 1.0
+            norm = mcolors.TwoSlopeNorm(0.0, -bound, bound)
+        elif lo == hi:
+            norm = mcolors.Normalize(lo - 1.0, hi + 1.0)
+    image = ax.imshow(data, cmap=cmap, norm=norm, aspect="auto")
+    bar = ax.figure.colorbar(image, ax=ax, fraction=0.05, pad=0.03)
+    bar.set_label(label, fontsize=8)
+    ax.set_xticks(range(len(columns)), list(columns))
+    ax.set_yticks(range(len(rows)), list(rows))
+    ax.tick_params(length=0)
+    for i in range(data.shape[0]):
+        for j in range(data.shape[1]):
+            if data.mask is not np.ma.nomask and data.mask[i, j]:
+                ax.text(j, i, "–", ha="center", va="center", fontsize=9, color="#555555")
+                continue
+            v = float(data[i, j])
+            r, g, b, _ = cmap(image.norm(v))
+            ink = "black" if 0.299 * r + 0.587 * g + 0.114 * b > 0.5 else "white"
+            ax.text(j, i, _short(v, digits), ha="center", va="center", fontsize=8, color=ink)
+
+
+def _short(value: float, digits: int) -> str:
+    """A cell annotation: ``digits`` significant digits, with k/M/G for large values
+    (``1.96M`` rather than ``1.96e+06``)."""
+    for factor, prefix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if abs(value) >= factor:
+            return f"{value / factor:.{digits}g}{prefix}"
+    return f"{value:.{digits}g}"
+
+
 def _safe(name: str) -> str:
     name = name.replace("[", "").replace("]", "")
     return re.sub(r"[^A-Za-z0-9._+-]+", "_", name).strip("._") or "x"
@@ -112,26 +174,47 @@ def _safe(name: str) -> str:
 def plot_sweep(
     directory: str | os.PathLike[str],
     x: str,
-    y: str,
+    y: str | Sequence[str],
     hue: str | None = None,
     where: Mapping[str, str] | None = None,
     out: str | os.PathLike[str] | None = None,
+    kind: str = "line",
 ) -> list[Path]:
-    """Draw metric ``y`` against parameter ``x`` with 95% CI error bars; return the files.
+    """Draw metric ``y`` against parameter ``x``; return the files written.
+
+    ``kind="line"`` draws the mean with 95% CI error bars, one line per ``hue`` value;
+    ``kind="heatmap"`` draws the mean as a heatmap with the ``x`` values as columns and
+    the ``hue`` values as rows (both are then required). Several metrics (``y`` a list)
+    give one panel each in the same figure.
 
     Args:
         directory: a sweep's results directory (with ``runs.parquet``).
         x: a parameter key path, e.g. ``"links[1].delay"``.
-        y: a scalar column, e.g. ``"flow/path1/goodput"``.
-        hue: another parameter: one line per value.
+        y: a scalar column, e.g. ``"flow/path1/goodput"``, or several.
+        hue: another parameter: one line (or heatmap row) per value.
         where: parameter -> value (as text) to select runs when more parameters vary.
-        out: output path without suffix (default ``DIR/plots/<y>_vs_<x>[_by_<hue>]``);
+        out: output path without suffix (default ``DIR/plots/<y>_vs_<x>[_by_<hue>]``,
+            ``<y>_heatmap_<x>_by_<hue>`` for a heatmap, the metrics joined by ``+``);
             ``.png`` and ``.svg`` are written.
+        kind: ``"line"`` or ``"heatmap"``.
 
     Raises:
         StoreError: no readable ``runs.parquet``.
-        PlotError: an unknown parameter or metric, or unpinned varying parameters.
+        PlotError: an unknown parameter or metric, unpinned varying parameters, or a
+            bad combination (a heatmap without ``hue``, a metric given twice).
     """
+    ys = [y] if isinstance(y, str) else list(y)
+    if kind not in KINDS:
+        raise PlotError("--kind", f'"{kind}" is not a kind of plot (kinds: {", ".join(KINDS)})')
+    if not ys:
+        raise PlotError("--y", "give at least one metric")
+    twice = [m for i, m in enumerate(ys) if m in ys[:i]]
+    if twice:
+        raise PlotError("--y", f'"{twice[0]}" is given twice')
+    if kind == "heatmap" and hue is None:
+        raise PlotError(
+            "--kind", "a heatmap needs both --x (its columns) and --hue (its rows); --hue is missing"
+        )
     loaded = read_runs(directory)
     df = loaded.frame
     params = loaded.parameters
@@ -148,12 +231,15 @@ def plot_sweep(
         check_param("--hue", hue)
         if hue == x:
             raise PlotError("--hue", f'"{hue}" is already the x axis')
-    if y not in loaded.units:
-        import difflib
+    for metric in ys:
+        if metric not in loaded.units:
+            import difflib
 
-        close = difflib.get_close_matches(y, list(loaded.units), n=1, cutoff=0.6)
-        hint = f' (did you mean "{close[0]}"?)' if close else " (see the columns of runs.parquet)"
-        raise PlotError("--y", f'"{y}" is not a metric of this sweep{hint}')
+            close = difflib.get_close_matches(metric, list(loaded.units), n=1, cutoff=0.6)
+            hint = (
+                f' (did you mean "{close[0]}"?)' if close else " (see the columns of runs.parquet)"
+            )
+            raise PlotError("--y", f'"{metric}" is not a metric of this sweep{hint}')
     for key, value in (where or {}).items():
         check_param("--where", key)
         present = list(dict.fromkeys(_text(v) for v in df[key]))
@@ -178,54 +264,91 @@ def plot_sweep(
         )
     ok = df[df["status"] == "ok"]
     x_values = list(dict.fromkeys(df[x]))
-    positions, x_unit, ticks = _axis(x_values)
-    pos = dict(zip(map(_text, x_values), positions, strict=True))
     hues: list[Any] = list(dict.fromkeys(df[hue])) if hue else [None]
+
+    def stats(metric: str, h: Any, xv: Any) -> tuple[float, float, float, int]:
+        sel = ok if h is None else ok[ok[hue].map(_text) == _text(h)]
+        vals = sel[sel[x].map(_text) == _text(xv)][metric].to_numpy(
+            dtype=np.float64, na_value=np.nan
+        )
+        mean, _, low, high, n = confidence_interval(vals)
+        return mean, low, high, n
 
     import matplotlib
 
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from matplotlib.figure import Figure
+
+    def label(metric: str) -> str:
+        unit = loaded.units.get(metric, "")
+        return f"{metric} [{unit}]" if unit else metric
 
     with matplotlib.rc_context({"svg.hashsalt": "sctpsim", "figure.dpi": 100}):
-        fig, ax = plt.subplots(figsize=(7, 4.5))
-        for h in hues:
-            sel = ok if h is None else ok[ok[hue].map(_text) == _text(h)]
-            xs, means, lo, hi = [], [], [], []
-            for xv in x_values:
-                vals = sel[sel[x].map(_text) == _text(xv)][y].to_numpy(
-                    dtype=np.float64, na_value=np.nan
+        if kind == "heatmap":
+            fig = Figure(figsize=(7.5, (0.42 * len(hues) + 1.6) * len(ys) + 0.4))
+        else:
+            fig = Figure(figsize=(7, 3.2 * len(ys) + 1.3 if len(ys) > 1 else 4.5))
+        axes = fig.subplots(len(ys), 1, squeeze=False, sharex=kind == "line")[:, 0]
+        for ax, metric in zip(axes, ys, strict=True):
+            if kind == "heatmap":
+                values = np.array(
+                    [[stats(metric, h, xv)[0] for xv in x_values] for h in hues]
                 )
-                mean, _, low, high, n = confidence_interval(vals)
-                if n == 0:
-                    continue
-                xs.append(pos[_text(xv)])
-                means.append(mean)
-                lo.append(0.0 if math.isnan(low) else mean - low)
-                hi.append(0.0 if math.isnan(high) else high - mean)
-            label = None if h is None else f"{hue} = {_text(h)}"
-            ax.errorbar(xs, means, yerr=[lo, hi], marker="o", capsize=4, label=label)
-        ax.set_xlabel(f"{x} [{x_unit}]" if x_unit else x)
-        y_unit = loaded.units.get(y, "")
-        ax.set_ylabel(f"{y} [{y_unit}]" if y_unit else y)
-        if ticks is not None:
-            ax.set_xticks(positions, ticks)
-        ax.set_title(f"{loaded.name}: mean and 95% confidence interval")
-        ax.grid(True, alpha=0.3)
-        if hue:
-            ax.legend()
+                draw_heatmap(
+                    ax,
+                    values,
+                    [_text(h) for h in hues],
+                    [_text(v) for v in x_values],
+                    label=f"mean {label(metric)}",
+                )
+                ax.set_xlabel(x)
+                ax.set_ylabel(str(hue))
+                ax.set_title(label(metric), fontsize=10)
+            else:
+                _line_panel(ax, x_values, hues, hue, lambda h, xv, m=metric: stats(m, h, xv))
+                ax.set_ylabel(label(metric))
+        if kind == "line":
+            _, x_unit, ticks = _axis(x_values)
+            axes[-1].set_xlabel(f"{x} [{x_unit}]" if x_unit else x)
+            if ticks is not None:
+                axes[-1].set_xticks(_axis(x_values)[0], ticks)
+        what = "mean" if kind == "heatmap" else "mean and 95% confidence interval"
+        if len(axes) == 1 and kind == "line":
+            axes[0].set_title(f"{loaded.name}: {what}")
+        else:
+            fig.suptitle(f"{loaded.name}: {what}", fontsize=11)
         fig.tight_layout()
-        stem = (
-            Path(out)
-            if out is not None
-            else Path(directory)
-            / PLOTS_DIR
-            / (f"{_safe(y)}_vs_{_safe(x)}" + (f"_by_{_safe(hue)}" if hue else ""))
+        metrics = "+".join(_safe(m) for m in ys)
+        default = (
+            f"{metrics}_heatmap_{_safe(x)}_by_{_safe(str(hue))}"
+            if kind == "heatmap"
+            else f"{metrics}_vs_{_safe(x)}" + (f"_by_{_safe(hue)}" if hue else "")
         )
+        stem = Path(out) if out is not None else Path(directory) / PLOTS_DIR / default
         stem.parent.mkdir(parents=True, exist_ok=True)
         png = stem.with_name(stem.name + ".png")
         svg = stem.with_name(stem.name + ".svg")
         fig.savefig(png, metadata={"Software": None})
         fig.savefig(svg, metadata={"Date": None})
-        plt.close(fig)
     return [png, svg]
+
+
+def _line_panel(ax: Any, x_values: list[Any], hues: list[Any], hue: str | None, stats: Any) -> None:
+    """One metric against x with CI error bars, a line per hue value."""
+    positions, _, _ = _axis(x_values)
+    pos = dict(zip(map(_text, x_values), positions, strict=True))
+    for h in hues:
+        xs, means, lo, hi = [], [], [], []
+        for xv in x_values:
+            mean, low, high, n = stats(h, xv)
+            if n == 0:
+                continue
+            xs.append(pos[_text(xv)])
+            means.append(mean)
+            lo.append(0.0 if math.isnan(low) else mean - low)
+            hi.append(0.0 if math.isnan(high) else high - mean)
+        label = None if h is None else f"{hue} = {_text(h)}"
+        ax.errorbar(xs, means, yerr=[lo, hi], marker="o", capsize=4, label=label)
+    ax.grid(True, alpha=0.3)
+    if hue:
+        ax.legend()

@@ -17,7 +17,10 @@ calls the study's ``analysis.analyse(ctx)`` with a :class:`StudyContext`. The an
 returns :class:`Comparison` tables (the paper's number beside ours, with our 95% CI and
 the difference), free-form :class:`Table` s (results the paper has no number for) and
 :class:`Figure` files, in report order; the framework writes the tables as CSV, prints
-them, and writes one self-contained HTML report (:mod:`sctpsim.report`).
+them, and writes one self-contained HTML report (:mod:`sctpsim.report`). A comparison
+with a :class:`Matrix` is shown in the paper's own shape (rows and columns as the paper
+prints them); one whose matrix names a two-parameter ``grid`` also gets a heatmap
+(:func:`grid_heatmap`).
 
 ``study.toml``::
 
@@ -40,7 +43,7 @@ Output directory (default ``results/reproduce/NAME``, or ``NAME-quick``)::
     sweeps/<sweep>/        the sweep stores (runs/, runs.parquet, summary.csv, sweep.toml)
     runs/<label>/          single runs the analysis made for time-series figures
     tables/<id>.csv        one file per comparison table
-    figures/<id>.png/.svg  the paper's plots redrawn from our data
+    figures/<id>.png/.svg  the paper's plots redrawn from our data, and <table>-heatmap.*
     report.html            everything above in one file that opens offline
 """
 
@@ -71,6 +74,7 @@ __all__ = [
     "Comparison",
     "Estimate",
     "Figure",
+    "Matrix",
     "Study",
     "StudyContext",
     "StudyError",
@@ -276,6 +280,25 @@ class Estimate:
         )
 
 
+@dataclass(frozen=True)
+class Matrix:
+    """The paper's own shape of a comparison table, for the report.
+
+    The long form (one row per number, :data:`COMPARISON_COLUMNS`) is what the CSV
+    holds; the report pivots it into the table the paper prints: the values of the
+    ``rows`` columns run down the side (outer first: ``("PMR", "platform")`` gives an
+    ns-2 and a GINE row under each PMR), the values of the ``columns`` columns across
+    the top, each in the order they first appear in the long form. Each (row, column)
+    must name one row of the long form. ``grid`` names the two parameters of a
+    two-parameter grid (the row one, then the column one, e.g. ``("PMR", "RTO.Max
+    [s]")``): the report adds a heatmap of ours and of the difference to the paper.
+    """
+
+    rows: tuple[str, ...]
+    columns: tuple[str, ...]
+    grid: tuple[str, str] | None = None
+
+
 @dataclass
 class Comparison:
     """One table of the report: the paper's numbers beside ours.
@@ -286,6 +309,7 @@ class Comparison:
         frame: the label columns, then :data:`COMPARISON_COLUMNS`.
         labels: the label columns (what identifies a row besides the quantity).
         text: where we agree, where we differ and why (paragraphs separated by blank lines).
+        matrix: the paper's shape of the table; ``None`` shows the long form.
     """
 
     id: str
@@ -293,6 +317,7 @@ class Comparison:
     frame: pd.DataFrame
     labels: list[str]
     text: str = ""
+    matrix: Matrix | None = None
 
 
 @dataclass
@@ -522,6 +547,11 @@ def run_study(
     tables.mkdir(exist_ok=True)
     for c in comparisons:
         c.frame.to_csv(tables / f"{c.id}.csv", index=False, lineterminator="\n", na_rep="NaN")
+    heatmaps = {
+        c.id: grid_heatmap(c, ctx.figure_stem(f"{c.id}-heatmap"))
+        for c in comparisons
+        if isinstance(c, Comparison) and c.matrix is not None and c.matrix.grid is not None
+    }
     failed = sum(len(o.failed) for o in outcomes.values())
     report = write_report(
         out / "report.html",
@@ -531,8 +561,84 @@ def run_study(
         quick=quick,
         failed_runs=failed,
         sweeps={e.name: e.load(quick) for e in study.sweeps},
+        heatmaps=heatmaps,
     )
+    figures.extend(heatmaps.values())
     return StudyOutcome(study, out, quick, comparisons, figures, report, failed, outcomes)
+
+
+def grid_heatmap(comparison: Comparison, stem: Path) -> Figure:
+    """The heatmap of a two-parameter grid (:attr:`Matrix.grid`): ours, then ours − paper
+    in percent for each further row label (each platform the paper has a row for).
+    Cells without a number stay grey with ``–``. Writes ``stem.png`` and ``stem.svg``.
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib.figure import Figure as MplFigure
+
+    from sctpsim.plot import draw_heatmap
+    from sctpsim.report import _label
+
+    spec = comparison.matrix
+    if spec is None or spec.grid is None:
+        raise ValueError(f"table {comparison.id}: no two-parameter grid")
+    frame = comparison.frame.copy()
+    r_key, c_key = spec.grid
+    frame["_r"] = frame[r_key].map(_label)
+    frame["_c"] = frame[c_key].map(_label)
+    rows = list(dict.fromkeys(frame["_r"]))
+    cols = list(dict.fromkeys(frame["_c"]))
+    others = [k for k in (*spec.rows, *spec.columns) if k not in spec.grid]
+    groups = (
+        list(dict.fromkeys(frame[others].astype(str).agg(", ".join, axis=1)))
+        if others
+        else [""]
+    )
+    frame["_g"] = frame[others].astype(str).agg(", ".join, axis=1) if others else ""
+
+    def grid(column: str, group: str | None) -> np.ndarray:
+        out = np.full((len(rows), len(cols)), np.nan)
+        sel = frame if group is None else frame[frame["_g"] == group]
+        for _, r in sel.iterrows():
+            i, j = rows.index(r["_r"]), cols.index(r["_c"])
+            if math.isnan(out[i, j]):
+                out[i, j] = r[column]
+        return out
+
+    unit = str(frame["unit"].iloc[0]) if len(frame) else ""
+    quantity = str(frame["quantity"].iloc[0]) if len(frame) else ""
+    panels = [(grid("ours", None), f"ours: {quantity} [{unit}]", False)]
+    for g in groups:
+        panels.append(
+            (grid("diff_pct", g), f"ours − paper{' (' + g + ')' if g else ''} [%]", True)
+        )
+    # One colour scale for every difference panel, so that equal colours mean equal
+    # differences across platforms.
+    diffs = np.concatenate([v.ravel() for v, _, d in panels if d])
+    diffs = diffs[~np.isnan(diffs)]
+    limit = float(np.abs(diffs).max()) if diffs.size else None
+    with matplotlib.rc_context({"svg.hashsalt": "sctpsim", "figure.dpi": 100}):
+        fig = MplFigure(figsize=(4.2 * len(panels), 0.45 * len(rows) + 1.9))
+        axes = fig.subplots(1, len(panels), squeeze=False)[0]
+        for ax, (values, label, diverging) in zip(axes, panels, strict=True):
+            draw_heatmap(
+                ax, values, rows, cols, label=label, diverging=diverging, limit=limit or None
+            )
+            ax.set_xlabel(c_key)
+            ax.set_ylabel(r_key)
+            ax.set_title(label, fontsize=9)
+        fig.tight_layout()
+        png, svg = stem.with_suffix(".png"), stem.with_suffix(".svg")
+        fig.savefig(png, metadata={"Software": None})
+        fig.savefig(svg, metadata={"Date": None})
+    caption = (
+        "Left: our mean per cell; then, per row of the paper, ours − paper in percent of the "
+        "paper's number (red: ours higher, blue: lower). Grey cells marked – have no "
+        "number on one side."
+    )
+    title = f"{comparison.title.split(':')[0]} as heatmaps"
+    return Figure(f"{comparison.id}-heatmap", title, png, svg, caption)
 
 
 def _write_effective_sweep(entry: StudySweep, quick: bool, dest: Path) -> None:

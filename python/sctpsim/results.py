@@ -55,6 +55,7 @@ __all__ = [
     "RunResult",
     "atomic_output_dir",
     "decode_timeseries",
+    "read_scalars",
     "scalar_name",
     "split_scalar_name",
     "write_run",
@@ -122,6 +123,21 @@ def decode_timeseries(
     value = _decode(raw["value"], _F64, "timeseries.value")
     _check_lengths("timeseries", {"time_ns": time_ns, "series": series, "value": value})
     return table, time_ns.astype(np.float64) / _NS_PER_S, series, value
+
+
+def read_scalars(directory: str | os.PathLike[str]) -> pd.DataFrame:
+    """``DIR/scalars.csv`` of a run directory: kind, entity, metric, value (float), unit.
+
+    Raises:
+        FileNotFoundError: there is no ``scalars.csv``.
+        ValueError: it does not parse as one.
+    """
+    return pd.read_csv(
+        Path(directory) / SCALARS_FILE,
+        dtype={"kind": str, "entity": str, "metric": str, "unit": str, "value": "float64"},
+        keep_default_na=False,
+        na_values={"value": ["NaN"]},
+    )
 
 
 def scalar_name(kind: str, entity: str, metric: str) -> str:
@@ -492,12 +508,7 @@ class RunResult:
             doc = tomllib.loads(scenario)
         except tomllib.TOMLDecodeError as e:
             raise ValueError(f"{d / SCENARIO_FILE}: {e}") from None
-        scalars = pd.read_csv(
-            d / SCALARS_FILE,
-            dtype={"kind": str, "entity": str, "metric": str, "unit": str, "value": "float64"},
-            keep_default_na=False,
-            na_values={"value": ["NaN"]},
-        )
+        scalars = read_scalars(d)
         raw: dict[str, Any] = {
             "name": str(doc.get("name", d.name)),
             "seed": int(doc.get("seed", 0)),

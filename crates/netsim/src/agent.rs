@@ -117,6 +117,27 @@ impl Ctx<'_> {
         )
     }
 
+    /// As [`Ctx::packet_around`], for a segment that starts `headroom` bytes into `buf`
+    /// (see [`Packet::ipv4_in_headroom`]: with room for the IPv4 header, nothing is copied).
+    pub fn packet_in_headroom(
+        &mut self,
+        src: Ipv4Addr,
+        dst: Ipv4Addr,
+        protocol: u8,
+        buf: Vec<u8>,
+        headroom: usize,
+        flow: u32,
+    ) -> Packet {
+        let ident = self.net.next_ip_ident(self.node);
+        let uid = self.net.next_uid();
+        Packet::ipv4_in_headroom(
+            Ipv4Fields { src, dst, protocol, ident, ttl: DEFAULT_TTL },
+            buf,
+            headroom,
+            PacketMeta { flow, uid },
+        )
+    }
+
     /// Send a packet from this node.
     pub fn send(&mut self, pkt: Packet) {
         self.net.send_from(self.node, pkt, self.now, self.sched, self.rec);

@@ -248,6 +248,7 @@ impl Channel {
         &self.queue
     }
 
+    #[inline(always)]
     fn note_backlog(&mut self, now: Instant) {
         self.stats.backlog_packets.set(now, self.queue.len_packets() as u64);
         self.stats.backlog_bytes.set(now, self.queue.len_bytes() as u64);

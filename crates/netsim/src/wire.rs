@@ -97,6 +97,20 @@ impl Packet {
         Packet { bytes: transport, meta }
     }
 
+    /// As [`Packet::ipv4_around`], for transport bytes that start `headroom` bytes into
+    /// `buf`: with exactly [`IPV4_HEADER_LEN`] bytes of headroom the header is written there
+    /// and nothing moves (an engine that builds its packets after that much room saves a
+    /// copy of each); otherwise the transport bytes are moved to follow the header.
+    pub fn ipv4_in_headroom(fields: Ipv4Fields, mut buf: Vec<u8>, headroom: usize, meta: PacketMeta) -> Packet {
+        if headroom != IPV4_HEADER_LEN || buf.len() < IPV4_HEADER_LEN {
+            buf.drain(..headroom.min(buf.len()));
+            return Self::ipv4_around(fields, buf, meta);
+        }
+        let header = ipv4_header(fields, buf.len() - IPV4_HEADER_LEN);
+        buf[..IPV4_HEADER_LEN].copy_from_slice(&header);
+        Packet { bytes: buf, meta }
+    }
+
     /// Length on the wire in bytes (IP header included).
     #[inline]
     pub fn len(&self) -> usize {
@@ -253,6 +267,10 @@ impl<'a> Ipv4View<'a> {
     pub fn payload(&self) -> &'a [u8] {
         &self.bytes[self.header_len..]
     }
+    /// Length of the header (where the payload starts).
+    pub fn header_len(&self) -> usize {
+        self.header_len
+    }
     /// True if the header checksum verifies.
     pub fn checksum_ok(&self) -> bool {
         internet_checksum(&self.bytes[..self.header_len], 0) == 0
@@ -356,6 +374,22 @@ mod tests {
         let expected = Packet::ipv4(fields(), &seg, PacketMeta::default());
         assert_eq!(Packet::ipv4_around(fields(), seg, PacketMeta::default()), expected);
         assert_eq!(Packet::ipv4_around(fields(), roomy, PacketMeta::default()), expected);
+    }
+
+    #[test]
+    fn header_in_the_headroom_gives_the_same_bytes() {
+        let seg: Vec<u8> = (0..100).collect();
+        let expected = Packet::ipv4(fields(), &seg, PacketMeta::default());
+        for headroom in [0, 8, IPV4_HEADER_LEN, 32] {
+            let mut buf = vec![0xee; headroom];
+            buf.extend_from_slice(&seg);
+            let ptr = buf.as_ptr();
+            let p = Packet::ipv4_in_headroom(fields(), buf, headroom, PacketMeta::default());
+            assert_eq!(p, expected, "headroom {headroom}");
+            if headroom == IPV4_HEADER_LEN {
+                assert_eq!(p.bytes.as_ptr(), ptr, "written in place");
+            }
+        }
     }
 
     #[test]

@@ -43,7 +43,7 @@ use crate::association::{
 use crate::config::Config;
 use crate::random::{Entropy, RandomStream};
 use crate::wire::{
-    Chunk, ChunkType, ChunkView, CommonHeader, ErrorCause, HeaderView, InitChunk, PacketBuilder, Parameter,
+    self, Chunk, ChunkType, ChunkView, CommonHeader, ErrorCause, HeaderView, InitChunk, PacketBuilder, Parameter,
 };
 use crate::{Event, Message, SendError, State};
 
@@ -88,8 +88,18 @@ pub struct Datagram {
     pub assoc: Option<AssocId>,
     /// ECN codepoint for the IP header (RFC 3168): 0 Not-ECT.
     pub ecn: u8,
-    /// The SCTP packet.
+    /// Bytes in front of the packet in `payload`, for the driver's lower-layer headers
+    /// ([`Endpoint::set_headroom`]).
+    pub headroom: usize,
+    /// The SCTP packet, after `headroom` bytes.
     pub payload: Vec<u8>,
+}
+
+impl Datagram {
+    /// The SCTP packet (the payload after the headroom).
+    pub fn packet(&self) -> &[u8] {
+        self.payload.get(self.headroom..).unwrap_or_default()
+    }
 }
 
 /// Endpoint-level counters.
@@ -134,6 +144,8 @@ pub struct Endpoint {
     /// so a driver polling it after every packet pays nothing.
     may_close: bool,
     replies: VecDeque<Datagram>,
+    /// Headroom of the associations' packets ([`Endpoint::set_headroom`]).
+    headroom: usize,
     stats: EndpointStats,
 }
 
@@ -198,6 +210,7 @@ impl Endpoint {
             by_tag: FxHashMap::default(),
             last_peer: None,
             replies: VecDeque::new(),
+            headroom: 0,
             stats: EndpointStats::default(),
         }
     }
@@ -216,6 +229,16 @@ impl Endpoint {
             rng,
         );
         self.insert(a)
+    }
+
+    /// Associations build their packets after `bytes` of headroom, for the driver's
+    /// lower-layer headers ([`Association::set_headroom`], [`Datagram::headroom`]); stateless
+    /// replies have none.
+    pub fn set_headroom(&mut self, bytes: usize) {
+        self.headroom = bytes;
+        for (_, a) in self.associations.iter_mut() {
+            a.set_headroom(bytes);
+        }
     }
 
     /// The associations in the endpoint, by id (creation order).
@@ -245,6 +268,7 @@ impl Endpoint {
     }
 
     /// One association, if it is still in the endpoint.
+    #[inline]
     pub fn association(&self, id: AssocId) -> Option<&Association> {
         self.associations.get(id)
     }
@@ -257,6 +281,7 @@ impl Endpoint {
     }
 
     /// The next event of association `id` ([`Association::poll_event`]).
+    #[inline]
     pub fn poll_event(&mut self, id: AssocId) -> Option<Event> {
         self.associations.get_mut(id)?.poll_event()
     }
@@ -268,6 +293,7 @@ impl Endpoint {
     }
 
     /// Queues a message on association `id` ([`Association::send`]).
+    #[inline]
     pub fn send(&mut self, id: AssocId, stream: u16, ppid: u32, unordered: bool, data: &[u8]) -> Result<(), SendError> {
         match self.associations.get_mut(id) {
             Some(a) => a.send(stream, ppid, unordered, data),
@@ -276,11 +302,13 @@ impl Endpoint {
     }
 
     /// The next message association `id` delivers ([`Association::read`]).
+    #[inline]
     pub fn read(&mut self, id: AssocId) -> Option<Message> {
         self.associations.get_mut(id)?.read()
     }
 
     /// Offers a finished-with buffer to association `id` ([`Association::recycle`]).
+    #[inline]
     pub fn recycle(&mut self, id: AssocId, buf: Vec<u8>) {
         if let Some(a) = self.associations.get_mut(id) {
             a.recycle(buf);
@@ -322,7 +350,8 @@ impl Endpoint {
     }
 
     /// Adds an association under a new id and indexes it.
-    fn insert(&mut self, a: Association) -> AssocId {
+    fn insert(&mut self, mut a: Association) -> AssocId {
+        a.set_headroom(self.headroom);
         let id = AssocId(self.next_id);
         self.next_id += 1;
         self.associations.push(id, a);
@@ -336,15 +365,25 @@ impl Endpoint {
 
     /// Brings the demultiplexing maps up to date for association `id` after it may have
     /// changed its peer addresses or tag (handshake, restart) or closed.
+    ///
+    /// Called for every packet: the common case, nothing changed, is an inlined comparison
+    /// in place; [`Endpoint::reindex_changed`] does the rest.
+    #[inline]
     fn reindex(&mut self, id: AssocId) {
+        let unchanged = self
+            .associations
+            .entry(id)
+            .is_some_and(|e| e.assoc.state() != State::Closed && e.keys.as_ref().is_some_and(|k| k.describe(&e.assoc)));
+        if !unchanged {
+            self.reindex_changed(id);
+        }
+    }
+
+    /// [`Endpoint::reindex`] for an association whose keys changed, or that closed or left.
+    #[inline(never)]
+    fn reindex_changed(&mut self, id: AssocId) {
         let keys = match self.associations.entry(id) {
-            Some(e) if e.assoc.state() != State::Closed => {
-                // Called for every packet: compare in place, allocate only on a change.
-                if e.keys.as_ref().is_some_and(|k| k.describe(&e.assoc)) {
-                    return;
-                }
-                IndexKeys::of(&e.assoc)
-            }
+            Some(e) if e.assoc.state() != State::Closed => IndexKeys::of(&e.assoc),
             _ => {
                 self.may_close = true;
                 self.unindex(id);
@@ -422,20 +461,47 @@ impl Endpoint {
 
     /// A packet from `from` to our address `to`. Returns the association it went to.
     pub fn handle(&mut self, now: Instant, from: IpAddr, to: IpAddr, packet: &[u8]) -> Option<AssocId> {
+        self.handle_verified(now, from, to, packet, None)
+    }
+
+    /// As [`Endpoint::handle`], for a packet in a buffer the driver owns: the CRC32c is
+    /// verified in one pass with the checksum field zeroed in place (and restored), instead
+    /// of over a copy of the header and the rest. The packet is unchanged afterwards.
+    pub fn handle_in_place(&mut self, now: Instant, from: IpAddr, to: IpAddr, packet: &mut [u8]) -> Option<AssocId> {
+        let ok = wire::checksum_ok_in_place(packet);
+        self.handle_verified(now, from, to, packet, Some(ok))
+    }
+
+    /// [`Endpoint::handle`] with the checksum already checked (`Some(ok)`), or not (`None`).
+    fn handle_verified(
+        &mut self,
+        now: Instant,
+        from: IpAddr,
+        to: IpAddr,
+        packet: &[u8],
+        checksum_ok: Option<bool>,
+    ) -> Option<AssocId> {
         self.drop_finished();
-        let id = self.demux(now, from, to, packet);
+        let id = self.demux(now, from, to, packet, checksum_ok);
         if let Some(id) = id {
             self.reindex(id);
         }
         id
     }
 
-    fn demux(&mut self, now: Instant, from: IpAddr, to: IpAddr, packet: &[u8]) -> Option<AssocId> {
+    fn demux(
+        &mut self,
+        now: Instant,
+        from: IpAddr,
+        to: IpAddr,
+        packet: &[u8],
+        checksum_ok: Option<bool>,
+    ) -> Option<AssocId> {
         let Ok(header) = HeaderView::new_checked(packet) else {
             self.stats.malformed += 1;
             return None;
         };
-        if !header.checksum_ok() {
+        if !checksum_ok.unwrap_or_else(|| header.checksum_ok()) {
             self.stats.bad_checksum += 1;
             return None;
         }
@@ -693,7 +759,7 @@ impl Endpoint {
             b.chunk(c);
         }
         let payload = b.finish();
-        self.replies.push_back(Datagram { remote: from, local: Some(to), assoc: None, ecn: 0, payload });
+        self.replies.push_back(Datagram { remote: from, local: Some(to), assoc: None, ecn: 0, headroom: 0, payload });
     }
 
     /// Builds an INIT ACK with a signed cookie, keeping no state (§5.1 B): for an INIT out of
@@ -763,6 +829,7 @@ impl Endpoint {
                     local: t.local,
                     assoc: Some(id),
                     ecn: t.ecn,
+                    headroom: t.headroom,
                     payload: t.payload,
                 });
             }
@@ -816,18 +883,29 @@ struct AssocEntry {
 }
 
 impl AssocTable {
+    /// Where `id` is. Ids are handed out densely and removals are rare, so the entry is
+    /// mostly at `id - first id`; otherwise a binary search finds it.
+    #[inline(always)]
     fn position(&self, id: AssocId) -> Option<usize> {
+        let first = self.entries.first()?.id.0;
+        let guess = id.0.wrapping_sub(first) as usize;
+        if self.entries.get(guess).is_some_and(|e| e.id == id) {
+            return Some(guess);
+        }
         self.entries.binary_search_by_key(&id, |e| e.id).ok()
     }
 
+    #[inline]
     fn entry(&self, id: AssocId) -> Option<&AssocEntry> {
         self.position(id).map(|i| &self.entries[i])
     }
 
+    #[inline]
     fn get(&self, id: AssocId) -> Option<&Association> {
         self.entry(id).map(|e| &e.assoc)
     }
 
+    #[inline(always)]
     fn get_mut(&mut self, id: AssocId) -> Option<&mut Association> {
         self.position(id).map(|i| &mut self.entries[i].assoc)
     }

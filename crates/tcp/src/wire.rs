@@ -348,9 +348,22 @@ impl<'a> TcpRepr<'a> {
     /// [`IPV4_HEADROOM`] bytes of spare capacity, so a driver can put an IPv4 header in front
     /// of the segment without a second allocation.
     pub fn emit(&self, src: Ipv4Addr, dst: Ipv4Addr) -> Vec<u8> {
+        self.emit_after(src, dst, 0)
+    }
+
+    /// As [`TcpRepr::emit`], the segment starting after `headroom` zero bytes in the buffer,
+    /// where a driver writes the lower layers' headers in place (with [`IPV4_HEADROOM`] an
+    /// IPv4 header without options fits, and nothing is moved).
+    pub fn emit_after(&self, src: Ipv4Addr, dst: Ipv4Addr, headroom: usize) -> Vec<u8> {
+        const ZEROS: [u8; IPV4_HEADROOM] = [0; IPV4_HEADROOM];
         let header_len = self.header_len();
         debug_assert!(header_len <= HEADER_LEN + MAX_OPTIONS_LEN);
-        let mut out = Vec::with_capacity(IPV4_HEADROOM + header_len + self.payload.len());
+        let spare = IPV4_HEADROOM.saturating_sub(headroom);
+        let mut out = Vec::with_capacity(spare + headroom + header_len + self.payload.len());
+        match ZEROS.get(..headroom) {
+            Some(zeros) => out.extend_from_slice(zeros),
+            None => out.resize(headroom, 0),
+        }
         out.extend_from_slice(&self.src_port.to_be_bytes());
         out.extend_from_slice(&self.dst_port.to_be_bytes());
         out.extend_from_slice(&self.seq.0.to_be_bytes());
@@ -361,8 +374,9 @@ impl<'a> TcpRepr<'a> {
         out.extend_from_slice(&[0, 0, 0, 0]); // checksum, urgent pointer
         self.options.emit(&mut out);
         out.extend_from_slice(self.payload);
-        let csum = internet_checksum(&out, pseudo_header_sum(src, dst, out.len()));
-        out[16..18].copy_from_slice(&csum.to_be_bytes());
+        let segment = &out[headroom..];
+        let csum = internet_checksum(segment, pseudo_header_sum(src, dst, segment.len()));
+        out[headroom + 16..headroom + 18].copy_from_slice(&csum.to_be_bytes());
         out
     }
 }
@@ -446,6 +460,18 @@ mod tests {
         assert_eq!(r.segment_len(), 1);
         assert_eq!(r.emit(A, B), bytes);
         assert_eq!(r.buffer_len(), bytes.len());
+    }
+
+    #[test]
+    fn a_segment_after_headroom_is_the_same_segment_behind_zero_bytes() {
+        let bytes = with_checksum(SYN.to_vec());
+        let r = TcpRepr::parse(&bytes, A, B).unwrap();
+        for headroom in [0, 8, IPV4_HEADROOM, 40] {
+            let out = r.emit_after(A, B, headroom);
+            assert!(out[..headroom].iter().all(|&b| b == 0), "headroom {headroom}");
+            assert_eq!(&out[headroom..], &bytes[..], "headroom {headroom}");
+            assert!(out.capacity() >= IPV4_HEADROOM.max(headroom) + bytes.len());
+        }
     }
 
     #[test]

@@ -328,8 +328,13 @@ impl SctpApp {
         }
         let mut replies = Vec::new();
         let n = self.socket.associations().len();
+        // Without a rate every association is read in full, from the first.
+        let start = match rate {
+            Some(_) if n > 0 => self.next_read % n,
+            _ => 0,
+        };
         for j in 0..n {
-            let k = (self.next_read + j) % n;
+            let k = if start + j < n { start + j } else { start + j - n };
             let id = self.socket.associations()[k];
             if self.per_assoc.len() <= k {
                 self.per_assoc.resize_with(k + 1, || None);
@@ -384,6 +389,9 @@ impl SctpApp {
                 break;
             }
         }
+        if replies.is_empty() {
+            return;
+        }
         for (id, data) in replies {
             let _ = self.socket.send(id, 0, PPID_RESPONSE, false, &data);
         }
@@ -406,6 +414,9 @@ impl SctpApp {
             }
         }
         self.socket.flush(ctx, &mut self.events);
+        if self.events.is_empty() {
+            return;
+        }
         for (id, e) in std::mem::take(&mut self.events) {
             if e == Event::Connected {
                 if let Some(i) = self.opened.iter().position(|o| o.id == id) {

@@ -36,7 +36,7 @@ use crate::packetlog::{AssocLog, NO_PATH};
 use crate::recorder::{Scalars, TimeSeries};
 use crate::time::{Duration, Instant};
 use crate::transport::timer::EngineTimer;
-use crate::wire::{Packet, NO_FLOW, PROTO_SCTP};
+use crate::wire::{Packet, IPV4_HEADER_LEN, NO_FLOW, PROTO_SCTP};
 
 /// An [`SctpSocket`] index entry for an association it has no record of.
 const NO_RECORD: usize = usize::MAX;
@@ -124,8 +124,11 @@ impl SctpSocket {
     ) -> Self {
         let local = addrs.first().copied();
         let addrs = addrs.iter().map(|a| IpAddr::V4(*a)).collect();
+        let mut ep = Endpoint::new(config, addrs, port, listening, seed);
+        // Packets are built after room for the IPv4 header, which goes there in place.
+        ep.set_headroom(IPV4_HEADER_LEN);
         SctpSocket {
-            ep: Endpoint::new(config, addrs, port, listening, seed),
+            ep,
             name: name.to_string(),
             local,
             timer: EngineTimer::new(token),
@@ -149,52 +152,59 @@ impl SctpSocket {
         self.records.get(*self.index.get(assoc.get() as usize)?)
     }
 
-    /// The record of `assoc`, created when the socket meets it.
+    /// The record of `assoc`, created when the socket meets it. Inlined: every packet
+    /// looks its association's record up.
+    #[inline]
     fn record_mut(&mut self, assoc: AssocId) -> &mut AssocRecord {
         let i = match self.index.get(assoc.get() as usize) {
             Some(&i) if i != NO_RECORD => i,
-            _ => {
-                let k = self.records.len();
-                let entity = if k == 0 { self.name.clone() } else { format!("{}/assoc{k}", self.name) };
-                self.records.push(AssocRecord {
-                    entity,
-                    paths: Vec::new(),
-                    flow: NO_FLOW,
-                    peer_flow: NO_FLOW,
-                    tx_bytes: 0,
-                    primary_addr: None,
-                    log: AssocLog::default(),
-                    primary_break: None,
-                    primary_inactive_at: None,
-                    primary_pf_at: None,
-                    first_alt_rtx_at: None,
-                    data_moved_at: None,
-                    switched_back_at: None,
-                    path_changes: 0,
-                    closed: None,
-                    finished: None,
-                });
-                self.ids.push(assoc);
-                let slot = assoc.get() as usize;
-                if self.index.len() <= slot {
-                    self.index.resize(slot + 1, NO_RECORD);
-                }
-                self.index[slot] = k;
-                k
-            }
+            _ => self.new_record(assoc),
         };
         &mut self.records[i]
     }
 
+    /// Creates the record of an association met for the first time; returns its position.
+    #[inline(never)]
+    fn new_record(&mut self, assoc: AssocId) -> usize {
+        let k = self.records.len();
+        let entity = if k == 0 { self.name.clone() } else { format!("{}/assoc{k}", self.name) };
+        self.records.push(AssocRecord {
+            entity,
+            paths: Vec::new(),
+            flow: NO_FLOW,
+            peer_flow: NO_FLOW,
+            tx_bytes: 0,
+            primary_addr: None,
+            log: AssocLog::default(),
+            primary_break: None,
+            primary_inactive_at: None,
+            primary_pf_at: None,
+            first_alt_rtx_at: None,
+            data_moved_at: None,
+            switched_back_at: None,
+            path_changes: 0,
+            closed: None,
+            finished: None,
+        });
+        self.ids.push(assoc);
+        let slot = assoc.get() as usize;
+        if self.index.len() <= slot {
+            self.index.resize(slot + 1, NO_RECORD);
+        }
+        self.index[slot] = k;
+        k
+    }
+
     /// A packet for this endpoint arrived: hand it to the engine. Returns the association it
     /// went to.
-    pub fn on_packet(&mut self, ctx: &mut Ctx<'_>, pkt: Packet) -> Option<AssocId> {
+    pub fn on_packet(&mut self, ctx: &mut Ctx<'_>, mut pkt: Packet) -> Option<AssocId> {
         let ip = pkt.ip()?;
-        let (src, dst) = (IpAddr::V4(ip.src()), IpAddr::V4(ip.dst()));
-        let id = self.ep.handle(ctx.now(), src, dst, ip.payload())?;
+        let (src, dst, start) = (IpAddr::V4(ip.src()), IpAddr::V4(ip.dst()), ip.header_len());
+        // The datagram is ours: the engine checks the CRC32c in place.
+        let id = self.ep.handle_in_place(ctx.now(), src, dst, pkt.bytes.get_mut(start..)?)?;
         let flow = pkt.meta.flow;
         if ctx.packet_log().is_some() {
-            self.log_received(ctx, id, src, ip.payload());
+            self.log_received(ctx, id, src, pkt.bytes.get(start..).unwrap_or_default());
         }
         let rec = self.record_mut(id);
         if rec.peer_flow == NO_FLOW && flow != NO_FLOW {
@@ -284,10 +294,10 @@ impl SctpSocket {
                 self.account_tx(ctx, d.assoc, flow);
             }
             if let (Some(id), true) = (d.assoc, ctx.packet_log().is_some()) {
-                self.log_sent(ctx, id, d.remote, &d.payload);
+                self.log_sent(ctx, id, d.remote, d.packet());
             }
             let Some(route) = ctx.route(src, dst) else { continue };
-            let pkt = ctx.packet_around(route.src, dst, PROTO_SCTP, d.payload, flow);
+            let pkt = ctx.packet_in_headroom(route.src, dst, PROTO_SCTP, d.payload, d.headroom, flow);
             ctx.send_on(route, pkt);
         }
         // In id order, each association's events in turn (handling one creates none).

@@ -19,10 +19,11 @@ use crate::agent::Ctx;
 use crate::recorder::TimeSeries;
 use crate::time::Instant;
 use crate::transport::timer::EngineTimer;
-use crate::wire::{Packet, NO_FLOW, PROTO_TCP};
+use crate::wire::{Packet, IPV4_HEADER_LEN, NO_FLOW, PROTO_TCP};
 
-// `Ctx::packet_around` puts the IPv4 header in the room the engine leaves.
-const _: () = assert!(tcp::wire::IPV4_HEADROOM == crate::wire::IPV4_HEADER_LEN);
+// The engine builds segments after room for the IPv4 header, which
+// `Ctx::packet_in_headroom` writes there in place.
+const _: () = assert!(tcp::wire::IPV4_HEADROOM == IPV4_HEADER_LEN);
 
 /// A TCP connection driven by the simulator.
 #[derive(Debug)]
@@ -40,7 +41,8 @@ pub struct TcpSocket {
 
 impl TcpSocket {
     /// Wrap `conn`; its timers fire with `token`.
-    pub fn new(conn: Connection, flow: u32, token: u64, name: &str) -> Self {
+    pub fn new(mut conn: Connection, flow: u32, token: u64, name: &str) -> Self {
+        conn.set_headroom(IPV4_HEADER_LEN);
         TcpSocket { conn, flow, name: name.to_string(), timer: EngineTimer::new(token) }
     }
 
@@ -74,9 +76,10 @@ impl TcpSocket {
         let now = ctx.now();
         let (local, remote) = (self.conn.local(), self.conn.remote());
         while let Some(seg) = self.conn.poll_transmit(now) {
-            let payload = TcpView::new(&seg).map_or(0, |v| v.payload().len());
+            let segment = seg.get(IPV4_HEADER_LEN..).unwrap_or_default();
+            let payload = TcpView::new(segment).map_or(0, |v| v.payload().len());
             // The engine leaves room for the IPv4 header in front of the segment.
-            let pkt = ctx.packet_around(*local.ip(), *remote.ip(), PROTO_TCP, seg, self.flow);
+            let pkt = ctx.packet_in_headroom(*local.ip(), *remote.ip(), PROTO_TCP, seg, IPV4_HEADER_LEN, self.flow);
             if self.flow != NO_FLOW {
                 if let Some(f) = ctx.flow_mut(self.flow) {
                     f.tx_packets += 1;

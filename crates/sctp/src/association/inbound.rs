@@ -372,6 +372,10 @@ impl Inbound {
         }
         self.ready.push_back(msg);
         stream.next_ssn = stream.next_ssn.wrapping_add(1);
+        // In order, as in a bulk transfer without loss: nothing waits (no map lookup).
+        if stream.waiting.is_empty() {
+            return;
+        }
         while let Some(next) = stream.waiting.remove(&stream.next_ssn) {
             self.ready.push_back(next);
             stream.next_ssn = stream.next_ssn.wrapping_add(1);

@@ -50,11 +50,11 @@ use std::net::IpAddr;
 use rand::{Rng, RngCore};
 use simtime::{Duration, Instant};
 
-use crate::cmt::{PathScheduler, PathsView, RetransmitPolicy};
+use crate::cmt::{PathScheduler, PathsView, RetransmitPolicy, SchedulerConfig};
 use crate::config::Config;
 use crate::congestion::GroupView;
 use crate::random::RandomStream;
-use crate::wire::{Chunk, ChunkType, ChunkView, DataRef, ErrorCause, HeaderView, UnknownAction};
+use crate::wire::{Chunk, ChunkType, ChunkView, DataRef, ErrorCause, HeaderView, SackChunk, UnknownAction};
 
 use buffers::BufferPool;
 pub(crate) use cookie::CookieState;
@@ -243,7 +243,10 @@ pub struct Transmit {
     pub ecn: u8,
     /// Path it belongs to.
     pub path: PathId,
-    /// The SCTP packet (common header, chunks, CRC32c).
+    /// Bytes in front of the packet in `payload`, left for the driver's lower-layer headers
+    /// ([`Association::set_headroom`]); 0 unless the driver asked for some.
+    pub headroom: usize,
+    /// The SCTP packet (common header, chunks, CRC32c) after `headroom` bytes.
     pub payload: Vec<u8>,
 }
 
@@ -334,12 +337,15 @@ pub struct Association {
     inb: Inbound,
     /// Buffers for packets, queued fragments and received data, reused.
     buffers: BufferPool,
+    /// Bytes left free in front of every packet built (see [`Association::set_headroom`]).
+    headroom: usize,
     /// Where the next SACK goes (§6.4: the source of the DATA being acknowledged).
     sack_path: PathId,
     /// Control chunks waiting for the next packet to their destination.
     control: VecDeque<(PathId, Chunk)>,
-    /// Chooses the destinations of new data.
-    scheduler: Box<dyn PathScheduler>,
+    /// Chooses the destinations of new data: `None` for the default, [`Primary`](crate::cmt::Primary), called
+    /// directly (it runs on every flush with data queued).
+    scheduler: Option<Box<dyn PathScheduler>>,
     /// The destinations the scheduler chose (scratch space kept between flushes).
     schedule: Vec<PathId>,
     /// Chooses where retransmissions go.
@@ -393,9 +399,13 @@ impl Association {
             sack_tallies: SackTallies::default(),
             inb,
             buffers: BufferPool::new(config.pmtu as usize),
+            headroom: 0,
             sack_path: PathId::default(),
             control: VecDeque::new(),
-            scheduler: config.scheduler.build(),
+            scheduler: match config.scheduler {
+                SchedulerConfig::Primary => None,
+                _ => Some(config.scheduler.build()),
+            },
             schedule: Vec::new(),
             retransmit_policy: config.retransmit.build(),
             group_view: GroupView::default(),
@@ -652,6 +662,12 @@ impl Association {
                     }
                 }
             }
+            if view.chunk_type == ChunkType::SACK {
+                // The common control chunk, decoded on its own (as `Chunk::parse` would).
+                let Ok(sack) = SackChunk::parse(view.flags, view.value) else { return };
+                self.on_sack_chunk(now, &sack);
+                continue;
+            }
             let Ok(chunk) = Chunk::parse(&view) else { return };
             if !self.on_control(now, from, from_path, chunk) {
                 return;
@@ -724,16 +740,19 @@ impl Association {
         true
     }
 
+    /// A SACK chunk (§6.2.1), ignored before the association is up.
+    fn on_sack_chunk(&mut self, now: Instant, sack: &SackChunk) {
+        if matches!(self.state, State::CookieWait | State::CookieEchoed | State::Closed) {
+            return;
+        }
+        self.stats.sacks_received += 1;
+        self.on_sack(now, sack);
+    }
+
     /// Every chunk but DATA. Returns false if the packet must not be processed further.
     fn on_control(&mut self, now: Instant, from: IpAddr, from_path: Option<PathId>, chunk: Chunk) -> bool {
         match chunk {
-            Chunk::Sack(sack) => {
-                if matches!(self.state, State::CookieWait | State::CookieEchoed | State::Closed) {
-                    return true;
-                }
-                self.stats.sacks_received += 1;
-                self.on_sack(now, &sack);
-            }
+            Chunk::Sack(sack) => self.on_sack_chunk(now, &sack),
             Chunk::Heartbeat { info } => {
                 // §8.3: echo the information unchanged, to the address it came from.
                 let p = from_path.unwrap_or(self.primary);
@@ -807,6 +826,14 @@ impl Association {
             self.dirty = true;
         }
         Some(msg)
+    }
+
+    /// Builds every later packet after `bytes` bytes of headroom in its buffer
+    /// ([`Transmit::headroom`]), where the driver writes the lower layers' headers in place (a
+    /// simulator puts the IPv4 header there) instead of moving the packet to make room. The
+    /// packet and the buffer's capacity (the path MTU) are unchanged.
+    pub fn set_headroom(&mut self, bytes: usize) {
+        self.headroom = bytes;
     }
 
     /// Offers a buffer the driver has finished with (a datagram it has handled, the data of a

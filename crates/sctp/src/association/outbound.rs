@@ -7,7 +7,7 @@ use std::collections::VecDeque;
 
 use simtime::{Duration, Instant};
 
-use crate::cmt::{dac_packets, PathsView, PfVariant, RtxKind, TieBreaker};
+use crate::cmt::{dac_packets, PathScheduler, PathsView, PfVariant, Primary, RtxKind, TieBreaker};
 use crate::congestion::AckInfo;
 use crate::wire::{Chunk, CommonHeader, DataRef, PacketBuilder, SackChunk};
 
@@ -722,7 +722,7 @@ impl Association {
             CommonHeader { src_port: self.local_port, dst_port: self.peer_port, verification_tag: self.peer_tag };
         // The buffer has room for the lower layers too (a whole MTU), so a driver can put its
         // headers in front of the packet without copying it to a new buffer.
-        Open { path, builder: PacketBuilder::with_buffer(header, self.buffers.take()), limit }
+        Open { path, builder: PacketBuilder::with_headroom(header, self.buffers.take(), self.headroom), limit }
     }
 
     fn close_packet(&mut self, open: Open) {
@@ -736,6 +736,7 @@ impl Association {
             local: None,
             ecn: 0,
             path: open.path,
+            headroom: self.headroom,
             payload: open.builder.finish(),
         });
     }
@@ -939,10 +940,27 @@ impl Association {
         if self.out.queue.is_empty() {
             return false;
         }
-        self.schedule.clear();
         let view = PathsView::new(&self.paths, self.primary, self.data_path);
-        self.scheduler.schedule(&view, &mut self.schedule);
-        let split = self.config.buffer_splitting.enabled().then(|| self.split_limits());
+        let split_enabled = self.config.buffer_splitting.enabled();
+        match self.scheduler.as_mut() {
+            // The default, without buffer splitting: one destination, no list.
+            None if !split_enabled => {
+                let p = Primary::select(&view);
+                let rwnd_blocked = self.paths.contains(p)
+                    && held.get(p.index()) != Some(&true)
+                    && self.fill_new_data_on(now, open, p, None);
+                return rwnd_blocked && !self.out.queue.is_empty();
+            }
+            None => {
+                self.schedule.clear();
+                Primary.schedule(&view, &mut self.schedule);
+            }
+            Some(scheduler) => {
+                self.schedule.clear();
+                scheduler.schedule(&view, &mut self.schedule);
+            }
+        }
+        let split = split_enabled.then(|| self.split_limits());
         let mut rwnd_blocked = false;
         for k in 0..self.schedule.len() {
             if self.out.queue.is_empty() {

@@ -582,6 +582,15 @@ fn parse_init(value: &[u8], what: &'static str) -> Result<InitChunk, WireError> 
     })
 }
 
+impl SackChunk {
+    /// Decodes the value of a SACK chunk with these flags (what [`Chunk::parse`] does for
+    /// one, without the general chunk on the way: the receive path of every SACK).
+    pub fn parse(flags: u8, value: &[u8]) -> Result<SackChunk, WireError> {
+        parse_sack(flags, value)
+    }
+}
+
+#[inline]
 fn parse_sack(flags: u8, value: &[u8]) -> Result<SackChunk, WireError> {
     let what = "SACK chunk";
     let mut r = Reader::new(value, what);
@@ -592,9 +601,22 @@ fn parse_sack(flags: u8, value: &[u8]) -> Result<SackChunk, WireError> {
     if value.len() != 12 + 4 * gaps + 4 * dups {
         return Err(WireError::BadLength { what, length: value.len() + 4 });
     }
-    let gap_ack_blocks =
-        (0..gaps).map(|_| Ok(GapAckBlock { start: r.u16()?, end: r.u16()? })).collect::<Result<_, WireError>>()?;
-    let duplicate_tsns = (0..dups).map(|_| r.u32()).collect::<Result<_, _>>()?;
+    // The length was checked: the reads below cannot fail. Most SACKs have no blocks and
+    // no duplicates: no allocation is asked for then.
+    let mut gap_ack_blocks = Vec::new();
+    let mut duplicate_tsns = Vec::new();
+    if gaps > 0 {
+        gap_ack_blocks.reserve_exact(gaps);
+        for _ in 0..gaps {
+            gap_ack_blocks.push(GapAckBlock { start: r.u16()?, end: r.u16()? });
+        }
+    }
+    if dups > 0 {
+        duplicate_tsns.reserve_exact(dups);
+        for _ in 0..dups {
+            duplicate_tsns.push(r.u32()?);
+        }
+    }
     Ok(SackChunk { flags, cumulative_tsn_ack, a_rwnd, gap_ack_blocks, duplicate_tsns })
 }
 

@@ -129,11 +129,29 @@ pub fn unknown_parameter_action(param_type: u16) -> UnknownAction {
 /// the byte order Appendix A prescribes, which is least significant byte first (see
 /// [`HeaderView::checksum`]). Buffers shorter than the common header are summed as is.
 pub fn packet_checksum(packet: &[u8]) -> u32 {
-    match (packet.get(..8), packet.get(8..COMMON_HEADER_LEN), packet.get(COMMON_HEADER_LEN..)) {
+    match packet.split_first_chunk::<COMMON_HEADER_LEN>() {
+        // A received packet: its common header with the field zeroed, then the chunks (two
+        // pieces, not three: every piece costs a call into the CRC code).
+        Some((header, chunks)) if header[8..] != [0; 4] => {
+            let mut zeroed = *header;
+            zeroed[8..].fill(0);
+            crc::crc32c_parts(&[&zeroed, chunks])
+        }
         // A packet being built has a zero checksum field: one pass over the whole buffer.
-        (Some(head), Some(field), Some(tail)) if field != [0; 4] => crc::crc32c_parts(&[head, &[0; 4], tail]),
         _ => crc::crc32c_parts(&[packet]),
     }
+}
+
+/// Whether the checksum field of `packet` holds its CRC32c (§6.8), computed in one pass over
+/// the packet with the field zeroed in place and then restored (the packet is unchanged
+/// afterwards). False for a buffer shorter than the common header.
+pub fn checksum_ok_in_place(packet: &mut [u8]) -> bool {
+    let Some(field) = packet.get_mut(8..COMMON_HEADER_LEN) else { return false };
+    let stored = [field[0], field[1], field[2], field[3]];
+    field.fill(0);
+    let computed = crc::crc32c_parts(&[packet]);
+    packet[8..COMMON_HEADER_LEN].copy_from_slice(&stored);
+    u32::from_le_bytes(stored) == computed
 }
 
 /// The SCTP common header, typed (RFC 9260 §3.1). The checksum is not stored: `emit`
@@ -285,8 +303,14 @@ impl Packet {
 /// Builds one packet chunk by chunk (the send hot path): DATA chunks are written straight
 /// from borrowed user data, other chunks through their typed form. `finish` fills in the
 /// CRC32c.
+///
+/// The packet may start after some headroom in its buffer ([`PacketBuilder::with_headroom`]):
+/// bytes a driver fills with the lower layers' headers in place, rather than moving the
+/// packet along to make room for them.
 pub struct PacketBuilder {
     w: Writer,
+    /// Where the packet starts in the buffer (the headroom before it).
+    start: usize,
 }
 
 impl PacketBuilder {
@@ -296,24 +320,43 @@ impl PacketBuilder {
     }
 
     /// As [`PacketBuilder::new`], building in `buf` (cleared first) to reuse its allocation.
-    pub fn with_buffer(header: CommonHeader, mut buf: Vec<u8>) -> Self {
-        buf.clear();
-        let mut w = Writer::new(buf);
-        w.u16(header.src_port);
-        w.u16(header.dst_port);
-        w.u32(header.verification_tag);
-        w.u32(0);
-        PacketBuilder { w }
+    pub fn with_buffer(header: CommonHeader, buf: Vec<u8>) -> Self {
+        Self::with_headroom(header, buf, 0)
     }
 
-    /// Bytes written so far (padding included).
+    /// As [`PacketBuilder::with_buffer`], the packet starting after `headroom` zero bytes:
+    /// [`PacketBuilder::finish`] returns them in front of it.
+    #[inline]
+    pub fn with_headroom(header: CommonHeader, mut buf: Vec<u8>, headroom: usize) -> Self {
+        let mut common = [0u8; COMMON_HEADER_LEN];
+        common[0..2].copy_from_slice(&header.src_port.to_be_bytes());
+        common[2..4].copy_from_slice(&header.dst_port.to_be_bytes());
+        common[4..8].copy_from_slice(&header.verification_tag.to_be_bytes());
+        // The checksum field stays zero until `finish`.
+        buf.clear();
+        // Headroom and common header in one copy (every packet), for the usual headroom.
+        let mut front = [0u8; 32];
+        match front.get_mut(headroom..headroom + COMMON_HEADER_LEN) {
+            Some(at) => {
+                at.copy_from_slice(&common);
+                buf.extend_from_slice(&front[..headroom + COMMON_HEADER_LEN]);
+            }
+            None => {
+                buf.resize(headroom, 0);
+                buf.extend_from_slice(&common);
+            }
+        }
+        PacketBuilder { w: Writer::new(buf), start: headroom }
+    }
+
+    /// Bytes of the packet written so far (padding included; the headroom is not counted).
     pub fn len(&self) -> usize {
-        self.w.buf.len()
+        self.w.buf.len().saturating_sub(self.start)
     }
 
     /// True if no chunk has been added.
     pub fn is_empty(&self) -> bool {
-        self.w.buf.len() <= COMMON_HEADER_LEN
+        self.len() <= COMMON_HEADER_LEN
     }
 
     /// Appends a typed chunk.
@@ -332,11 +375,11 @@ impl PacketBuilder {
         self.w.end_tlv(start);
     }
 
-    /// The finished packet with its checksum (§6.8).
+    /// The finished packet with its checksum (§6.8), after the headroom.
     pub fn finish(self) -> Vec<u8> {
-        let mut buf = self.w.buf;
-        let crc = packet_checksum(&buf);
-        if let Some(field) = buf.get_mut(8..COMMON_HEADER_LEN) {
+        let (mut buf, start) = (self.w.buf, self.start);
+        let crc = packet_checksum(buf.get(start..).unwrap_or_default());
+        if let Some(field) = buf.get_mut(start + 8..start + COMMON_HEADER_LEN) {
             field.copy_from_slice(&crc.to_le_bytes());
         }
         buf

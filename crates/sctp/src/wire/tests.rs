@@ -388,3 +388,50 @@ fn try_emit_rejects_overlong_values() {
     };
     assert_eq!(many.try_emit(), Err(WireError::TooLong));
 }
+
+#[test]
+fn a_packet_built_after_headroom_is_the_same_packet_behind_zero_bytes() {
+    let data = DataRef {
+        tsn: 7,
+        stream_id: 1,
+        ssn: 2,
+        ppid: 3,
+        unordered: false,
+        beginning: true,
+        ending: true,
+        immediate: false,
+        user_data: &[9; 33],
+    };
+    let build = |mut b: PacketBuilder| {
+        b.data(&data);
+        b.chunk(&Chunk::CookieAck);
+        b
+    };
+    let plain = build(PacketBuilder::new(HDR, 100));
+    for headroom in [0, 20, 52, 53, 100] {
+        let roomy = build(PacketBuilder::with_headroom(HDR, vec![0xff; 7], headroom));
+        assert_eq!(roomy.len(), plain.len(), "headroom {headroom}: the length counts the packet only");
+        let bytes = roomy.finish();
+        assert!(bytes[..headroom].iter().all(|&b| b == 0), "headroom {headroom} is zero");
+        assert_eq!(&bytes[headroom..], build(PacketBuilder::new(HDR, 100)).finish(), "headroom {headroom}");
+    }
+    let empty = PacketBuilder::with_headroom(HDR, Vec::new(), 20);
+    assert!(empty.is_empty() && empty.len() == COMMON_HEADER_LEN);
+}
+
+#[test]
+fn the_checksum_checked_in_place_agrees_and_leaves_the_packet_as_it_was() {
+    let good = with_crc(&[0x0b, 0, 0, 4]);
+    let mut p = good.clone();
+    assert!(checksum_ok_in_place(&mut p));
+    assert_eq!(p, good, "the field is restored");
+    assert!(HeaderView::new_checked(&good).unwrap().checksum_ok());
+    for byte in [0, 8, 11, 12, 15] {
+        let mut bad = good.clone();
+        bad[byte] ^= 0x40;
+        let copy = bad.clone();
+        assert!(!checksum_ok_in_place(&mut bad), "byte {byte} flipped");
+        assert_eq!(bad, copy);
+    }
+    assert!(!checksum_ok_in_place(&mut [0; 11]));
+}

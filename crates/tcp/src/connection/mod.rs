@@ -261,6 +261,9 @@ const TIMERS: [Timer; 4] = [Timer::Retransmit, Timer::DelayedAck, Timer::Persist
 #[derive(Debug)]
 pub struct Connection {
     config: Config,
+    /// Zero bytes in front of every segment [`Connection::poll_transmit`] returns
+    /// ([`Connection::set_headroom`]).
+    headroom: usize,
     local: SocketAddrV4,
     remote: SocketAddrV4,
     state: State,
@@ -335,6 +338,7 @@ impl Connection {
         let smss = config.mss as u64;
         let iw = config.initial_window.map_or_else(|| rfc6928_initial_window(smss), |n| n as u64 * smss);
         Connection {
+            headroom: 0,
             cc: config.cc.build(smss, iw),
             recovery_kind: Recovery::NewReno,
             rtt: RttEstimator::new(config.initial_rto, config.min_rto, config.max_rto),
@@ -1170,7 +1174,7 @@ impl Connection {
             options,
             payload: &payload,
         };
-        repr.emit(*self.local.ip(), *self.remote.ip())
+        repr.emit_after(*self.local.ip(), *self.remote.ip(), self.headroom)
     }
 
     fn emit_raw(&mut self, seq: SeqNumber, ack: Option<SeqNumber>, flags: u8) -> Vec<u8> {
@@ -1185,7 +1189,14 @@ impl Connection {
             options: TcpOptions::default(),
             payload: &[],
         };
-        repr.emit(*self.local.ip(), *self.remote.ip())
+        repr.emit_after(*self.local.ip(), *self.remote.ip(), self.headroom)
+    }
+
+    /// Every later segment [`Connection::poll_transmit`] returns starts after `bytes` zero
+    /// bytes, where the driver writes the lower layers' headers in place (a simulator puts
+    /// the IPv4 header there) instead of moving the segment to make room. Default 0.
+    pub fn set_headroom(&mut self, bytes: usize) {
+        self.headroom = bytes;
     }
 
     fn set_timer(&mut self, timer: Timer, at: Instant) {

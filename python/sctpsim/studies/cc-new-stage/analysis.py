@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from sctpsim.reproduce import Comparison, Estimate, Figure, StudyContext, Table, compare
+from sctpsim.reproduce import Comparison, Estimate, Figure, Matrix, StudyContext, Table, compare
 
 CC = "apps[1].sctp.congestion"
 BYTES = "apps[1].bytes"
@@ -110,6 +110,8 @@ def _vector_table(ctx: StudyContext, vector: str, source: str, table_id: str) ->
         frame,
         ["statistic", "variant"],
         _vector_text(ctx, vector),
+        # As the paper prints them: one table per variant, a column per statistic.
+        Matrix(("variant",), ("statistic",)),
     )
 
 
@@ -256,6 +258,8 @@ reproduce either transfer time, nor the gain.
         frame,
         ["variant"],
         text,
+        # The paper gives these in prose, one paragraph per variant: side by side here.
+        Matrix(("quantity", "unit"), ("variant",)),
     )
 
 

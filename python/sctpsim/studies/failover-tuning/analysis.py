@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from sctpsim.reproduce import Comparison, Estimate, Figure, StudyContext, compare
+from sctpsim.reproduce import Comparison, Estimate, Figure, Matrix, StudyContext, compare
 
 PMR = "apps[1].sctp.path_max_retrans"
 RTO_MAX = "apps[1].sctp.rto_max"
@@ -20,6 +20,11 @@ RTO_MAXES = (60, 30, 10, 5, 2)
 MBIT = 1e-6
 NOT_CMT = "not reproduced yet: sctpsim has no CMT (a later issue)"
 NO_CMT = "not reproduced: sctpsim has no CMT yet (a later issue)"
+#: Tables 6 and 7 as the paper prints them: a row per PMR (5 to 1) with ns-2 above GINE,
+#: a column per RTO.Max (60 to 2 s).
+GRID = Matrix(("PMR", "platform"), ("RTO.Max [s]",), grid=("PMR", "RTO.Max [s]"))
+#: Tables 5, 8 and 9: a row per platform, a column per protocol.
+BY_PROTOCOL = Matrix(("platform",), ("protocol",))
 
 
 def backoff_sum(pmr: int, rto_max: float, rto: float = 1.0) -> float:
@@ -182,6 +187,7 @@ printed digits.
         _labels(frame),
         ["PMR", "RTO.Max [s]", "platform"],
         text,
+        GRID,
     )
 
 
@@ -233,6 +239,7 @@ paper does not give.
         _labels(frame),
         ["PMR", "RTO.Max [s]", "platform"],
         text,
+        GRID,
     )
 
 
@@ -270,6 +277,7 @@ queue would let TCP keep the link busy. The CMT-SCTP column is {NO_CMT}.
         frame,
         ["protocol", "platform"],
         text,
+        BY_PROTOCOL,
     )
 
 
@@ -297,6 +305,7 @@ and the paper's claim that CMT beats tuning is untested here.
         frame,
         ["protocol", "platform"],
         text,
+        BY_PROTOCOL,
     )
 
 
@@ -317,6 +326,7 @@ header overhead (SCTP carries 1452 bytes of data per 1500-byte packet, TCP 1460)
         frame,
         ["protocol", "platform"],
         text,
+        BY_PROTOCOL,
     )
 
 
