@@ -162,3 +162,17 @@ def test_wifi_lte_timing_run_reports_its_simulation_time_and_writes_nothing(tmp_
                           text=True, check=True)
     assert run.ns2_sim_seconds(proc.stdout) > 0
     assert not list(tmp_path.iterdir())
+
+
+def test_missing_ns2_without_apt_get_stops_with_a_clear_message(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(run.shutil, "which", lambda name: None)
+    with pytest.raises(SystemExit, match="install .*ns2"):
+        run.ensure_ns2()
+
+
+@needs_ns
+def test_startup_is_timed_for_both_tools() -> None:
+    ns2, ours = run.time_startup(ns2_first=False)
+    assert ns2.wall > 0 and ours.wall > 0 and ns2.rss_mib > 1 and ours.rss_mib > 1
+    lines = run.timing_table({"start-up": ([ns2], [ours])}, 1)
+    assert sum(line.startswith("| start-up |") for line in lines) == 2  # whole process and RSS only

@@ -24,6 +24,8 @@ results directory, ns-2 no trace). Per run:
   files are outside);
 - peak RSS: the child's ru_maxrss from wait4().
 
+A "start-up" row times `ns startup.tcl` (ns-2 loads and exits) against `sctpsim --version`.
+
 Results: one more run of each tool with traces (not timed), measured as described in
 README.md; the harness prints each metric for both and the difference.
 """
@@ -258,6 +260,17 @@ def time_sctpsim(s: Scenario, work: Path) -> Timing:
     return Timing(wall, sctpsim_sim_seconds(err), rss)
 
 
+def time_startup(ns2_first: bool) -> tuple[Timing, Timing]:
+    """Start-up alone: `ns startup.tcl` (loads ns-2 and exits) and `sctpsim --version`;
+    (ns-2, sctpsim)."""
+    cmds = [["ns", str(HERE / "startup.tcl")], [sys.executable, str(HERE / "sctpsim_timed.py"), "--version"]]
+    out = {}
+    for k in ((0, 1) if ns2_first else (1, 0)):
+        wall, rss, _, _ = timed(cmds[k])
+        out[k] = Timing(wall, float("nan"), rss)
+    return out[0], out[1]
+
+
 def spread(values: list[float]) -> tuple[float, float, float]:
     return min(values), statistics.median(values), max(values)
 
@@ -270,6 +283,8 @@ def timing_table(results: dict[str, tuple[list[Timing], list[Timing]]], runs: in
         for label, get, unit, digits in (("whole process", lambda t: t.wall, "s", 3),
                                          ("simulation only", lambda t: t.sim, "s", 3),
                                          ("peak RSS", lambda t: t.rss_mib, "MiB", 1)):
+            if name == "start-up" and label == "simulation only":
+                continue
             a, b = spread([get(t) for t in ns2]), spread([get(t) for t in ours])
             fmt = lambda v: " / ".join(f"{x:.{digits}f}" for x in v) + f" {unit}"  # noqa: E731
             ratio = a[1] / b[1] if b[1] > 0 else float("nan")
@@ -479,7 +494,11 @@ def main() -> int:
     work = args.keep or Path(tempfile.mkdtemp(prefix="peers-"))
     try:
         if not args.no_timing:
-            timings: dict[str, tuple[list[Timing], list[Timing]]] = {}
+            timings: dict[str, tuple[list[Timing], list[Timing]]] = {"start-up": ([], [])}
+            for i in range(args.runs):
+                pair = time_startup(ns2_first=i % 2 == 0)
+                timings["start-up"][0].append(pair[0])
+                timings["start-up"][1].append(pair[1])
             for s in chosen:
                 ns2, ours = [], []
                 for i in range(args.runs):
