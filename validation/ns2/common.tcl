@@ -12,6 +12,8 @@
 # direction. A bulk transfer of `bytes` user bytes (Application/FTP "send", which ns-2's SCTP
 # cuts into messages of MTU - IP - SCTP - DATA header = 1452 bytes) starts at 0.5 s.
 #
+# The helpers multihomed_host and configure_sctp_agent are shared with benches/peers.
+#
 # Usage (from a scenario script that has set the array `cfg`):
 #   ns SCENARIO.tcl MODE SEED OUTDIR [RTXPOLICY]
 #     MODE      sctp: Agent/SCTP (plain multihomed SCTP, new data to the primary)
@@ -27,6 +29,51 @@
 proc usage {} {
     puts stderr "usage: ns SCENARIO.tcl sctp|cmt SEED OUTDIR \[RTXPOLICY\]"
     exit 2
+}
+
+# A multihomed host in ns-2's model: a core node, to which agents attach
+# (multihome-attach-agent), and `nifs` interface nodes, one per address, to which links
+# attach. Returns {core if0 if1 ...}.
+proc multihomed_host {ns nifs} {
+    set core [$ns node]
+    set nodes [list $core]
+    for {set i 0} {$i < $nifs} {incr i} {
+        set iface [$ns node]
+        $ns multihome-add-interface $core $iface
+        lappend nodes $iface
+    }
+    return $nodes
+}
+
+# The SCTP parameters every scenario here shares, set on `agent` (see README.md's parameter
+# mapping): MTU 1500 = IP 20 + SCTP common header 12 + DATA chunk 1468 (16-byte chunk header
+# + 1452 user bytes), the ns-2 defaults, stated for clarity; initial cwnd 3 x 1468 bytes
+# (RFC 9260 7.2.1 and RFC 4960 7.2.1: min(4 MTU, max(2 MTU, 4380)) = 4380, three full
+# packets either way); RTO.Initial `rto_initial` (RFC 9260: 1 s, RFC 4960: 3 s), RTO.Min
+# 1 s, RTO.Max 60 s; ssthresh = the receive window `rwnd`; Path.Max.Retrans 5,
+# Association.Max.Retrans 10, HB.interval 30 s; a SACK after every 2nd DATA packet or
+# 200 ms (ns-2: DELAYED_SACK_TRIGGER 2); Max.Burst 4; fast retransmissions to the same
+# destination, timeout ones to an alternate (sctpsim's default retransmission policy,
+# RFC 9260 6.4); CMT uses eCmtRtxPolicy_ instead.
+proc configure_sctp_agent {agent rwnd rto_initial} {
+    $agent set mtu_ 1500
+    $agent set ipHeaderSize_ 20
+    $agent set dataChunkSize_ 1468
+    $agent set numOutStreams_ 1
+    $agent set initialCwnd_ 3
+    $agent set initialRto_ $rto_initial
+    $agent set minRto_ 1.0
+    $agent set maxRto_ 60.0
+    $agent set initialSsthresh_ $rwnd
+    $agent set initialRwnd_ $rwnd
+    $agent set pathMaxRetrans_ 5
+    $agent set associationMaxRetrans_ 10
+    $agent set heartbeatInterval_ 30
+    $agent set useDelayedSacks_ 1
+    $agent set sackDelay_ 0.200
+    $agent set useMaxBurst_ 1
+    $agent set rtxToAlt_ 2
+    $agent set fastRtxTrigger_ 3
 }
 
 proc run_scenario {} {
@@ -48,17 +95,8 @@ proc run_scenario {} {
     $ns trace-all $trace
 
     # --- topology -----------------------------------------------------------------------
-    set a_core [$ns node]
-    set a_if0 [$ns node]
-    set a_if1 [$ns node]
-    $ns multihome-add-interface $a_core $a_if0
-    $ns multihome-add-interface $a_core $a_if1
-
-    set b_core [$ns node]
-    set b_if0 [$ns node]
-    set b_if1 [$ns node]
-    $ns multihome-add-interface $b_core $b_if0
-    $ns multihome-add-interface $b_core $b_if1
+    lassign [multihomed_host $ns 2] a_core a_if0 a_if1
+    lassign [multihomed_host $ns 2] b_core b_if0 b_if1
 
     set r1 [$ns node]
     set r2 [$ns node]
@@ -107,32 +145,7 @@ proc run_scenario {} {
     $ns multihome-attach-agent $b_core $rcv
 
     foreach agent [list $snd $rcv] {
-        # Sizes: MTU 1500 = IP 20 + SCTP common header 12 + DATA chunk 1468 (16-byte chunk
-        # header + 1452 user bytes), the ns-2 defaults, stated for clarity.
-        $agent set mtu_ 1500
-        $agent set ipHeaderSize_ 20
-        $agent set dataChunkSize_ 1468
-        $agent set numOutStreams_ 1
-        # RFC 9260 values where ns-2's defaults are RFC 2960's (see README.md):
-        # initial cwnd 3 x 1468 bytes (RFC 9260 7.2.1: min(4 MTU, max(2 MTU, 4380)) = 4380,
-        # three full packets either way), RTO.Initial 1 s, ssthresh = the receive window.
-        $agent set initialCwnd_ 3
-        $agent set initialRto_ 1.0
-        $agent set minRto_ 1.0
-        $agent set maxRto_ 60.0
-        $agent set initialSsthresh_ $cfg(rwnd)
-        $agent set initialRwnd_ $cfg(rwnd)
-        $agent set pathMaxRetrans_ 5
-        $agent set associationMaxRetrans_ 10
-        $agent set heartbeatInterval_ 30
-        # SACK after every 2nd DATA packet or 200 ms (ns-2: DELAYED_SACK_TRIGGER 2).
-        $agent set useDelayedSacks_ 1
-        $agent set sackDelay_ 0.200
-        $agent set useMaxBurst_ 1
-        # Fast retransmissions to the same destination, timeout ones to an alternate
-        # (sctpsim's default retransmission policy, RFC 9260 6.4); CMT uses eCmtRtxPolicy_.
-        $agent set rtxToAlt_ 2
-        $agent set fastRtxTrigger_ 3
+        configure_sctp_agent $agent $cfg(rwnd) 1.0
     }
     if {$mode == "cmt"} {
         foreach agent [list $snd $rcv] {

@@ -500,6 +500,12 @@ impl Association {
     /// TSN reported missing. With CMT, SFR and DAC change the count per TSN (see
     /// [`CmtMisses`]).
     fn count_miss_indications(&mut self, sack: &SackChunk, t: &mut SackTallies) {
+        // Without gap blocks nothing above the cumulative ack was reported: the highest TSN
+        // newly acknowledged is at most the cumulative ack, so no chunk lies below it
+        // missing (the common SACK of a transfer without loss).
+        if sack.gap_ack_blocks.is_empty() {
+            return;
+        }
         let cum = self.out.cum_ack;
         let any_fr = self.paths.values().any(|p| p.fast_recovery_exit.is_some());
         let limit = match t.highest_newly_acked {
