@@ -43,7 +43,8 @@ use crate::association::{
 use crate::config::Config;
 use crate::random::{Entropy, RandomStream};
 use crate::wire::{
-    self, Chunk, ChunkType, ChunkView, CommonHeader, ErrorCause, HeaderView, InitChunk, PacketBuilder, Parameter,
+    self, Checksum, Chunk, ChunkType, ChunkView, CommonHeader, ErrorCause, HeaderView, InitChunk, PacketBuilder,
+    Parameter,
 };
 use crate::{Event, Message, SendError, State};
 
@@ -146,6 +147,8 @@ pub struct Endpoint {
     replies: VecDeque<Datagram>,
     /// Headroom of the associations' packets ([`Endpoint::set_headroom`]).
     headroom: usize,
+    /// Whether packets carry and are checked against their CRC32c ([`Endpoint::set_checksum`]).
+    checksum: Checksum,
     stats: EndpointStats,
 }
 
@@ -211,6 +214,7 @@ impl Endpoint {
             last_peer: None,
             replies: VecDeque::new(),
             headroom: 0,
+            checksum: Checksum::Compute,
             stats: EndpointStats::default(),
         }
     }
@@ -239,6 +243,24 @@ impl Endpoint {
         for (_, a) in self.associations.iter_mut() {
             a.set_headroom(bytes);
         }
+    }
+
+    /// Whether the packets of this endpoint and its associations carry their CRC32c and
+    /// received packets are verified: [`Checksum::Compute`], the default, as RFC 9260 §6.8
+    /// requires on the wire; or [`Checksum::Skip`], for a simulator whose packets can be
+    /// neither altered nor seen outside it: zero is sent in the checksum field and received
+    /// packets are accepted whatever theirs holds (see [`Checksum`]; after RFC 9653's zero
+    /// checksum, without its negotiation). Never `Skip` on a real network.
+    pub fn set_checksum(&mut self, checksum: Checksum) {
+        self.checksum = checksum;
+        for (_, a) in self.associations.iter_mut() {
+            a.set_checksum(checksum);
+        }
+    }
+
+    /// Whether packets carry and are checked against their CRC32c ([`Endpoint::set_checksum`]).
+    pub fn checksum(&self) -> Checksum {
+        self.checksum
     }
 
     /// The associations in the endpoint, by id (creation order).
@@ -352,6 +374,7 @@ impl Endpoint {
     /// Adds an association under a new id and indexes it.
     fn insert(&mut self, mut a: Association) -> AssocId {
         a.set_headroom(self.headroom);
+        a.set_checksum(self.checksum);
         let id = AssocId(self.next_id);
         self.next_id += 1;
         self.associations.push(id, a);
@@ -461,14 +484,16 @@ impl Endpoint {
 
     /// A packet from `from` to our address `to`. Returns the association it went to.
     pub fn handle(&mut self, now: Instant, from: IpAddr, to: IpAddr, packet: &[u8]) -> Option<AssocId> {
-        self.handle_verified(now, from, to, packet, None)
+        let verified = (self.checksum == Checksum::Skip).then_some(true);
+        self.handle_verified(now, from, to, packet, verified)
     }
 
     /// As [`Endpoint::handle`], for a packet in a buffer the driver owns: the CRC32c is
     /// verified in one pass with the checksum field zeroed in place (and restored), instead
     /// of over a copy of the header and the rest. The packet is unchanged afterwards.
     pub fn handle_in_place(&mut self, now: Instant, from: IpAddr, to: IpAddr, packet: &mut [u8]) -> Option<AssocId> {
-        let ok = wire::checksum_ok_in_place(packet);
+        // With `Skip` every checksum passes, unread (see [`Endpoint::set_checksum`]).
+        let ok = self.checksum == Checksum::Skip || wire::checksum_ok_in_place(packet);
         self.handle_verified(now, from, to, packet, Some(ok))
     }
 
@@ -758,7 +783,7 @@ impl Endpoint {
         for c in chunks {
             b.chunk(c);
         }
-        let payload = b.finish();
+        let payload = b.finish_with(self.checksum);
         self.replies.push_back(Datagram { remote: from, local: Some(to), assoc: None, ecn: 0, headroom: 0, payload });
     }
 

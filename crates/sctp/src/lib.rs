@@ -24,3 +24,4 @@ pub use congestion::{CongestionConfig, Controller};
 pub use endpoint::{AssocId, Datagram, Endpoint, EndpointStats};
 pub use plugin::Plugin;
 pub use random::Entropy;
+pub use wire::Checksum;

@@ -54,7 +54,7 @@ use crate::cmt::{PathScheduler, PathsView, RetransmitPolicy, SchedulerConfig};
 use crate::config::Config;
 use crate::congestion::GroupView;
 use crate::random::RandomStream;
-use crate::wire::{Chunk, ChunkType, ChunkView, DataRef, ErrorCause, HeaderView, SackChunk, UnknownAction};
+use crate::wire::{Checksum, Chunk, ChunkType, ChunkView, DataRef, ErrorCause, HeaderView, SackChunk, UnknownAction};
 
 use buffers::BufferPool;
 pub(crate) use cookie::CookieState;
@@ -341,6 +341,8 @@ pub struct Association {
     buffers: BufferPool,
     /// Bytes left free in front of every packet built (see [`Association::set_headroom`]).
     headroom: usize,
+    /// Whether packets built carry their CRC32c (see [`Association::set_checksum`]).
+    checksum: Checksum,
     /// Where the next SACK goes (§6.4: the source of the DATA being acknowledged).
     sack_path: PathId,
     /// Control chunks waiting for the next packet to their destination.
@@ -403,6 +405,7 @@ impl Association {
             inb,
             buffers: BufferPool::new(config.pmtu as usize),
             headroom: 0,
+            checksum: Checksum::Compute,
             sack_path: PathId::default(),
             control: VecDeque::new(),
             scheduler: match config.scheduler {
@@ -845,6 +848,13 @@ impl Association {
     /// packet and the buffer's capacity (the path MTU) are unchanged.
     pub fn set_headroom(&mut self, bytes: usize) {
         self.headroom = bytes;
+    }
+
+    /// Whether every later packet carries its CRC32c ([`Checksum::Compute`], the default,
+    /// RFC 9260 §6.8) or zero ([`Checksum::Skip`]: simulation only, never on a real network).
+    /// Received packets are checked by the [`Endpoint`](crate::Endpoint), which sets this.
+    pub fn set_checksum(&mut self, checksum: Checksum) {
+        self.checksum = checksum;
     }
 
     /// Offers a buffer the driver has finished with (a datagram it has handled, the data of a

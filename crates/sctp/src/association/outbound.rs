@@ -827,7 +827,7 @@ impl Association {
             ecn: 0,
             path: open.path,
             headroom: self.headroom,
-            payload: open.builder.finish(),
+            payload: open.builder.finish_with(self.checksum),
         });
     }
 

@@ -154,6 +154,30 @@ pub fn checksum_ok_in_place(packet: &mut [u8]) -> bool {
     u32::from_le_bytes(stored) == computed
 }
 
+/// Whether packets carry and are checked against their CRC32c.
+///
+/// RFC 9260 §6.8 makes the checksum mandatory on the wire: every packet sent carries the
+/// CRC32c of Appendix A and a receiver discards a packet whose checksum does not match.
+/// [`Checksum::Skip`] exists for a simulator only: when nothing in the model can alter a
+/// packet's bytes (errors are modelled as whole-packet losses) and no packet leaves the
+/// process (no capture, no real network), the checksum detects nothing, yet computing it at
+/// both ends is a large share of the per-packet work. The closest standard precedent is
+/// RFC 9653 (Zero Checksum for SCTP): when another method already guarantees integrity
+/// (there: DTLS), a sender may put zero in the field and the receiver need not compute it.
+/// Unlike RFC 9653, `Skip` is not negotiated (no Zero Checksum Acceptable parameter in
+/// INIT / INIT ACK) and the receiver verifies nothing, so **`Skip` must never be used on a
+/// real network**: both ends of every association must be simulated endpoints set alike.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Checksum {
+    /// Compute the CRC32c on every packet sent and verify it on every packet received
+    /// (RFC 9260 §6.8). The default.
+    #[default]
+    Compute,
+    /// Send zero in the checksum field without computing it; accept received packets
+    /// whatever their checksum field holds. Simulation only (see above).
+    Skip,
+}
+
 /// The SCTP common header, typed (RFC 9260 §3.1). The checksum is not stored: `emit`
 /// computes it and `parse` verifies it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -377,7 +401,17 @@ impl PacketBuilder {
 
     /// The finished packet with its checksum (§6.8), after the headroom.
     pub fn finish(self) -> Vec<u8> {
+        self.finish_with(Checksum::Compute)
+    }
+
+    /// The finished packet, after the headroom, with its checksum computed
+    /// ([`Checksum::Compute`], as [`PacketBuilder::finish`]) or left zero ([`Checksum::Skip`]).
+    pub fn finish_with(self, checksum: Checksum) -> Vec<u8> {
         let (mut buf, start) = (self.w.buf, self.start);
+        if checksum == Checksum::Skip {
+            // The field was written as zero with the common header.
+            return buf;
+        }
         let crc = packet_checksum(buf.get(start..).unwrap_or_default());
         if let Some(field) = buf.get_mut(start + 8..start + COMMON_HEADER_LEN) {
             field.copy_from_slice(&crc.to_le_bytes());
