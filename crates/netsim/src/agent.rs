@@ -215,6 +215,15 @@ impl Ctx<'_> {
         self.rec.trace(self.now, &TraceEvent::Agent { kind, entity, detail });
     }
 
+    /// Whether transports must put correct checksums in their packets and verify received
+    /// ones: true when a capture (or another sink that may read them) is attached or the
+    /// world was told to ([`ChecksumPolicy`](crate::world::ChecksumPolicy)). When false,
+    /// nothing can see or alter a packet's bytes (the network models bit errors as losses of
+    /// whole packets, and routers rewrite only the IPv4 header), so the checksum can be skipped.
+    pub fn checksums_needed(&self) -> bool {
+        self.rec.checksums
+    }
+
     /// The SCTP packet log, if the run keeps one (`record.packets`).
     #[inline]
     pub fn packet_log(&mut self) -> Option<&mut PacketLog> {

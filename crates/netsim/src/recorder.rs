@@ -98,6 +98,13 @@ pub trait TraceSink: Send {
     fn take_events(&mut self) -> Option<EventTable> {
         None
     }
+    /// Whether this sink may look at packets' transport checksums (a capture writes the
+    /// bytes out, to be read by tools that verify them). True unless the sink says otherwise:
+    /// while any attached sink may, SCTP endpoints compute their CRC32c
+    /// ([`ChecksumPolicy`](crate::world::ChecksumPolicy)).
+    fn sees_checksums(&self) -> bool {
+        true
+    }
 }
 
 /// Event rows: time, kind, entity, detail.
@@ -163,6 +170,11 @@ impl TraceSink for EventLog {
     fn take_events(&mut self) -> Option<EventTable> {
         Some(std::mem::take(&mut self.table))
     }
+
+    /// The rendered events name packets by their size, flow and addresses, never a checksum.
+    fn sees_checksums(&self) -> bool {
+        false
+    }
 }
 
 /// The attached trace sinks.
@@ -180,6 +192,10 @@ impl Tracer {
     #[inline]
     pub fn enabled(&self) -> bool {
         !self.sinks.is_empty()
+    }
+    /// True if some attached sink may look at packets' checksums ([`TraceSink::sees_checksums`]).
+    pub fn sees_checksums(&self) -> bool {
+        self.sinks.iter().any(|s| s.sees_checksums())
     }
     /// Deliver an event to every sink.
     pub fn emit(&mut self, now: Instant, event: &TraceEvent<'_>, names: &Names) {
@@ -220,6 +236,9 @@ pub struct Recorder {
     pub tracer: Tracer,
     /// The SCTP packet log, when the run keeps one (`record.packets`).
     pub packets: Option<PacketLog>,
+    /// Whether transports must compute their checksums (set when the world is built from its
+    /// [`ChecksumPolicy`](crate::world::ChecksumPolicy) and its sinks).
+    pub checksums: bool,
 }
 
 impl Recorder {

@@ -64,6 +64,24 @@ pub struct WorldBuilder {
     stop: Instant,
     sample_interval: Option<Duration>,
     groups: Vec<(String, Vec<u32>)>,
+    checksums: ChecksumPolicy,
+}
+
+/// When transports compute the checksums of their packets (SCTP's CRC32c, RFC 9260 §6.8).
+///
+/// Nothing in the simulated network alters a packet's bytes: bit errors and channel loss
+/// drop whole packets ([`crate::loss`]), faults take links and interfaces down, and routers
+/// rewrite only the IPv4 header, which SCTP's checksum does not cover. A checksum then
+/// detects nothing, and results are the same with or without it; only a capture, whose
+/// packets tools such as Wireshark verify, needs it to be right.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ChecksumPolicy {
+    /// Compute checksums when some trace sink may see them (a pcap capture), skip them
+    /// otherwise ([`sctp::Checksum::Skip`]). The default.
+    #[default]
+    Auto,
+    /// Always compute and verify them.
+    Always,
 }
 
 impl WorldBuilder {
@@ -79,6 +97,7 @@ impl WorldBuilder {
             stop,
             sample_interval: None,
             groups: Vec::new(),
+            checksums: ChecksumPolicy::Auto,
         }
     }
 
@@ -182,6 +201,11 @@ impl WorldBuilder {
         self.rec.tracer.attach(sink);
     }
 
+    /// When transports compute their packets' checksums ([`ChecksumPolicy::Auto`] unless set).
+    pub fn checksums(&mut self, policy: ChecksumPolicy) {
+        self.checksums = policy;
+    }
+
     /// Keep the SCTP packet log: each DATA chunk sent and SACK chunk received
     /// ([`crate::packetlog`]).
     pub fn record_packets(&mut self) {
@@ -190,6 +214,7 @@ impl WorldBuilder {
 
     /// Compute routes and produce a world ready to run.
     pub fn build(mut self) -> World {
+        self.rec.checksums = self.checksums == ChecksumPolicy::Always || self.rec.tracer.sees_checksums();
         self.net.recompute_routes();
         for (node, route) in self.statics {
             self.net.nodes[node.index()].routes.add_static(route);

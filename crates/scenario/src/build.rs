@@ -128,6 +128,7 @@ impl Scenario {
         if self.record.packets {
             b.record_packets();
         }
+        b.checksums(self.record.checksums);
         if !self.record.events.is_empty() {
             b.trace(Box::new(EventLog::new(self.record.events.clone())));
         }

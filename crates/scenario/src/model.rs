@@ -159,6 +159,8 @@ pub struct RecordSpec {
     pub capture: Vec<IfaceRef>,
     /// Keep the SCTP packet log (DATA chunks sent, SACK chunks received).
     pub packets: bool,
+    /// When transports compute their checksums (`record.checksums`).
+    pub checksums: netsim::world::ChecksumPolicy,
 }
 
 /// A validated scenario.
@@ -1184,7 +1186,12 @@ impl Parser {
         // No default in the resolved scenario: a scenario that does not ask for the log
         // resolves exactly as before the key existed.
         let packets = r.opt_bool("packets")?.unwrap_or(false);
-        Ok(RecordSpec { interval, events, capture, packets })
+        // Absent as well: "auto" unless the scenario says otherwise.
+        let checksums = match r.opt_str("checksums")?.as_deref() {
+            Some("always") => netsim::world::ChecksumPolicy::Always,
+            _ => netsim::world::ChecksumPolicy::Auto,
+        };
+        Ok(RecordSpec { interval, events, capture, packets, checksums })
     }
 }
 

@@ -628,6 +628,7 @@ pub static RECORD: Section = Section {
         f("interval", Ty::Duration, Value("100ms"), "s", "Time-series sampling interval (queue lengths, rates); \"0s\" turns time series off."),
         f("events", Ty::StrList, Value("[\"fault\"]"), "", "Event kinds to log: fault, drop, enqueue, dequeue, tx, rx, tcp (state changes and loss episodes of TCP connections)."),
         f("capture", Ty::StrList, Value("[]"), "", "Interfaces (\"node/iface\") to capture to pcap files, packets sent and received there."),
+        f("checksums", Ty::Enum(&["auto", "always"]), Absent("auto"), "", "When SCTP endpoints compute their packets' CRC32c (RFC 9260 §6.8): \"auto\" only when a capture is taken (nothing in the simulated network alters a packet's bytes, so the checksum detects nothing and results are the same without it; captured packets carry correct checksums), \"always\" on every packet."),
         f("packets", Ty::Bool, Absent("false"), "", "Log each SCTP DATA chunk sent and SACK chunk received (time, association, path, TSN or cumulative TSN ack, retransmission) to packets.parquet, for time-sequence graphs (sctpsim show)."),
     ],
     tag: None,

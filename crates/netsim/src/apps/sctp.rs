@@ -452,6 +452,7 @@ impl SctpApp {
 
 impl Agent for SctpApp {
     fn start(&mut self, ctx: &mut Ctx<'_>) {
+        self.socket.start(ctx);
         let start = match &self.cfg.role {
             SctpRole::Bulk { start, .. } | SctpRole::Requests { start, .. } => *start,
             SctpRole::Sink { .. } => return,

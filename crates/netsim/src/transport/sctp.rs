@@ -29,7 +29,7 @@
 use std::net::{IpAddr, Ipv4Addr};
 
 use sctp::cmt::RetransmitConfig;
-use sctp::{AssocId, Association, Endpoint, Event, Message, PathState, SendError};
+use sctp::{AssocId, Association, Checksum, Endpoint, Event, Message, PathState, SendError};
 
 use crate::agent::Ctx;
 use crate::packetlog::{AssocLog, NO_PATH};
@@ -136,6 +136,14 @@ impl SctpSocket {
             ids: Vec::new(),
             index: Vec::new(),
         }
+    }
+
+    /// Sets the engine's checksum handling for this world, before any packet: the CRC32c is
+    /// skipped when nothing can see or alter packets ([`Ctx::checksums_needed`]); results are
+    /// the same either way. Called from the owning agent's `start`.
+    pub fn start(&mut self, ctx: &Ctx<'_>) {
+        let checksum = if ctx.checksums_needed() { Checksum::Compute } else { Checksum::Skip };
+        self.ep.set_checksum(checksum);
     }
 
     /// Name in results.
