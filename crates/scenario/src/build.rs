@@ -64,7 +64,7 @@ impl Scenario {
                     debug_assert!(bound, "validation guarantees free ports");
                 }
                 AppSpec::Sctp { node, config } => {
-                    let mut config = config.clone();
+                    let mut config = (**config).clone();
                     // The endpoint's RNG (tags, initial TSNs, heartbeat jitter) comes from the
                     // run's seed and the application's name.
                     config.seed = rand::RngCore::next_u64(&mut b.rng().stream(&format!("app/{}/sctp", config.name)));

@@ -106,8 +106,9 @@ pub enum AppSpec {
     Sctp {
         /// Node index.
         node: usize,
-        /// Parameters (the endpoint seed is derived from the run's seed at build time).
-        config: SctpAppConfig,
+        /// Parameters (the endpoint seed is derived from the run's seed at build time); boxed,
+        /// as the association parameters make it many times larger than the other variants.
+        config: Box<SctpAppConfig>,
     },
     /// UDP variable bit rate source.
     UdpVbr {
@@ -660,7 +661,7 @@ impl Parser {
         let addrs = self.nodes[node].ifaces.iter().map(|(_, a)| *a).collect();
         Ok(AppSpec::Sctp {
             node,
-            config: SctpAppConfig { name, addrs, port, config, role, seed: 0, flows: Vec::new() },
+            config: Box::new(SctpAppConfig { name, addrs, port, config, role, seed: 0, flows: Vec::new() }),
         })
     }
 
@@ -834,11 +835,29 @@ impl Parser {
             _ => sctp::congestion::CaStep::Window,
         };
         c.congestion = c.congestion.with_ca_step(step);
+        if let Some(mut m) = r.table("cmt")? {
+            Self::sctp_cmt(&mut m, &mut c)?;
+            r.put_table("cmt", m.finish());
+        }
         c.validate().map_err(|m| {
             let (key, why) = m.split_once(": ").unwrap_or(("preset", m.as_str()));
             r.error(key, why.to_string())
         })?;
         Ok(c)
+    }
+
+    /// `apps[].sctp.cmt`: CMT on or off, its scheduler and its three algorithms.
+    fn sctp_cmt(r: &mut Reader<'_>, c: &mut sctp::Config) -> Result<(), ScenarioError> {
+        if r.bool("enabled")? {
+            *c = std::mem::take(c).with_cmt();
+        }
+        if let Some(name) = r.opt_str("scheduler")? {
+            c.scheduler = sctp::cmt::SchedulerConfig::from_name(&name).expect("schema lists only known schedulers");
+        }
+        c.cmt.sfr = r.bool("sfr")?;
+        c.cmt.cuc = r.bool("cuc")?;
+        c.cmt.dac = r.bool("dac")?;
+        Ok(())
     }
 
     /// Claim (protocol, port) on a node for the app being read.

@@ -588,6 +588,22 @@ pub static SCTP: Section = Section {
         f("congestion", Ty::Enum(&["rfc9260", "rfc4960", "ca-shrink", "uncoupled", "lia", "olia", "rp-v1", "rp-v2"]), Absent("preset (rfc9260)"), "", "Congestion control; ca-shrink is paper 000's extra stage (cwnd -= factor*cwnd while cwnd > ssthresh); uncoupled is rfc9260 per destination; lia (RFC 6356), olia (Khalili et al.), rp-v1 and rp-v2 (CMT/RP, as INET) couple the destinations of a multipath (CMT) association."),
         f("congestion_factor", Ty::Probability, Value("0.144"), "", "The factor of ca-shrink."),
         f("congestion_step", Ty::Enum(&["window", "sack"]), Absent("window"), "", "How lia, olia, rp-v1 and rp-v2 apply their congestion-avoidance increase: all at once per cwnd of acknowledged data (RFC 9260 §7.2.2, as INET) or a share on every SACK (RFC 6356 §3's per-ACK form)."),
+        f("cmt", Ty::Table(&SCTP_CMT), Absent("CMT off"), "", "Concurrent Multipath Transfer (Iyengar, Amer, Stewart, IEEE/ACM ToN 14(5), 2006)."),
+    ],
+    tag: None,
+    variants: &[],
+};
+
+/// `apps[].sctp.cmt`: Concurrent Multipath Transfer. SFR, CUC and DAC take effect only
+/// with `enabled`.
+pub static SCTP_CMT: Section = Section {
+    path: "apps[].sctp.cmt",
+    fields: &[
+        f("enabled", Ty::Bool, Value("false"), "", "CMT on: new data over every usable path at once, with SFR, CUC and DAC as set below."),
+        f("scheduler", Ty::Enum(&["primary", "round-robin", "largest-cwnd"]), Absent("round-robin when enabled, else primary"), "", "Destinations of new data: the primary only (RFC 9260 §6.4), every usable one in turn (the CMT paper), or the one with the most cwnd room first."),
+        f("sfr", Ty::Bool, Value("true"), "", "Split fast retransmit: miss indications only from later TSNs acknowledged on the same path."),
+        f("cuc", Ty::Bool, Value("true"), "", "Cwnd update for CMT: each path's slow start follows its own pseudo-cumack, not the cumulative ack."),
+        f("dac", Ty::Bool, Value("true"), "", "Delayed ack for CMT: the receiver keeps delaying SACKs on reordering and reports 1 or 2 packets in the SACK flags; the sender counts them."),
     ],
     tag: None,
     variants: &[],

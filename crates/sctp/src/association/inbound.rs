@@ -59,7 +59,54 @@ struct PartialDelivery {
 struct InStream {
     next_ssn: u16,
     /// Complete ordered messages waiting for earlier SSNs.
-    waiting: BTreeMap<u16, Message>,
+    waiting: Waiting,
+}
+
+impl InStream {
+    /// The next message in order if it is waiting (the SSN advances past it). A waiting
+    /// message whose SSN the stream has already passed (a peer repeating an SSN) can never
+    /// be delivered in order: it is dropped, and its size returned in `dropped`.
+    fn take_next(&mut self, dropped: &mut u32) -> Option<Message> {
+        loop {
+            let &(ssn, _) = self.waiting.0.front()?;
+            let offset = ssn.wrapping_sub(self.next_ssn);
+            if offset >= 0x8000 {
+                if let Some((_, stale)) = self.waiting.0.pop_front() {
+                    *dropped += stale.data.len() as u32;
+                }
+                continue;
+            }
+            if offset != 0 {
+                return None;
+            }
+            self.next_ssn = self.next_ssn.wrapping_add(1);
+            return self.waiting.0.pop_front().map(|(_, m)| m);
+        }
+    }
+}
+
+/// Complete ordered messages of one stream waiting for an earlier SSN, in SSN order counted
+/// from the stream's next SSN (serial-number order over the 16-bit SSN). Behind a missing
+/// message the others mostly arrive in SSN order (with several paths, one path's messages
+/// overtake the other's), so they are appended at the back and taken from the front.
+#[derive(Debug, Default)]
+struct Waiting(VecDeque<(u16, Message)>);
+
+impl Waiting {
+    /// Adds `msg` with `ssn` to a stream whose next SSN is `next`; a message with the same
+    /// SSN is replaced.
+    fn insert(&mut self, next: u16, ssn: u16, msg: Message) {
+        let offset = ssn.wrapping_sub(next);
+        if self.0.back().is_none_or(|&(s, _)| s.wrapping_sub(next) < offset) {
+            self.0.push_back((ssn, msg));
+            return;
+        }
+        let i = self.0.partition_point(|&(s, _)| s.wrapping_sub(next) < offset);
+        match self.0.get_mut(i) {
+            Some(e) if e.0 == ssn => e.1 = msg,
+            _ => self.0.insert(i, (ssn, msg)),
+        }
+    }
 }
 
 /// Receiver state.
@@ -95,6 +142,8 @@ pub(crate) struct Inbound {
     /// New TSNs that arrived after a higher TSN had (reordering across paths, and
     /// retransmissions filling a hole, both count).
     pub(crate) reordered_tsns: u64,
+    /// Room for the next SACK's gap ack blocks (given back once the SACK is in a packet).
+    spare_blocks: Vec<GapAckBlock>,
 }
 
 impl Inbound {
@@ -120,6 +169,7 @@ impl Inbound {
             delivered_bytes: 0,
             delivered_messages: 0,
             reordered_tsns: 0,
+            spare_blocks: Vec::new(),
         }
     }
 
@@ -359,10 +409,11 @@ impl Inbound {
         }
         let Some(stream) = self.streams.get_mut(usize::from(pd.stream)) else { return };
         stream.next_ssn = pd.ssn.wrapping_add(1);
-        while let Some(next) = stream.waiting.remove(&stream.next_ssn) {
+        let mut dropped = 0;
+        while let Some(next) = stream.take_next(&mut dropped) {
             self.ready.push_back(next);
-            stream.next_ssn = stream.next_ssn.wrapping_add(1);
         }
+        self.held = self.held.saturating_sub(dropped);
     }
 
     /// A whole message: unordered ones are ready at once, ordered ones in SSN order (§6.6).
@@ -375,19 +426,20 @@ impl Inbound {
         // A message partially delivered holds its stream's place until its last part.
         let in_partial = self.partial.is_some_and(|p| !p.unordered && p.stream == msg.stream);
         if ssn != stream.next_ssn || in_partial {
-            stream.waiting.insert(ssn, msg);
+            stream.waiting.insert(stream.next_ssn, ssn, msg);
             return;
         }
         self.ready.push_back(msg);
         stream.next_ssn = stream.next_ssn.wrapping_add(1);
-        // In order, as in a bulk transfer without loss: nothing waits (no map lookup).
-        if stream.waiting.is_empty() {
+        // In order, as in a bulk transfer without loss: nothing waits.
+        if stream.waiting.0.is_empty() {
             return;
         }
-        while let Some(next) = stream.waiting.remove(&stream.next_ssn) {
+        let mut dropped = 0;
+        while let Some(next) = stream.take_next(&mut dropped) {
             self.ready.push_back(next);
-            stream.next_ssn = stream.next_ssn.wrapping_add(1);
         }
+        self.held = self.held.saturating_sub(dropped);
     }
 
     /// True if a message is ready for the application.
@@ -444,16 +496,14 @@ impl Inbound {
     /// carry the number of DATA packets received since the previous SACK, at most 2.
     pub(crate) fn make_sack(&mut self, max_blocks: usize, dac: bool) -> SackChunk {
         let cum = self.cum_tsn;
-        let gap_ack_blocks = self
-            .gaps
-            .iter()
-            .take(max_blocks)
-            .filter_map(|&(a, b)| {
-                let start = u16::try_from(a.wrapping_sub(cum)).ok()?;
-                let end = u16::try_from(b.wrapping_sub(cum)).ok()?;
-                Some(GapAckBlock { start, end })
-            })
-            .collect();
+        let mut gap_ack_blocks = std::mem::take(&mut self.spare_blocks);
+        gap_ack_blocks.clear();
+        gap_ack_blocks.reserve(self.gaps.len().min(max_blocks));
+        gap_ack_blocks.extend(self.gaps.iter().take(max_blocks).filter_map(|&(a, b)| {
+            let start = u16::try_from(a.wrapping_sub(cum)).ok()?;
+            let end = u16::try_from(b.wrapping_sub(cum)).ok()?;
+            Some(GapAckBlock { start, end })
+        }));
         let flags = if dac { dac_flags(self.packets_since_sack) } else { 0 };
         self.packets_since_sack = 0;
         self.sack_now = false;
@@ -464,6 +514,17 @@ impl Inbound {
             a_rwnd: self.last_advertised,
             gap_ack_blocks,
             duplicate_tsns: std::mem::take(&mut self.dups),
+        }
+    }
+
+    /// Takes back the vectors of a SACK [`Inbound::make_sack`] built, once it is in a packet:
+    /// with several paths SACKs carry many gap blocks, and this saves an allocation each.
+    pub(crate) fn recycle_sack(&mut self, sack: SackChunk) {
+        self.spare_blocks = sack.gap_ack_blocks;
+        if self.dups.capacity() == 0 {
+            let mut dups = sack.duplicate_tsns;
+            dups.clear();
+            self.dups = dups;
         }
     }
 
@@ -527,6 +588,29 @@ mod tests {
         on_data(&mut r, &data(11, 0, false, false, b"2"));
         assert_eq!(r.read().map(|m| m.data), Some(b"123".to_vec()));
         assert_eq!(r.read().map(|m| m.data), Some(b"X".to_vec()));
+        assert_eq!(r.held(), 0);
+    }
+
+    #[test]
+    fn messages_overtaking_a_missing_one_wait_in_ssn_order_across_the_wrap() {
+        let mut r = Inbound::new(1, 1, 100_000);
+        r.streams[0].next_ssn = u16::MAX - 1;
+        // SSNs 65534, 65535, 0, 1 in TSNs 1..4; 65534 arrives last, the others out of order.
+        on_data(&mut r, &data(4, 1, true, true, b"d"));
+        on_data(&mut r, &data(2, u16::MAX, true, true, b"b"));
+        on_data(&mut r, &data(3, 0, true, true, b"c"));
+        assert!(!r.readable());
+        on_data(&mut r, &data(1, u16::MAX - 1, true, true, b"a"));
+        let got: Vec<u8> = std::iter::from_fn(|| r.read()).flat_map(|m| m.data).collect();
+        assert_eq!(got, b"abcd");
+        assert_eq!(r.streams[0].next_ssn, 2);
+        // A peer repeating an SSN already delivered: the message can never come in order; it
+        // is dropped when its stream moves on, and the buffer room it took is given back.
+        on_data(&mut r, &data(6, 3, true, true, b"f"));
+        on_data(&mut r, &data(7, 1, true, true, b"x"));
+        on_data(&mut r, &data(5, 2, true, true, b"e"));
+        let got: Vec<u8> = std::iter::from_fn(|| r.read()).flat_map(|m| m.data).collect();
+        assert_eq!(got, b"ef");
         assert_eq!(r.held(), 0);
     }
 

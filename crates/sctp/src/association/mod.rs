@@ -334,6 +334,8 @@ pub struct Association {
     out: Outbound,
     /// Scratch space for SACK processing, kept to avoid allocating per SACK.
     sack_tallies: SackTallies,
+    /// The SACK chunk being processed, parsed into room kept between SACKs.
+    sack_in: SackChunk,
     inb: Inbound,
     /// Buffers for packets, queued fragments and received data, reused.
     buffers: BufferPool,
@@ -397,6 +399,7 @@ impl Association {
             t2_path: PathId::default(),
             out,
             sack_tallies: SackTallies::default(),
+            sack_in: SackChunk::default(),
             inb,
             buffers: BufferPool::new(config.pmtu as usize),
             headroom: 0,
@@ -668,9 +671,17 @@ impl Association {
                 }
             }
             if view.chunk_type == ChunkType::SACK {
-                // The common control chunk, decoded on its own (as `Chunk::parse` would).
-                let Ok(sack) = SackChunk::parse(view.flags, view.value) else { return };
-                self.on_sack_chunk(now, &sack);
+                // Parsed into a SACK kept for the purpose, whose vectors keep their room: with
+                // several paths a SACK carries many gap blocks.
+                let mut sack = std::mem::take(&mut self.sack_in);
+                let parsed = sack.parse_into(view.flags, view.value).is_ok();
+                if parsed {
+                    self.on_sack_chunk(now, &sack);
+                }
+                self.sack_in = sack;
+                if !parsed {
+                    return;
+                }
                 continue;
             }
             let Ok(chunk) = Chunk::parse(&view) else { return };

@@ -104,6 +104,12 @@ pub(crate) struct Outbound {
     marked: usize,
     /// User bytes queued or outstanding (the send buffer's occupancy).
     pub(crate) buffered: u32,
+    /// The TSN ranges (first, last) the latest SACK's gap ack blocks covered, in order:
+    /// every chunk in them is acknowledged, so the next SACK's blocks need not visit them
+    /// again (with several paths a SACK carries many blocks, most of them already known).
+    gap_acked: Vec<(u32, u32)>,
+    /// Spare room for the next `gap_acked`.
+    gap_scratch: Vec<(u32, u32)>,
     /// Since when new data has waited for the peer's rwnd alone (some destination had cwnd
     /// room for it), if it does now.
     rwnd_blocked_since: Option<Instant>,
@@ -122,6 +128,8 @@ impl Outbound {
             ssn: vec![0; usize::from(streams)],
             marked: 0,
             buffered: 0,
+            gap_acked: Vec::new(),
+            gap_scratch: Vec::new(),
             rwnd_blocked_since: None,
             rwnd_blocked: Duration::ZERO,
         }
@@ -387,29 +395,59 @@ impl Association {
         self.out.cum_ack = cum;
     }
 
-    /// Gap ack blocks: TSN cum + k is sent[k - 1].
+    /// Gap ack blocks: TSN cum + k is sent[k - 1]. The ranges the previous SACK's blocks
+    /// covered are acknowledged already and skipped.
     fn ack_gap_blocks(&mut self, now: Instant, sack: &SackChunk, t: &mut SackTallies) {
+        let cum = self.out.cum_ack;
+        let len = self.out.sent.len();
+        let known = std::mem::take(&mut self.out.gap_acked);
+        let mut covered = std::mem::take(&mut self.out.gap_scratch);
+        covered.clear();
+        let mut j = 0;
         for block in &sack.gap_ack_blocks {
             if block.start == 0 || block.end < block.start {
                 continue;
             }
-            for k in block.start..=block.end {
-                let Some(s) = self.out.sent.get(usize::from(k) - 1) else { break };
-                t.highest_reported = s.tsn;
-                if s.state == SentState::Acked {
+            let (first, last) = (usize::from(block.start), usize::from(block.end).min(len));
+            if first > last {
+                break;
+            }
+            let (first_tsn, last_tsn) = (cum.wrapping_add(first as u32), cum.wrapping_add(last as u32));
+            if covered.last().is_some_and(|&(_, b)| !tsn_lt(b, first_tsn)) {
+                j = 0; // blocks out of order: look through the known ranges again
+            }
+            t.highest_reported = last_tsn;
+            covered.push((first_tsn, last_tsn));
+            let mut k = first;
+            while k <= last {
+                let tsn = cum.wrapping_add(k as u32);
+                while known.get(j).is_some_and(|&(_, b)| tsn_lt(b, tsn)) {
+                    j += 1;
+                }
+                if let Some(&(_, b)) = known.get(j).filter(|&&(a, _)| tsn_le(a, tsn)) {
+                    k += b.wrapping_sub(tsn) as usize + 1;
                     continue;
                 }
-                let tsn = s.tsn;
-                let s = &self.out.sent[usize::from(k) - 1];
-                let path = s.path;
-                let (len, state, tx, sent_at) = (s.frag.len(), s.state, s.transmissions, s.sent_at);
-                self.account_ack(now, path, tsn, len, state, tx, sent_at, &mut t.per_path);
-                self.out.sent[usize::from(k) - 1].state = SentState::Acked;
-                t.note_newly_acked(path, tsn);
-                if self.config.cmt.enabled && state == SentState::InFlight {
-                    self.note_pseudo_cumack(usize::from(k) - 1, path, tx > 1, &mut t.per_path);
-                }
+                self.ack_gap_acked_chunk(now, k, t);
+                k += 1;
             }
+        }
+        self.out.gap_acked = covered;
+        self.out.gap_scratch = known;
+    }
+
+    /// The chunk at offset `k` (TSN cum + k) lies in a gap ack block.
+    fn ack_gap_acked_chunk(&mut self, now: Instant, k: usize, t: &mut SackTallies) {
+        let s = &self.out.sent[k - 1];
+        if s.state == SentState::Acked {
+            return;
+        }
+        let (tsn, path, len, state, tx, sent_at) = (s.tsn, s.path, s.frag.len(), s.state, s.transmissions, s.sent_at);
+        self.account_ack(now, path, tsn, len, state, tx, sent_at, &mut t.per_path);
+        self.out.sent[k - 1].state = SentState::Acked;
+        t.note_newly_acked(path, tsn);
+        if self.config.cmt.enabled && state == SentState::InFlight {
+            self.note_pseudo_cumack(k - 1, path, tx > 1, &mut t.per_path);
         }
     }
 
@@ -487,7 +525,14 @@ impl Association {
         // Offsets 1..end lie below `limit`, which may be at or below `cum` (the highest
         // chunk newly acked can sit under chunks gap-acked before).
         let end = if tsn_gt(limit, cum) { limit.wrapping_sub(cum) as usize } else { 0 };
-        let mut next = 1usize;
+        let (from, end) = match rule {
+            Some(r) if r.sfr => match self.sfr_range(t) {
+                Some((from, to)) => (from, to.min(end)),
+                None => return,
+            },
+            _ => (1, end),
+        };
+        let mut next = from;
         for block in &sack.gap_ack_blocks {
             if block.start == 0 || block.end < block.start {
                 continue;
@@ -497,6 +542,45 @@ impl Association {
             next = next.max(usize::from(block.end) + 1);
         }
         self.count_misses(next, end, t, rule);
+    }
+
+    /// With SFR, the offsets (TSN cum + k for k in the range) where a chunk may take a miss
+    /// indication: for each destination with chunks newly acknowledged, from its lowest
+    /// unacknowledged chunk to its limit (its highest TSN newly acknowledged, or in its
+    /// Fast Recovery the highest reported when the cumulative ack advanced). `None` if no
+    /// chunk can. Without loss every destination's chunks below its limit are
+    /// acknowledged, so nothing is walked, however many holes the other paths leave.
+    fn sfr_range(&mut self, t: &SackTallies) -> Option<(usize, usize)> {
+        let cum = self.out.cum_ack;
+        let mut range: Option<(usize, usize)> = None;
+        for (i, pt) in t.per_path.iter().enumerate() {
+            let Some(h) = pt.highest_newly_acked else { continue };
+            let d = PathId::new(i as u32);
+            let recovering = self.paths.get(d).is_some_and(|p| p.fast_recovery_exit.is_some()) && t.cum_advanced;
+            let limit = if recovering && tsn_gt(t.highest_reported, h) { t.highest_reported } else { h };
+            let end = if tsn_gt(limit, cum) { limit.wrapping_sub(cum) as usize } else { 0 };
+            let floor = self.miss_floor(d, end);
+            if floor < end {
+                range = Some(range.map_or((floor, end), |(a, b)| (a.min(floor), b.max(end))));
+            }
+        }
+        range
+    }
+
+    /// The offset of the lowest chunk last sent to `d` that is not acknowledged, or `upto`
+    /// if there is none below it; moves `d`'s floor up to it (the search resumes there).
+    fn miss_floor(&mut self, d: PathId, upto: usize) -> usize {
+        let cum = self.out.cum_ack;
+        let Some(path) = self.paths.get_mut(d) else { return upto };
+        let mut k = path.miss_floor.filter(|&f| tsn_gt(f, cum)).map_or(1, |f| f.wrapping_sub(cum) as usize);
+        while k < upto {
+            match self.out.sent.get(k - 1) {
+                Some(s) if s.path != d || s.state == SentState::Acked => k += 1,
+                _ => break,
+            }
+        }
+        path.miss_floor = Some(cum.wrapping_add(k as u32));
+        k
     }
 
     /// §7.2.1 / §7.2.2 window growth first, then §7.2.4 reductions. The controllers see
@@ -804,6 +888,9 @@ impl Association {
             self.stats.sacks_sent += 1;
             let p = self.existing_or_primary(self.sack_path);
             self.packet_for(&mut open, p, sack.buffer_len()).chunk(&sack);
+            if let Chunk::Sack(sack) = sack {
+                self.inb.recycle_sack(sack);
+            }
         }
         while let Some((p, chunk)) = self.control.pop_front() {
             let p = self.existing_or_primary(p);
@@ -889,6 +976,7 @@ impl Association {
             builder.data(&s.frag.data_ref(s.tsn));
             s.state = SentState::InFlight;
             s.path = dst;
+            let tsn = s.tsn;
             s.sent_at = now;
             s.transmissions += 1;
             self.out.marked = self.out.marked.saturating_sub(1);
@@ -899,6 +987,9 @@ impl Association {
                 self.paths[dst].queued_bytes += len;
             }
             let path = &mut self.paths[dst];
+            if path.miss_floor.is_some_and(|f| tsn_lt(tsn, f)) {
+                path.miss_floor = Some(tsn);
+            }
             path.flight_size += len;
             path.stats.bytes_retransmitted += u64::from(len);
             match kind {

@@ -166,6 +166,11 @@ pub struct Path {
     /// from the cumulative ack). It only moves up, so the searches cost, over a transfer,
     /// one pass over the TSNs.
     pub(crate) pseudo_cumack_scan: Option<u32>,
+    /// CMT's split fast retransmit: a TSN below which every chunk last sent here is
+    /// acknowledged (`None`: the cumulative ack), so the search for chunks that may take
+    /// miss indications starts there. It moves up as chunks are acknowledged and down
+    /// when a lower TSN is retransmitted here.
+    pub(crate) miss_floor: Option<u32>,
     /// Counters.
     pub stats: PathStats,
 }
@@ -198,6 +203,7 @@ impl Path {
             acked_since_loss: 0,
             acked_between_losses: 0,
             pseudo_cumack_scan: None,
+            miss_floor: None,
             stats: PathStats::default(),
         }
     }

@@ -582,42 +582,51 @@ fn parse_init(value: &[u8], what: &'static str) -> Result<InitChunk, WireError> 
     })
 }
 
+#[inline]
+fn parse_sack(flags: u8, value: &[u8]) -> Result<SackChunk, WireError> {
+    let mut sack = SackChunk::default();
+    sack.parse_into(flags, value)?;
+    Ok(sack)
+}
+
 impl SackChunk {
     /// Decodes the value of a SACK chunk with these flags (what [`Chunk::parse`] does for
-    /// one, without the general chunk on the way: the receive path of every SACK).
+    /// one, without the general chunk on the way).
     pub fn parse(flags: u8, value: &[u8]) -> Result<SackChunk, WireError> {
         parse_sack(flags, value)
     }
-}
 
-#[inline]
-fn parse_sack(flags: u8, value: &[u8]) -> Result<SackChunk, WireError> {
-    let what = "SACK chunk";
-    let mut r = Reader::new(value, what);
-    let cumulative_tsn_ack = r.u32()?;
-    let a_rwnd = r.u32()?;
-    let gaps = usize::from(r.u16()?);
-    let dups = usize::from(r.u16()?);
-    if value.len() != 12 + 4 * gaps + 4 * dups {
-        return Err(WireError::BadLength { what, length: value.len() + 4 });
-    }
-    // The length was checked: the reads below cannot fail. Most SACKs have no blocks and
-    // no duplicates: no allocation is asked for then.
-    let mut gap_ack_blocks = Vec::new();
-    let mut duplicate_tsns = Vec::new();
-    if gaps > 0 {
-        gap_ack_blocks.reserve_exact(gaps);
+    /// Reads the value of a SACK chunk with `flags` into `self`, reusing its vectors' room
+    /// (the association's receive path parses every SACK into one it keeps: no allocation
+    /// once its vectors have grown, however many gap blocks SACKs carry). On error `self`
+    /// holds partial contents.
+    pub fn parse_into(&mut self, flags: u8, value: &[u8]) -> Result<(), WireError> {
+        let what = "SACK chunk";
+        let mut r = Reader::new(value, what);
+        let cumulative_tsn_ack = r.u32()?;
+        let a_rwnd = r.u32()?;
+        let gaps = usize::from(r.u16()?);
+        let dups = usize::from(r.u16()?);
+        if value.len() != 12 + 4 * gaps + 4 * dups {
+            return Err(WireError::BadLength { what, length: value.len() + 4 });
+        }
+        self.flags = flags;
+        self.cumulative_tsn_ack = cumulative_tsn_ack;
+        self.a_rwnd = a_rwnd;
+        // The counts are checked against the chunk's length above, so the vectors are sized
+        // once (collecting through `Result` would grow them step by step).
+        self.gap_ack_blocks.clear();
+        self.gap_ack_blocks.reserve(gaps);
         for _ in 0..gaps {
-            gap_ack_blocks.push(GapAckBlock { start: r.u16()?, end: r.u16()? });
+            self.gap_ack_blocks.push(GapAckBlock { start: r.u16()?, end: r.u16()? });
         }
-    }
-    if dups > 0 {
-        duplicate_tsns.reserve_exact(dups);
+        self.duplicate_tsns.clear();
+        self.duplicate_tsns.reserve(dups);
         for _ in 0..dups {
-            duplicate_tsns.push(r.u32()?);
+            self.duplicate_tsns.push(r.u32()?);
         }
+        Ok(())
     }
-    Ok(SackChunk { flags, cumulative_tsn_ack, a_rwnd, gap_ack_blocks, duplicate_tsns })
 }
 
 fn parse_heartbeat(value: &[u8]) -> Result<Vec<u8>, WireError> {
