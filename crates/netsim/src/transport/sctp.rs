@@ -331,8 +331,8 @@ impl SctpSocket {
                 _ => None,
             };
             let flow = d.assoc.and_then(|id| self.record(id)).map_or(NO_FLOW, |r| r.flow);
-            if flow != NO_FLOW {
-                self.account_tx(ctx, d.assoc, flow);
+            if let Some(id) = d.assoc {
+                self.account_tx(ctx, id, flow);
             }
             if let (Some(id), true) = (d.assoc, ctx.packet_log().is_some()) {
                 self.log_sent(ctx, id, d.remote, d.packet());
@@ -355,11 +355,14 @@ impl SctpSocket {
         self.timer.update(ctx, self.ep.poll_timeout());
     }
 
-    /// A packet of `assoc` accounted to `flow` leaves: one packet, and the user bytes it
-    /// carries (what the association's bytes sent grew by since the last one).
-    fn account_tx(&mut self, ctx: &mut Ctx<'_>, assoc: Option<AssocId>, flow: u32) {
+    /// A packet of `id` accounted to `flow` leaves: one packet, and the user bytes it
+    /// carries (what the association's bytes sent grew by since the last one), for the flow
+    /// (if any) and, when the primary's route breaks, each path's new-data times.
+    fn account_tx(&mut self, ctx: &mut Ctx<'_>, id: AssocId, flow: u32) {
         let now = ctx.now();
-        let Some(id) = assoc else { return };
+        if flow == NO_FLOW && self.record(id).is_none_or(|r| r.primary_break.is_none()) {
+            return;
+        }
         let i = match self.index.get(id.get() as usize) {
             Some(&i) if i != NO_RECORD => i,
             _ => self.new_record(id),
@@ -376,12 +379,21 @@ impl SctpSocket {
                     if rec.new_data.len() <= p.index() {
                         rec.new_data.resize_with(p.index() + 1, NewDataTimes::default);
                     }
-                    rec.new_data[p.index()].note(now, after_break, path.stats.bytes_sent, path.stats.t3_timeouts, path.state);
+                    rec.new_data[p.index()].note(
+                        now,
+                        after_break,
+                        path.stats.bytes_sent,
+                        path.stats.t3_timeouts,
+                        path.state,
+                    );
                 }
             }
         }
         let bytes = sent.saturating_sub(rec.tx_bytes);
         rec.tx_bytes = sent;
+        if flow == NO_FLOW {
+            return;
+        }
         if let Some(f) = ctx.flow_mut(flow) {
             f.tx_packets += 1;
             f.tx_bytes += bytes;
@@ -507,7 +519,8 @@ impl SctpSocket {
         out.push("sctp", name, "path_state_changes", rec.path_changes as f64, "events");
         out.push("sctp", name, "closed", f64::from(u8::from(rec.closed.is_some())), "bool");
         let new_total = sum(|s| s.bytes_sent);
-        let since_break = |t: Option<Instant>| t.zip(rec.primary_break).map(|(t, b)| t.saturating_since(b).as_secs_f64());
+        let since_break =
+            |t: Option<Instant>| t.zip(rec.primary_break).map(|(t, b)| t.saturating_since(b).as_secs_f64());
         for (i, p) in a.paths() {
             let entity = format!("{name}/path{i}");
             out.push("sctp_path", &entity, "bytes_sent", p.stats.bytes_sent as f64, "bytes");
