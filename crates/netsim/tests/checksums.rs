@@ -67,7 +67,7 @@ fn upload(policy: ChecksumPolicy, claims: Option<bool>) -> (RunResult, Vec<(u32,
     let (r1, b0) = (b.iface(r, "eth1", Ipv4Addr::new(10, 0, 1, 2)), b.iface(z, "eth0", B));
     let lossy = LossConfig::Bernoulli { p: 0.01 };
     b.link("A-R", a0, r0, ch(LossConfig::None), ch(LossConfig::None), 1);
-    b.link("R-B", r1, b0, ch(lossy.clone()), ch(lossy), 1);
+    b.link("R-B", r1, b0, ch(lossy), ch(lossy), 1);
     let config = sctp::Config::default();
     let sink = SctpAppConfig {
         name: "sink".into(),
