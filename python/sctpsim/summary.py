@@ -358,6 +358,55 @@ def _sctp_paths_table(result: RunResult) -> Table | None:
     return table
 
 
+def _sctp_path_data_table(result: RunResult) -> Table | None:
+    # Paths that carried new data (a sender's): how it was shared and recovered.
+    paths = [
+        p
+        for p in _entities(result, "sctp_path")
+        if not _bad(result.scalar_or_nan("sctp_path", p, "new_data_share"))
+    ]
+    if not paths:
+        return None
+    table = _table(
+        "SCTP paths: new data (stopped, resumed: s after the break)",
+        [
+            ("path", "left"),
+            ("new data", "right"),
+            ("fast rtx", "right"),
+            ("PF", "right"),
+            ("stopped", "right"),
+            ("resumed", "right"),
+        ],
+    )
+    for path in paths:
+        s = partial(result.scalar_or_nan, "sctp_path", path)
+        table.add_row(
+            path,
+            format_percent(s("new_data_share"), digits=1),
+            format_count(s("fast_retransmissions")),
+            format_count(s("pf_episodes")),
+            format_float(s("new_data_stopped_time"), digits=3),
+            format_float(s("new_data_resumed_time"), digits=3),
+        )
+    return table
+
+
+def _sctp_reordering_table(result: RunResult) -> Table | None:
+    apps = _sctp_apps(result, "reordered_tsns")
+    if not apps:
+        return None
+    table = _table(
+        "SCTP reordering and receive-window blocking",
+        [("app", "left"), ("TSNs out of order", "right"), ("rwnd-blocked s", "right")],
+    )
+    for app in apps:
+        s = partial(result.scalar_or_nan, "sctp", app)
+        table.add_row(
+            app, format_count(s("reordered_tsns")), format_float(s("rwnd_blocked_time"), digits=3)
+        )
+    return table
+
+
 def _groups_table(result: RunResult) -> Table | None:
     groups = _entities(result, "group")
     if not groups:
@@ -482,6 +531,8 @@ def summary_tables(result: RunResult) -> list[Table]:
         _sctp_senders_table(result),
         _sctp_failover_table(result),
         _sctp_paths_table(result),
+        _sctp_path_data_table(result),
+        _sctp_reordering_table(result),
         _ifaces_table(result),
         _nodes_table(result),
     )

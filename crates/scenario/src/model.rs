@@ -846,7 +846,8 @@ impl Parser {
         Ok(c)
     }
 
-    /// `apps[].sctp.cmt`: CMT on or off, its scheduler and its three algorithms.
+    /// `apps[].sctp.cmt`: CMT on or off, its scheduler and its three algorithms, the
+    /// retransmission policy and CMT-PF.
     fn sctp_cmt(r: &mut Reader<'_>, c: &mut sctp::Config) -> Result<(), ScenarioError> {
         if r.bool("enabled")? {
             *c = std::mem::take(c).with_cmt();
@@ -856,7 +857,19 @@ impl Parser {
         }
         c.cmt.sfr = r.bool("sfr")?;
         c.cmt.cuc = r.bool("cuc")?;
-        c.cmt.dac = r.bool("dac")?;
+        // DAC's default is the preset's (freebsd-cmt has it off, as FreeBSD's cmt_use_dac).
+        if let Some(dac) = r.opt_bool("dac")? {
+            c.cmt.dac = dac;
+        }
+        r.resolve("dac", c.cmt.dac);
+        if let Some(name) = r.opt_str("retransmit")? {
+            c.retransmit = sctp::cmt::RetransmitConfig::from_name(&name).expect("schema lists only known policies");
+        }
+        r.resolve("retransmit", c.retransmit.name());
+        let pf_cwnd = r.int("pf_cwnd")?;
+        if r.bool("pf")? {
+            *c = std::mem::take(c).with_cmt_pf(pf_cwnd as u32);
+        }
         Ok(())
     }
 

@@ -503,7 +503,7 @@ impl Agent for SctpApp {
         self.flush(ctx);
     }
 
-    fn report(&self, _now: Instant, out: &mut Scalars) {
+    fn report(&self, now: Instant, out: &mut Scalars) {
         let name = self.socket.name();
         if self.received.messages > 0 {
             let mut all = self.per_assoc.iter().flatten();
@@ -525,11 +525,11 @@ impl Agent for SctpApp {
         if let (SctpRole::Bulk { start, .. }, Some(done)) = (&self.cfg.role, self.completed_at) {
             out.push("sctp", name, "completion_time", done.saturating_since(*start).as_secs_f64(), "s");
         }
-        self.socket.report_transport(first, sender, out);
+        self.socket.report_transport(now, first, sender, out);
         for (k, &id) in ids.iter().enumerate() {
             if k > 0 {
                 self.socket.report_failover(id, out);
-                self.socket.report_transport(id, sender, out);
+                self.socket.report_transport(now, id, sender, out);
             }
             let Some(rx) = self.per_assoc.get(k).and_then(Option::as_ref) else { continue };
             let entity = if ids.len() > 1 { rx.name.as_str() } else { name };

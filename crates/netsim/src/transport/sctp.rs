@@ -88,10 +88,50 @@ struct AssocRecord {
     data_moved_at: Option<Instant>,
     switched_back_at: Option<Instant>,
     path_changes: u64,
+    /// Per path (by [`sctp::PathId`] index), when it stopped and resumed carrying new data;
+    /// kept only when the primary's route is known to break.
+    new_data: Vec<NewDataTimes>,
     closed: Option<String>,
     /// The association once it has finished and left the endpoint (its final counters and
     /// state, for results).
     finished: Option<Box<Association>>,
+}
+
+/// When one path stopped and resumed carrying new data after the primary's route broke (the
+/// failover metrics' meaning under CMT, where every path carries new data at once).
+#[derive(Debug, Default)]
+struct NewDataTimes {
+    /// The path's first-transmission bytes when the last packet was accounted.
+    bytes_sent: u64,
+    /// The path's T3-rtx expirations when the break came (None before it).
+    t3_at_break: Option<u64>,
+    /// The last time new data went to the path.
+    last_new_at: Option<Instant>,
+    /// The last new data before the path was found failing (its first T3-rtx expiry after
+    /// the break, or it left the active state).
+    stopped_at: Option<Instant>,
+    /// The first new data to it after that, while it was active.
+    resumed_at: Option<Instant>,
+}
+
+impl NewDataTimes {
+    /// A packet left at `now` (`after_break`: at or after the break); the path has sent
+    /// `bytes_sent` new bytes and had `t3` expirations in all, and is in `state`.
+    fn note(&mut self, now: Instant, after_break: bool, bytes_sent: u64, t3: u64, state: PathState) {
+        if after_break {
+            let base = *self.t3_at_break.get_or_insert(t3);
+            if self.stopped_at.is_none() && (t3 > base || state != PathState::Active) {
+                self.stopped_at = Some(self.last_new_at.unwrap_or(now));
+            }
+        }
+        if bytes_sent > self.bytes_sent {
+            self.bytes_sent = bytes_sent;
+            if self.stopped_at.is_some() && self.resumed_at.is_none() && state == PathState::Active {
+                self.resumed_at = Some(now);
+            }
+            self.last_new_at = Some(now);
+        }
+    }
 }
 
 /// An SCTP endpoint driven by the simulator.
@@ -183,6 +223,7 @@ impl SctpSocket {
             data_moved_at: None,
             switched_back_at: None,
             path_changes: 0,
+            new_data: Vec::new(),
             closed: None,
             finished: None,
         });
@@ -290,8 +331,8 @@ impl SctpSocket {
                 _ => None,
             };
             let flow = d.assoc.and_then(|id| self.record(id)).map_or(NO_FLOW, |r| r.flow);
-            if flow != NO_FLOW {
-                self.account_tx(ctx, d.assoc, flow);
+            if let Some(id) = d.assoc {
+                self.account_tx(ctx, id, flow);
             }
             if let (Some(id), true) = (d.assoc, ctx.packet_log().is_some()) {
                 self.log_sent(ctx, id, d.remote, d.packet());
@@ -314,18 +355,45 @@ impl SctpSocket {
         self.timer.update(ctx, self.ep.poll_timeout());
     }
 
-    /// A packet of `assoc` accounted to `flow` leaves: one packet, and the user bytes it
-    /// carries (what the association's bytes sent grew by since the last one).
-    fn account_tx(&mut self, ctx: &mut Ctx<'_>, assoc: Option<AssocId>, flow: u32) {
+    /// A packet of `id` accounted to `flow` leaves: one packet, and the user bytes it
+    /// carries (what the association's bytes sent grew by since the last one), for the flow
+    /// (if any) and, when the primary's route breaks, each path's new-data times.
+    fn account_tx(&mut self, ctx: &mut Ctx<'_>, id: AssocId, flow: u32) {
         let now = ctx.now();
-        let Some(id) = assoc else { return };
-        let sent = self
-            .ep
-            .association(id)
-            .map_or(0, |a| a.paths().values().map(|p| p.stats.bytes_sent + p.stats.bytes_retransmitted).sum::<u64>());
-        let rec = self.record_mut(id);
+        if flow == NO_FLOW && self.record(id).is_none_or(|r| r.primary_break.is_none()) {
+            return;
+        }
+        let i = match self.index.get(id.get() as usize) {
+            Some(&i) if i != NO_RECORD => i,
+            _ => self.new_record(id),
+        };
+        let rec = &mut self.records[i];
+        let mut sent = 0;
+        if let Some(a) = self.ep.association(id) {
+            // When the primary's route breaks, each path's new data is followed too.
+            let after_break = rec.primary_break.is_some_and(|b| now >= b);
+            let track = rec.primary_break.is_some();
+            for (p, path) in a.paths() {
+                sent += path.stats.bytes_sent + path.stats.bytes_retransmitted;
+                if track {
+                    if rec.new_data.len() <= p.index() {
+                        rec.new_data.resize_with(p.index() + 1, NewDataTimes::default);
+                    }
+                    rec.new_data[p.index()].note(
+                        now,
+                        after_break,
+                        path.stats.bytes_sent,
+                        path.stats.t3_timeouts,
+                        path.state,
+                    );
+                }
+            }
+        }
         let bytes = sent.saturating_sub(rec.tx_bytes);
         rec.tx_bytes = sent;
+        if flow == NO_FLOW {
+            return;
+        }
         if let Some(f) = ctx.flow_mut(flow) {
             f.tx_packets += 1;
             f.tx_bytes += bytes;
@@ -429,9 +497,12 @@ impl SctpSocket {
         }
     }
 
-    /// The transport scalars of `assoc`: retransmission counters (a `sender`'s), heartbeats,
-    /// path state changes, whether it closed, and one row set per path (`<name>/path<i>`).
-    pub fn report_transport(&self, assoc: AssocId, sender: bool, out: &mut Scalars) {
+    /// The transport scalars of `assoc` at `now`: retransmission counters and time blocked by
+    /// the peer's window (a `sender`'s), TSNs received out of order, heartbeats, path state
+    /// changes, whether it closed, and one row set per path (`<name>/path<i>`): new data and
+    /// its share, retransmissions, timeouts, PF episodes and, after a break of the primary's
+    /// route, when the path stopped and resumed carrying new data.
+    pub fn report_transport(&self, now: Instant, assoc: AssocId, sender: bool, out: &mut Scalars) {
         let (Some(rec), Some(a)) = (self.record(assoc), self.association(assoc)) else { return };
         let name = &rec.entity;
         let sum = |f: fn(&sctp::PathStats) -> u64| a.paths().values().map(|p| f(&p.stats)).sum::<u64>() as f64;
@@ -441,16 +512,34 @@ impl SctpSocket {
             out.push("sctp", name, "timeout_retransmissions", sum(|s| s.timeout_retransmissions), "chunks");
             out.push("sctp", name, "retransmitted_bytes", sum(|s| s.bytes_retransmitted), "bytes");
             out.push("sctp", name, "t3_timeouts", sum(|s| s.t3_timeouts), "events");
+            out.push("sctp", name, "rwnd_blocked_time", a.rwnd_blocked_time(now).as_secs_f64(), "s");
         }
+        out.push("sctp", name, "reordered_tsns", a.reordered_tsns() as f64, "chunks");
         out.push("sctp", name, "heartbeats_sent", sum(|s| s.heartbeats_sent), "chunks");
         out.push("sctp", name, "path_state_changes", rec.path_changes as f64, "events");
         out.push("sctp", name, "closed", f64::from(u8::from(rec.closed.is_some())), "bool");
+        let new_total = sum(|s| s.bytes_sent);
+        let since_break =
+            |t: Option<Instant>| t.zip(rec.primary_break).map(|(t, b)| t.saturating_since(b).as_secs_f64());
         for (i, p) in a.paths() {
             let entity = format!("{name}/path{i}");
             out.push("sctp_path", &entity, "bytes_sent", p.stats.bytes_sent as f64, "bytes");
+            if new_total > 0.0 {
+                out.push("sctp_path", &entity, "new_data_share", p.stats.bytes_sent as f64 / new_total, "fraction");
+            }
             out.push("sctp_path", &entity, "bytes_retransmitted", p.stats.bytes_retransmitted as f64, "bytes");
             out.push("sctp_path", &entity, "bytes_acked", p.stats.bytes_acked as f64, "bytes");
+            out.push("sctp_path", &entity, "fast_retransmissions", p.stats.fast_retransmissions as f64, "chunks");
             out.push("sctp_path", &entity, "t3_timeouts", p.stats.t3_timeouts as f64, "events");
+            out.push("sctp_path", &entity, "pf_episodes", p.stats.pf_episodes as f64, "events");
+            if let Some(t) = rec.new_data.get(i.index()) {
+                if let Some(v) = since_break(t.stopped_at) {
+                    out.push("sctp_path", &entity, "new_data_stopped_time", v, "s");
+                }
+                if let Some(v) = since_break(t.resumed_at) {
+                    out.push("sctp_path", &entity, "new_data_resumed_time", v, "s");
+                }
+            }
             out.push("sctp_path", &entity, "packets_sent", p.stats.packets_sent as f64, "packets");
             out.push("sctp_path", &entity, "state", f64::from(p.state.code()), "0=active,1=pf,2=inactive");
         }

@@ -139,6 +139,9 @@ pub(crate) struct Inbound {
     pub(crate) delivered_bytes: u64,
     /// Messages delivered to the application so far.
     pub(crate) delivered_messages: u64,
+    /// New TSNs that arrived after a higher TSN had (reordering across paths, and
+    /// retransmissions filling a hole, both count).
+    pub(crate) reordered_tsns: u64,
     /// Room for the next SACK's gap ack blocks (given back once the SACK is in a packet).
     spare_blocks: Vec<GapAckBlock>,
 }
@@ -165,6 +168,7 @@ impl Inbound {
             sack_now: false,
             delivered_bytes: 0,
             delivered_messages: 0,
+            reordered_tsns: 0,
             spare_blocks: Vec::new(),
         }
     }
@@ -181,6 +185,7 @@ impl Inbound {
         self.last_advertised = self.a_rwnd();
         self.delivered_bytes = old.delivered_bytes;
         self.delivered_messages = old.delivered_messages;
+        self.reordered_tsns = old.reordered_tsns;
     }
 
     /// Number of inbound streams.
@@ -234,6 +239,9 @@ impl Inbound {
         self.record_tsn(d.tsn);
         if tsn_gt(d.tsn, self.highest) {
             self.highest = d.tsn;
+        } else {
+            // A new TSN below the highest one received: it arrived out of order.
+            self.reordered_tsns += 1;
         }
         // §6.7: out-of-order arrival, or a chunk filling a gap, is acknowledged at once.
         // CMT's delayed ack (DAC; the CMT paper, side-effect 3) keeps delaying SACKs then:

@@ -476,6 +476,11 @@ impl Association {
     pub fn receive_buffer_used(&self) -> u32 {
         self.inb.held()
     }
+    /// New TSNs received after a higher TSN (out of order: reordering across paths of
+    /// different delay, and retransmissions filling a hole).
+    pub fn reordered_tsns(&self) -> u64 {
+        self.inb.reordered_tsns
+    }
     /// User-data bytes delivered to the application so far.
     pub fn delivered_bytes(&self) -> u64 {
         self.inb.delivered_bytes

@@ -99,6 +99,8 @@ pub struct PathStats {
     pub timeout_retransmissions: u64,
     /// T3-rtx expirations of this destination.
     pub t3_timeouts: u64,
+    /// Times this destination entered the potentially-failed state (RFC 7829, CMT-PF).
+    pub pf_episodes: u64,
     /// HEARTBEATs sent.
     pub heartbeats_sent: u64,
     /// HEARTBEAT ACKs accepted.

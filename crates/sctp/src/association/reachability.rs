@@ -78,6 +78,7 @@ impl Association {
         self.events.push_back(Event::PathStateChanged { path: p, from, to });
         match to {
             PathState::PotentiallyFailed => {
+                self.paths[p].stats.pf_episodes += 1;
                 // RFC 7829 §4: probe a PF destination at once, then once per RTO.
                 self.timers.set(Timer::Heartbeat(p), now);
             }
