@@ -13,7 +13,7 @@
 //! queues stay short), twice the packets in the simulated second. Its cost per packet
 //! depends on the reordering between the paths: SACKs carry a gap block per run of TSNs
 //! that overtook another path's (about 10 per SACK here; with 2 MiB buffers, longer queues
-//! and about 40, +47 % instructions per packet).
+//! and about 40, +41 % instructions per packet).
 #![allow(missing_docs)] // criterion generates the entry points
 use std::net::Ipv4Addr;
 
