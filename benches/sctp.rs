@@ -13,7 +13,7 @@
 //! queues stay short), twice the packets in the simulated second. Its cost per packet
 //! depends on the reordering between the paths: SACKs carry a gap block per run of TSNs
 //! that overtook another path's (about 10 per SACK here; with 2 MiB buffers, longer queues
-//! and about 40, +47 % instructions per packet).
+//! and about 40, +41 % instructions per packet).
 //!
 //! No capture is attached, so the endpoints skip SCTP's CRC32c (`ChecksumPolicy::Auto`, as a
 //! scenario without `record.capture`); with `SCTPSIM_BENCH_CHECKSUMS=always` in the

@@ -178,7 +178,8 @@ pub enum Event {
         to: PathId,
     },
     /// New data started going to another destination (failover or switch-back): emitted
-    /// when the first new DATA chunk is sent on `to`.
+    /// when the first new DATA chunk is sent on `to`. Not emitted with CMT on
+    /// ([`crate::cmt::CmtConfig::enabled`]), where new data goes to every destination at once.
     DataPathChanged {
         /// Destination new data went to before.
         from: PathId,

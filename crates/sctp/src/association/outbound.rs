@@ -418,6 +418,13 @@ impl Association {
             }
             t.highest_reported = last_tsn;
             covered.push((first_tsn, last_tsn));
+            // The same block as the previous SACK's: nothing new in it.
+            while known.get(j).is_some_and(|&(_, b)| tsn_lt(b, first_tsn)) {
+                j += 1;
+            }
+            if known.get(j) == Some(&(first_tsn, last_tsn)) {
+                continue;
+            }
             let mut k = first;
             while k <= last {
                 let tsn = cum.wrapping_add(k as u32);
