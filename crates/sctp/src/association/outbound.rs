@@ -302,19 +302,21 @@ struct CmtMisses {
 impl CmtMisses {
     /// Miss indications for `tsn`, in flight on `path` and missing below the SACK's
     /// limit (RFC 9260 §7.2.4's highest TSN newly acknowledged, or in Fast Recovery the
-    /// highest reported), from the SACK `t` describes; `in_fast_recovery` tells whether
-    /// `path` is in Fast Recovery.
-    fn indications(&self, tsn: u32, path: PathId, t: &SackTallies, in_fast_recovery: bool) -> u32 {
+    /// highest reported), from the SACK `t` describes.
+    fn indications(&self, tsn: u32, path: PathId, t: &SackTallies) -> u32 {
         let pt = t.per_path.get(path.index());
         if self.sfr {
             // SFR: a SACK that newly acknowledges nothing sent to this destination says
-            // nothing about its TSNs; otherwise HTNA per destination. In the
-            // destination's Fast Recovery a SACK advancing the cumulative ack counts every
-            // TSN reported missing, as §7.2.4 does for the association (FreeBSD's
-            // sctp_strike_gap_ack_chunks keeps both rules under CMT).
+            // nothing about its TSNs; otherwise HTNA per destination: only a later TSN
+            // sent to the same destination and newly acknowledged counts. §7.2.4's Fast
+            // Recovery rule (a SACK advancing the cumulative ack counts every TSN reported
+            // missing) is not widened to the association's highest reported TSN here: that
+            // TSN is usually another destination's, and counting against it strikes chunks
+            // still in flight on a slower path, the reordering SFR exists to ignore (ns-2's
+            // sctp-cmt.cc limits every count to the destination's own highest TSN in the
+            // SACK; with the widening, validation/ns2 case C gave spurious retransmissions).
             let Some(h) = pt.and_then(|p| p.highest_newly_acked) else { return 0 };
-            let recovering = in_fast_recovery && t.cum_advanced && tsn_lt(tsn, t.highest_reported);
-            if !tsn_lt(tsn, h) && !recovering {
+            if !tsn_lt(tsn, h) {
                 return 0;
             }
         }
@@ -553,8 +555,8 @@ impl Association {
 
     /// With SFR, the offsets (TSN cum + k for k in the range) where a chunk may take a miss
     /// indication: for each destination with chunks newly acknowledged, from its lowest
-    /// unacknowledged chunk to its limit (its highest TSN newly acknowledged, or in its
-    /// Fast Recovery the highest reported when the cumulative ack advanced). `None` if no
+    /// unacknowledged chunk to its limit, its highest TSN newly acknowledged (see
+    /// [`CmtMisses::indications`]). `None` if no
     /// chunk can. Without loss every destination's chunks below its limit are
     /// acknowledged, so nothing is walked, however many holes the other paths leave.
     fn sfr_range(&mut self, t: &SackTallies) -> Option<(usize, usize)> {
@@ -563,9 +565,7 @@ impl Association {
         for (i, pt) in t.per_path.iter().enumerate() {
             let Some(h) = pt.highest_newly_acked else { continue };
             let d = PathId::new(i as u32);
-            let recovering = self.paths.get(d).is_some_and(|p| p.fast_recovery_exit.is_some()) && t.cum_advanced;
-            let limit = if recovering && tsn_gt(t.highest_reported, h) { t.highest_reported } else { h };
-            let end = if tsn_gt(limit, cum) { limit.wrapping_sub(cum) as usize } else { 0 };
+            let end = if tsn_gt(h, cum) { h.wrapping_sub(cum) as usize } else { 0 };
             let floor = self.miss_floor(d, end);
             if floor < end {
                 range = Some(range.map_or((floor, end), |(a, b)| (a.min(floor), b.max(end))));
@@ -681,10 +681,7 @@ impl Association {
             }
             let n = match rule {
                 None => 1,
-                Some(r) => {
-                    let in_fr = self.paths.get(s.path).is_some_and(|p| p.fast_recovery_exit.is_some());
-                    r.indications(s.tsn, s.path, t, in_fr)
-                }
+                Some(r) => r.indications(s.tsn, s.path, t),
             };
             if n == 0 {
                 continue;
