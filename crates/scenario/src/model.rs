@@ -849,7 +849,7 @@ impl Parser {
     }
 
     /// `apps[].sctp.cmt`: CMT on or off, its scheduler and its three algorithms, the
-    /// retransmission policy and CMT-PF.
+    /// retransmission policy, CMT-PF and buffer splitting.
     fn sctp_cmt(r: &mut Reader<'_>, c: &mut sctp::Config) -> Result<(), ScenarioError> {
         if r.bool("enabled")? {
             *c = std::mem::take(c).with_cmt();
@@ -871,6 +871,24 @@ impl Parser {
         let pf_cwnd = r.int("pf_cwnd")?;
         if r.bool("pf")? {
             *c = std::mem::take(c).with_cmt_pf(pf_cwnd as u32);
+        }
+        // Buffer splitting (Dreibholz et al., GLOBECOM 2010): each key only where given, so
+        // scenarios without them resolve as before.
+        if let Some(side) = r.opt_str("buffer_splitting")? {
+            let split = &mut c.buffer_splitting;
+            (split.sender, split.receiver) = match side.as_str() {
+                "sender" => (true, false),
+                "receiver" => (false, true),
+                "both" => (true, true),
+                _ => (false, false),
+            };
+        }
+        if let Some(share) = r.opt_str("buffer_split_share")? {
+            c.buffer_splitting.share = if share == "cwnd" { sctp::SplitShare::Cwnd } else { sctp::SplitShare::Equal };
+        }
+        if let Some(counts) = r.opt_str("buffer_split_counts")? {
+            c.buffer_splitting.counts =
+                if counts == "outstanding" { sctp::SplitCounts::Outstanding } else { sctp::SplitCounts::Queued };
         }
         Ok(())
     }

@@ -56,3 +56,48 @@ fn cmt_keys_are_resolved_only_where_given() {
         assert!(resolved.contains(key), "{key} missing from\n{resolved}");
     }
 }
+
+#[test]
+fn buffer_splitting_keys_reach_the_engine() {
+    // A send buffer and receive window small enough that the slower path's chunks fill them.
+    let base = [
+        "apps[0].sctp.cmt.enabled=true",
+        "apps[1].sctp.cmt.enabled=true",
+        "apps[0].sctp.recv_buffer=64KiB",
+        "apps[1].sctp.send_buffer=64KiB",
+        "duration=5s",
+    ];
+    let with = |extra: &[&str]| {
+        let mut all = base.to_vec();
+        all.extend_from_slice(extra);
+        run_with(&example("failover.toml"), &[&all[..], &["faults=[]"]].concat())
+    };
+    let plain = per_path_bytes(&with(&[]));
+    assert_eq!(plain, per_path_bytes(&with(&["apps[1].sctp.cmt.buffer_splitting=\"off\""])));
+    for side in ["sender", "receiver", "both"] {
+        let key = format!("apps[1].sctp.cmt.buffer_splitting=\"{side}\"");
+        let split = per_path_bytes(&with(&[&key]));
+        assert_ne!(split, plain, "buffer_splitting = {side} made no difference");
+    }
+    let equal = per_path_bytes(&with(&["apps[1].sctp.cmt.buffer_splitting=\"both\""]));
+    let cwnd = per_path_bytes(&with(&[
+        "apps[1].sctp.cmt.buffer_splitting=\"both\"",
+        "apps[1].sctp.cmt.buffer_split_share=\"cwnd\"",
+    ]));
+    assert_ne!(equal, cwnd, "buffer_split_share = cwnd made no difference");
+}
+
+#[test]
+fn buffer_splitting_keys_are_validated_and_resolved_only_where_given() {
+    let text = example("failover.toml");
+    let err = scenario::parse(&text, &["apps[1].sctp.cmt.buffer_splitting=\"sideways\"".to_string()]).unwrap_err();
+    assert!(err.to_string().contains("buffer_splitting"), "{err}");
+    let cmt = scenario::parse(&text, &["apps[1].sctp.cmt.enabled=true".to_string()]).unwrap();
+    assert!(!cmt.resolved_toml(1).contains("buffer_split"), "absent keys stay absent");
+    let with = scenario::parse(
+        &text,
+        &["apps[1].sctp.cmt.enabled=true".to_string(), "apps[1].sctp.cmt.buffer_splitting=\"both\"".to_string()],
+    )
+    .unwrap();
+    assert!(with.resolved_toml(1).contains("buffer_splitting = \"both\""), "{}", with.resolved_toml(1));
+}
