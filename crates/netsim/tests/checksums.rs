@@ -6,7 +6,7 @@
 use std::net::Ipv4Addr;
 use std::sync::{Arc, Mutex};
 
-use netsim::apps::sctp::{SctpApp, SctpAppConfig, SctpRole};
+use netsim::apps::sctp::{SctpAppConfig, SctpRole};
 use netsim::event::NetEvent;
 use netsim::loss::LossConfig;
 use netsim::network::{ChannelConfig, NodeKind};
@@ -69,37 +69,10 @@ fn upload(policy: ChecksumPolicy, claims: Option<bool>) -> (RunResult, Vec<(u32,
     b.link("A-R", a0, r0, ch(LossConfig::None), ch(LossConfig::None), 1);
     b.link("R-B", r1, b0, ch(lossy), ch(lossy), 1);
     let config = sctp::Config::default();
-    let sink = SctpAppConfig {
-        name: "sink".into(),
-        addrs: vec![B],
-        port: 5000,
-        config: config.clone(),
-        role: SctpRole::Sink { drain_rate: None },
-        seed: 1,
-        flows: Vec::new(),
-    };
-    let up = SctpAppConfig {
-        name: "up".into(),
-        addrs: vec![A],
-        port: 5001,
-        config,
-        role: SctpRole::Bulk {
-            peer: vec![B],
-            more_peers: Vec::new(),
-            peer_port: 5000,
-            start: Instant::ZERO,
-            bytes: None,
-            message_size: 1000,
-            streams: 1,
-            unordered: false,
-        },
-        seed: 2,
-        flows: Vec::new(),
-    };
-    let agent = b.agent(z, Box::new(SctpApp::new(sink)));
-    b.bind_port(agent, PROTO_SCTP, 5000);
-    let agent = b.agent(a, Box::new(SctpApp::new(up)));
-    b.bind_port(agent, PROTO_SCTP, 5001);
+    let sink_role = SctpRole::Sink { drain_rate: None };
+    SctpAppConfig::new("sink", vec![B], 5000, config.clone(), sink_role, 1).install(&mut b, z);
+    let role = SctpRole::bulk(vec![B], 5000, Instant::ZERO, 1000);
+    SctpAppConfig::new("up", vec![A], 5001, config, role, 2).install(&mut b, a);
     let kinds = ["fault", "drop", "enqueue", "dequeue", "tx", "rx", "sctp"];
     b.trace(Box::new(EventLog::new(kinds.iter().map(|k| k.to_string()).collect())));
     let seen = Seen::default();

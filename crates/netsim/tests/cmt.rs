@@ -7,11 +7,10 @@
 
 use std::net::Ipv4Addr;
 
-use netsim::apps::sctp::{SctpApp, SctpAppConfig, SctpRole};
+use netsim::apps::sctp::{SctpAppConfig, SctpRole};
 use netsim::loss::LossConfig;
 use netsim::network::{ChannelConfig, NodeKind};
 use netsim::queue::{QueueConfig, QueueLimit};
-use netsim::wire::PROTO_SCTP;
 use netsim::world::{RunResult, WorldBuilder};
 use netsim::{Duration, Instant};
 
@@ -51,37 +50,10 @@ fn upload(config: sctp::Config) -> RunResult {
         b.link(&format!("R{}-B", i + 1), rb, to, ch(one_way_ms), ch(one_way_ms), 1);
     }
     let config = sctp::Config { recv_buffer: 4 << 20, send_buffer: 4 << 20, ..config };
-    let sink = SctpAppConfig {
-        name: "sink".into(),
-        addrs: vec![B0, B1],
-        port: 5000,
-        config: config.clone(),
-        role: SctpRole::Sink { drain_rate: None },
-        seed: 1,
-        flows: Vec::new(),
-    };
-    let up = SctpAppConfig {
-        name: "up".into(),
-        addrs: vec![A0, A1],
-        port: 5001,
-        config,
-        role: SctpRole::Bulk {
-            peer: vec![B0, B1],
-            more_peers: Vec::new(),
-            peer_port: 5000,
-            start: Instant::ZERO + Duration::from_millis(100),
-            bytes: None,
-            message_size: 1452,
-            streams: 1,
-            unordered: false,
-        },
-        seed: 2,
-        flows: Vec::new(),
-    };
-    let s = b.agent(z, Box::new(SctpApp::new(sink)));
-    b.bind_port(s, PROTO_SCTP, 5000);
-    let u = b.agent(a, Box::new(SctpApp::new(up)));
-    b.bind_port(u, PROTO_SCTP, 5001);
+    let sink_role = SctpRole::Sink { drain_rate: None };
+    SctpAppConfig::new("sink", vec![B0, B1], 5000, config.clone(), sink_role, 1).install(&mut b, z);
+    let role = SctpRole::bulk(vec![B0, B1], 5000, Instant::ZERO + Duration::from_millis(100), 1452);
+    SctpAppConfig::new("up", vec![A0, A1], 5001, config, role, 2).install(&mut b, a);
     b.build().run().unwrap()
 }
 

@@ -23,11 +23,13 @@ use std::net::{IpAddr, Ipv4Addr};
 use sctp::{AssocId, Event, SendError};
 
 use crate::agent::{Agent, Ctx};
+use crate::ids::{AgentId, NodeId};
 use crate::recorder::{Scalars, TimeSeries};
 use crate::stats::DelayStats;
 use crate::time::{Duration, Instant};
 use crate::transport::sctp::{SctpSocket, SctpSocketApi};
-use crate::wire::{Packet, NO_FLOW};
+use crate::wire::{Packet, NO_FLOW, PROTO_SCTP};
+use crate::world::WorldBuilder;
 
 /// Bytes at the start of every message: sequence number and hand-over time.
 pub const MESSAGE_HEADER_LEN: usize = 16;
@@ -97,6 +99,40 @@ pub struct SctpAppConfig {
     /// Flows the packets of the associations it opens are accounted to, in the order it opens
     /// them (`NO_FLOW`, or none given: not accounted).
     pub flows: Vec<u32>,
+}
+
+impl SctpRole {
+    /// A bulk sender that connects to `peer` (the first address is the primary) on
+    /// `peer_port` at `start` and sends `message_size`-byte messages on one ordered stream
+    /// until the end of the run.
+    pub fn bulk(peer: Vec<Ipv4Addr>, peer_port: u16, start: Instant, message_size: usize) -> Self {
+        SctpRole::Bulk {
+            peer,
+            more_peers: Vec::new(),
+            peer_port,
+            start,
+            bytes: None,
+            message_size,
+            streams: 1,
+            unordered: false,
+        }
+    }
+}
+
+impl SctpAppConfig {
+    /// Application `name` on `addrs` and `port`, its endpoint seeded with `seed`; the
+    /// packets of its associations are accounted to no flow.
+    pub fn new(name: &str, addrs: Vec<Ipv4Addr>, port: u16, config: sctp::Config, role: SctpRole, seed: u64) -> Self {
+        SctpAppConfig { name: name.into(), addrs, port, config, role, seed, flows: Vec::new() }
+    }
+
+    /// Adds the application to `node` of the world `b` builds, bound to its SCTP port;
+    /// `None` if the port is taken on that node.
+    pub fn install(self, b: &mut WorldBuilder, node: NodeId) -> Option<AgentId> {
+        let port = self.port;
+        let agent = b.agent(node, Box::new(SctpApp::new(self)));
+        b.bind_port(agent, PROTO_SCTP, port).then_some(agent)
+    }
 }
 
 const TOKEN_START: u64 = 0;
