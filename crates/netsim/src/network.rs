@@ -885,7 +885,7 @@ impl Network {
                 .map(|n| {
                     n.ifaces
                         .iter()
-                        .filter_map(|&i| far_end(&self.ifaces[i.index()]).map(|(_, nb, cost)| (i, nb, cost)))
+                        .filter_map(|&i| far_end(&self.ifaces[i.index()]).map(|(l, nb, cost)| (i, nb, cost, l.0)))
                         .collect()
                 })
                 .collect(),

@@ -308,18 +308,21 @@ pub type FarEnd = (usize, u64);
 pub struct Graph {
     /// Per node: may it forward (routers yes, hosts no).
     pub transit: Vec<bool>,
-    /// Per node: (own interface, neighbour node, link cost) for each interface that has a link.
-    pub adjacency: Vec<Vec<(IfaceId, usize, u64)>>,
+    /// Per node: (own interface, neighbour node, link cost, attachment key of the link) for
+    /// each interface that has a link; the key is the one its addresses carry in
+    /// [`RoutedAddr::attached`].
+    pub adjacency: Vec<Vec<(IfaceId, usize, u64, u32)>>,
     /// Per node: its addresses.
     pub addresses: Vec<Vec<RoutedAddr>>,
 }
 
 /// One address of a subnet, as a way in: the packet leaves node `entry` over the address's
-/// link (cost `cost`) and reaches `owner`.
+/// link (attachment key `link`, cost `cost`) and reaches `owner`.
 #[derive(Clone, Copy, Debug)]
 struct Way {
     owner: usize,
     entry: usize,
+    link: u32,
     cost: u64,
 }
 
@@ -357,10 +360,10 @@ impl Graph {
         // An address inside a longer prefix of another attachment is a host subnet of its own.
         let mut ways: Vec<Vec<Way>> = vec![Vec::new(); index.len()];
         let mut extra = Vec::new();
-        for (owner, a, _, (entry, cost)) in attached() {
+        for (owner, a, link, (entry, cost)) in attached() {
             let own = prefix_of(a);
             let id = index.longest_match(u32::from(a.addr)).unwrap_or(NONE);
-            let way = Way { owner, entry, cost };
+            let way = Way { owner, entry, link, cost };
             if index.subnets.get(id as usize) == Some(&own) {
                 ways[id as usize].push(way);
             } else {
@@ -385,7 +388,7 @@ impl Graph {
         // Distances from every router over routers (a host reaches only itself).
         let mut dist_from: Vec<Option<Vec<u64>>> = vec![None; n];
         for (s, adj) in self.adjacency.iter().enumerate() {
-            for &(_, nb, _) in adj {
+            for &(_, nb, _, _) in adj {
                 if self.transit[nb] && dist_from[nb].is_none() {
                     dist_from[nb] = Some(self.distances_from(nb));
                 }
@@ -399,14 +402,18 @@ impl Graph {
                 let (mut lists, mut pool) = (Vec::new(), Vec::new());
                 for (id, subnet_ways) in ways.iter().enumerate() {
                     options.clear();
-                    for &(iface, nb, cost) in &self.adjacency[s] {
+                    for &(iface, nb, cost, link) in &self.adjacency[s] {
                         // The cheapest way in through this neighbour.
                         let rest = subnet_ways
                             .iter()
                             .filter(|w| w.owner != s)
                             .filter_map(|w| {
                                 if nb == w.owner {
-                                    (w.entry == s).then_some(0)
+                                    // A connected subnet is reached over its own link only (the
+                                    // connected route of any IP stack): with parallel links
+                                    // between the same two nodes, another link to the owner does
+                                    // not lead into this subnet.
+                                    (w.entry == s && w.link == link).then_some(0)
                                 } else if nb == w.entry {
                                     Some(w.cost)
                                 } else if self.transit[w.entry] {
@@ -453,7 +460,7 @@ impl Graph {
             if d > dist[u] || (u != s && !self.transit[u]) {
                 continue;
             }
-            for &(_, v, cost) in &self.adjacency[u] {
+            for &(_, v, cost, _) in &self.adjacency[u] {
                 if d + cost < dist[v] {
                     dist[v] = d + cost;
                     heap.push(Reverse((d + cost, v)));
@@ -486,11 +493,11 @@ mod tests {
         Graph {
             transit: vec![false, true, true, false, true],
             adjacency: vec![
-                vec![(IfaceId(0), 1, 1), (IfaceId(1), 4, 1)],
-                vec![(IfaceId(2), 0, 1), (IfaceId(3), 2, 1)],
-                vec![(IfaceId(4), 1, 1), (IfaceId(5), 3, 1)],
-                vec![(IfaceId(6), 2, 1), (IfaceId(7), 4, 1)],
-                vec![(IfaceId(8), 0, 1), (IfaceId(9), 3, 1)],
+                vec![(IfaceId(0), 1, 1, 0), (IfaceId(1), 4, 1, 1)],
+                vec![(IfaceId(2), 0, 1, 0), (IfaceId(3), 2, 1, 2)],
+                vec![(IfaceId(4), 1, 1, 2), (IfaceId(5), 3, 1, 3)],
+                vec![(IfaceId(6), 2, 1, 3), (IfaceId(7), 4, 1, 4)],
+                vec![(IfaceId(8), 0, 1, 1), (IfaceId(9), 3, 1, 4)],
             ],
             addresses: vec![
                 vec![host(ip(1), 0, 1), host(ip(2), 1, 4)],
@@ -549,10 +556,10 @@ mod tests {
         Graph {
             transit: vec![false, true, false, true],
             adjacency: vec![
-                vec![(IfaceId(0), 1, 1), (IfaceId(1), 3, 1)],
-                vec![(IfaceId(2), 0, 1), (IfaceId(3), 2, 1)],
-                vec![(IfaceId(4), 1, 1), (IfaceId(5), 3, 1)],
-                vec![(IfaceId(6), 0, 1), (IfaceId(7), 2, 1)],
+                vec![(IfaceId(0), 1, 1, 1), (IfaceId(1), 3, 1, 2)],
+                vec![(IfaceId(2), 0, 1, 1), (IfaceId(3), 2, 1, 3)],
+                vec![(IfaceId(4), 1, 1, 3), (IfaceId(5), 3, 1, 4)],
+                vec![(IfaceId(6), 0, 1, 2), (IfaceId(7), 2, 1, 4)],
             ],
             addresses: vec![
                 vec![a(1, 1, 1), a(2, 1, 3)],
@@ -614,9 +621,9 @@ mod tests {
         // Once R1 and R3 are joined, H0 reaches link 3 both ways (via R1 in 2 hops, via R3
         // in 3): both are kept, best first, and a bound source address picks its own.
         let mut g = two_paths(24);
-        // Join R1 and R3 (interfaces 8 on R1, 9 on R3), cost 1.
-        g.adjacency[1].push((IfaceId(8), 3, 1));
-        g.adjacency[3].push((IfaceId(9), 1, 1));
+        // Join R1 and R3 (interfaces 8 on R1, 9 on R3, link 5), cost 1.
+        g.adjacency[1].push((IfaceId(8), 3, 1, 5));
+        g.adjacency[3].push((IfaceId(9), 1, 1, 5));
         let h0 = table(g.shortest_paths()[0].clone());
         assert_eq!(h0.candidates(Ipv4Addr::new(10, 0, 3, 1)), vec![IfaceId(0), IfaceId(1)]);
         assert_eq!(h0.lookup(Ipv4Addr::new(10, 0, 3, 1), Some(IfaceId(1))), Some(IfaceId(1)));
@@ -635,11 +642,11 @@ mod tests {
         let g = Graph {
             transit: vec![false, true, false, false, false],
             adjacency: vec![
-                vec![(IfaceId(0), 1, 1)],
-                vec![(IfaceId(1), 0, 1), (IfaceId(2), 2, 1)],
-                vec![(IfaceId(3), 1, 1)],
-                vec![(IfaceId(4), 4, 1)],
-                vec![(IfaceId(5), 3, 1)],
+                vec![(IfaceId(0), 1, 1, 0)],
+                vec![(IfaceId(1), 0, 1, 0), (IfaceId(2), 2, 1, 1)],
+                vec![(IfaceId(3), 1, 1, 1)],
+                vec![(IfaceId(4), 4, 1, 2)],
+                vec![(IfaceId(5), 3, 1, 2)],
             ],
             addresses: vec![
                 vec![a(0, 1, 1)],
@@ -676,5 +683,44 @@ mod tests {
         // New routes replace the cached answers.
         t.set_auto(AutoRoutes::default());
         assert_eq!(t.lookup(Ipv4Addr::new(10, 0, 3, 1), None), None);
+    }
+
+    /// H0 and H1 joined by two parallel links, link 1 (10.1.1.0/24, cost `c1`) and link 2
+    /// (10.2.1.0/24, cost `c2`). Interfaces: H0: 0 (link 1), 1 (link 2); H1: 2 (link 1),
+    /// 3 (link 2). H0's addresses end in .1, H1's in .2.
+    fn parallel_links(c1: u64, c2: u64) -> Graph {
+        let a = |link: u8, last: u8, far: usize, cost: u64| RoutedAddr {
+            addr: Ipv4Addr::new(10, link, 1, last),
+            prefix_len: 24,
+            attached: Some((link as u32, (far, cost))),
+        };
+        Graph {
+            transit: vec![false, false],
+            adjacency: vec![
+                vec![(IfaceId(0), 1, c1, 1), (IfaceId(1), 1, c2, 2)],
+                vec![(IfaceId(2), 0, c1, 1), (IfaceId(3), 0, c2, 2)],
+            ],
+            addresses: vec![vec![a(1, 1, 1, c1), a(2, 1, 1, c2)], vec![a(1, 2, 0, c1), a(2, 2, 0, c2)]],
+        }
+    }
+
+    #[test]
+    fn parallel_links_reach_each_subnet_over_its_own_link() {
+        // Equal costs, and link 2 dearer than link 1: either way, each of the other host's
+        // addresses leaves by the interface on its subnet and only by it (a connected route),
+        // whatever source address is bound.
+        for (c1, c2) in [(1, 1), (1, 10)] {
+            let tables = parallel_links(c1, c2).shortest_paths();
+            let h0 = table(tables[0].clone());
+            let (b1, b2) = (Ipv4Addr::new(10, 1, 1, 2), Ipv4Addr::new(10, 2, 1, 2));
+            assert_eq!(h0.candidates(b1), vec![IfaceId(0)], "costs {c1}/{c2}");
+            assert_eq!(h0.candidates(b2), vec![IfaceId(1)], "costs {c1}/{c2}");
+            assert_eq!(h0.lookup(b2, None), Some(IfaceId(1)));
+            assert_eq!(h0.lookup(b2, Some(IfaceId(0))), Some(IfaceId(1)));
+            assert_eq!(h0.lookup(b1, Some(IfaceId(1))), Some(IfaceId(0)));
+            let h1 = table(tables[1].clone());
+            assert_eq!(h1.lookup(Ipv4Addr::new(10, 2, 1, 1), None), Some(IfaceId(3)));
+            assert_eq!(h1.lookup(Ipv4Addr::new(10, 1, 1, 1), Some(IfaceId(3))), Some(IfaceId(2)));
+        }
     }
 }

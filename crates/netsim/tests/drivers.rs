@@ -229,7 +229,9 @@ fn sctp_packets_leave_with_their_interface_address_to_the_peer() {
     let to_b0 = events(&r.events, "tx", "A/eth0").iter().filter(|(_, d)| field(d, "dst") == "10.0.0.2").count();
     assert!(to_b0 >= 200, "{to_b0}");
     let to_b1 = |iface| events(&r.events, "tx", iface).iter().filter(|(_, d)| field(d, "dst") == "10.0.1.2").count();
-    assert!(to_b1("A/eth0") + to_b1("A/eth1") > 0);
+    // Heartbeats to B1 leave by eth1, the interface on B1's subnet, never by eth0.
+    assert!(to_b1("A/eth1") > 0);
+    assert_eq!(to_b1("A/eth0"), 0);
     let data_packets = s.get("sctp_path", "up/path0", "packets_sent").unwrap();
     assert!(data_packets >= 200.0, "{data_packets}");
     assert!(s.get("sctp_path", "up/path1", "packets_sent").unwrap() >= 1.0, "heartbeats on path 1");
@@ -242,14 +244,17 @@ fn sctp_packets_leave_with_their_interface_address_to_the_peer() {
 #[test]
 fn sctp_init_retransmission_is_driven_by_the_engine_timer() {
     // The INIT at 0.1 s goes to the primary over the down link and is lost; T1-init
-    // (RTO.Initial 1 s, RFC 9260 §5.1 A / §16) sends it again at 1.1 s, when the link is up.
+    // (RTO.Initial 1 s, RFC 9260 §5.1 A / §16) sends it again at 1.1 s, to the other address
+    // B1 (RFC 9260 §6.4: a retransmission goes to another active destination), over that
+    // address's own link L1.
     let r = sctp_pair(Some(50_000), Some(0.5), 20.0);
     assert_eq!(r.scalars.get("sctp", "sink", "delivered_bytes"), Some(50_000.0));
     let drops = events(&r.events, "drop", "L0:A/eth0");
     assert_eq!(drops.len(), 1, "{drops:?}");
     assert!((drops[0].0 - 0.1).abs() < 1e-9 && field(drops[0].1, "reason") == "link_down", "{drops:?}");
-    let first = events(&r.events, "tx", "A/eth0")[0].0;
-    assert!((first - 1.1).abs() < 1e-9, "{first}");
+    let (first, init) = events(&r.events, "tx", "A/eth1")[0];
+    assert!((first - 1.1).abs() < 1e-9 && field(init, "dst") == B1.to_string(), "{first} {init}");
+    assert!(events(&r.events, "tx", "A/eth0")[0].0 > 1.1);
     let connected = events(&r.events, "sctp", "up").into_iter().find(|(_, d)| *d == "Connected").unwrap().0;
     assert!(connected > 1.1 && connected < 1.2, "{connected}");
 }
