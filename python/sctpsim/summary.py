@@ -188,7 +188,8 @@ def _flows_table(result: RunResult) -> Table | None:
 
 
 def _tcp_table(result: RunResult) -> Table | None:
-    conns = _entities(result, "tcp")
+    # Senders only: a sink's connections report just their ECN counters under "tcp".
+    conns = [c for c in _entities(result, "tcp") if not _bad(result.scalar_or_nan("tcp", c, "segments_sent"))]
     if not conns:
         return None
     table = _table(

@@ -1307,6 +1307,7 @@ fn tcp_config(r: &mut Reader<'_>) -> Result<tcp::Config, ScenarioError> {
     let max_retries = r.int("max_retries")? as u32;
     let dupthresh = r.int("dupthresh")? as u32;
     let time_wait = r.duration("time_wait")?;
+    let ecn = r.opt_bool("ecn")?.unwrap_or(false);
     Ok(tcp::Config {
         mss: mss as u16,
         initial_window,
@@ -1325,5 +1326,6 @@ fn tcp_config(r: &mut Reader<'_>) -> Result<tcp::Config, ScenarioError> {
         max_retries,
         dupthresh,
         time_wait,
+        ecn,
     })
 }

@@ -457,6 +457,7 @@ pub static TCP: Section = Section {
         f("max_retries", Ty::Int(1, 100), Value("15"), "", "Consecutive timeouts after which the connection is aborted."),
         f("dupthresh", Ty::Int(1, 100), Value("3"), "", "Duplicate ACKs that trigger fast retransmit."),
         f("time_wait", Ty::Duration, Value("1s"), "s", "Time in TIME-WAIT (2 MSL)."),
+        f("ecn", Ty::Bool, Absent("false"), "", "Explicit Congestion Notification (RFC 3168 §6.1): offer ECN in the SYN (or accept it in the SYN-ACK); when both ends agree, new data goes out ECT(0), CE marks are echoed (ECE) and the sender halves its window once per window of data (CWR) instead of losing packets. Needs a queue that marks."),
     ],
     tag: None,
     variants: &[],

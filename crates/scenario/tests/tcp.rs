@@ -117,3 +117,35 @@ tcp = { initial_window = 4 }
     assert_eq!(get(&r, "tcp", "up", "retransmissions"), 0.0);
     assert_eq!(get(&r, "flow", "up", "drops"), 0.0);
 }
+
+#[test]
+fn the_ecn_switch_is_negotiated_per_connection_and_off_by_default() {
+    let apps = |sink: &str, bulk: &str| {
+        format!(
+            r#"
+[[apps]]
+kind = "tcp-sink"
+node = "B"
+{sink}
+[[apps]]
+kind = "tcp-bulk"
+name = "up"
+node = "A"
+dst = "B"
+bytes = "1MB"
+{bulk}
+"#
+        )
+    };
+    let link = "rate = \"10Mbps\"\ndelay = \"10ms\"";
+    let both = run(&pair("10s", link, &apps("tcp = { ecn = true }", "tcp = { ecn = true }")));
+    assert_eq!(get(&both, "tcp", "up", "ecn_negotiated"), 1.0);
+    // A drop-tail queue never marks: nothing to echo or react to.
+    assert_eq!(get(&both, "tcp", "up", "ecn_reductions"), 0.0);
+    let sink_off = run(&pair("10s", link, &apps("", "tcp = { ecn = true }")));
+    assert_eq!(get(&sink_off, "tcp", "up", "ecn_negotiated"), 0.0);
+    // Off by default: no ECN counters at all.
+    let off = run(&pair("10s", link, &apps("", "")));
+    assert!(off.scalars.get("tcp", "up", "ecn_negotiated").is_none());
+    assert_eq!(get(&off, "flow", "up", "rx_bytes"), get(&both, "flow", "up", "rx_bytes"));
+}

@@ -68,7 +68,7 @@ pub enum WireError {
     Checksum,
 }
 
-/// Control bits (RFC 9293 §3.1; CWR/ECE from RFC 3168 are carried but not acted on).
+/// Control bits (RFC 9293 §3.1, with CWR and ECE from RFC 3168 §6.1).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Flags(pub u8);
 
@@ -85,10 +85,43 @@ impl Flags {
     pub const ACK: u8 = 0x10;
     /// Urgent pointer field is significant.
     pub const URG: u8 = 0x20;
+    /// ECN-Echo (RFC 3168 §6.1): in a SYN, ECN-capable; otherwise, a CE mark was received.
+    pub const ECE: u8 = 0x40;
+    /// Congestion Window Reduced (RFC 3168 §6.1.2).
+    pub const CWR: u8 = 0x80;
 
     /// True if every bit of `bits` is set.
     pub fn has(self, bits: u8) -> bool {
         self.0 & bits == bits
+    }
+}
+
+/// The ECN field of the IP header that carries a segment (RFC 3168 §5): the driver reads it
+/// on arrival ([`crate::Connection::handle_segment_ecn`]) and writes it on departure
+/// ([`crate::Connection::poll_transmit_ecn`]). The discriminants are the field's two bits.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[repr(u8)]
+pub enum Ecn {
+    /// Not ECN-Capable Transport (`00`).
+    #[default]
+    NotEct = 0b00,
+    /// ECN-Capable Transport, ECT(1) (`01`).
+    Ect1 = 0b01,
+    /// ECN-Capable Transport, ECT(0) (`10`).
+    Ect0 = 0b10,
+    /// Congestion Experienced (`11`).
+    Ce = 0b11,
+}
+
+impl Ecn {
+    /// The codepoint in the low two bits of `bits` (the IPv4 TOS byte or the bare field).
+    pub fn from_bits(bits: u8) -> Ecn {
+        match bits & 0b11 {
+            0b00 => Ecn::NotEct,
+            0b01 => Ecn::Ect1,
+            0b10 => Ecn::Ect0,
+            _ => Ecn::Ce,
+        }
     }
 }
 

@@ -211,7 +211,7 @@ fn random_loss_transfers_intact_with_every_algorithm() {
 #[test]
 fn drop_tail_bottleneck_is_filled_and_recovered() {
     for cc in ["newreno", "sack", "cubic"] {
-        let path = Path { rate_bps: 10_000_000, queue_limit: 20, delay: Duration::from_millis(20), loss: 0.0 };
+        let path = Path { rate_bps: 10_000_000, queue_limit: 20, delay: Duration::from_millis(20), ..Path::default() };
         let mut h = Harness::new(config(cc), Config::default(), path, 9).transfer(20_000_000);
         h.run(secs(100));
         assert_eq!(h.received.len(), 20_000_000, "{cc}");

@@ -207,6 +207,7 @@ impl Agent for TcpBulk {
             _ => f64::NAN,
         };
         out.push("tcp", n, "completion_time", done, "s");
+        s.report_ecn(out);
     }
 
     fn sample(&self, now: Instant, out: &mut TimeSeries) {
@@ -419,5 +420,9 @@ impl Agent for TcpSink {
     fn report(&self, _now: Instant, out: &mut Scalars) {
         out.push("app", &self.name, "rx_bytes", self.rx_bytes as f64, "bytes");
         out.push("app", &self.name, "connections", self.conns.len() as f64, "connections");
+        // The receiving side of ECN (CE marks, ECE echoes) per accepted connection.
+        for c in &self.conns {
+            c.socket.report_ecn(out);
+        }
     }
 }

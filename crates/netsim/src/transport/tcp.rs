@@ -8,18 +8,22 @@
 //! Accounting: every segment the socket sends counts in its flow (`tx_packets`, and the
 //! payload in `tx_bytes`), so drops of the flow's packets are comparable with what it sent.
 //! Pure ACKs of a receiving socket belong to no flow.
+//!
+//! ECN (RFC 3168): the engine's codepoint for each segment goes into the IPv4 header it
+//! leaves in (written only when not Not-ECT, so runs without ECN build the same bytes), and
+//! the codepoint a segment arrives with (CE after a marking queue) goes to the engine.
 
 use std::net::SocketAddrV4;
 
 use tcp::connection::{Event, LossKind};
-use tcp::wire::TcpView;
+use tcp::wire::{Ecn as TcpEcn, TcpView};
 use tcp::Connection;
 
 use crate::agent::Ctx;
-use crate::recorder::TimeSeries;
+use crate::recorder::{Scalars, TimeSeries};
 use crate::time::Instant;
 use crate::transport::timer::EngineTimer;
-use crate::wire::{Packet, IPV4_HEADER_LEN, NO_FLOW, PROTO_TCP};
+use crate::wire::{Ecn, Packet, IPV4_HEADER_LEN, NO_FLOW, PROTO_TCP};
 
 // The engine builds segments after room for the IPv4 header, which
 // `Ctx::packet_in_headroom` writes there in place.
@@ -59,7 +63,7 @@ impl TcpSocket {
     /// A packet for this connection arrived: hand the segment to the engine.
     pub fn on_packet(&mut self, ctx: &mut Ctx<'_>, pkt: &Packet) {
         if let Some(ip) = pkt.ip() {
-            self.conn.handle_segment(ctx.now(), ip.payload());
+            self.conn.handle_segment_ecn(ctx.now(), ip.payload(), TcpEcn::from_bits(ip.ecn() as u8));
         }
     }
 
@@ -75,11 +79,14 @@ impl TcpSocket {
     pub fn flush(&mut self, ctx: &mut Ctx<'_>, events: &mut Vec<Event>) {
         let now = ctx.now();
         let (local, remote) = (self.conn.local(), self.conn.remote());
-        while let Some(seg) = self.conn.poll_transmit(now) {
+        while let Some((seg, ecn)) = self.conn.poll_transmit_ecn(now) {
             let segment = seg.get(IPV4_HEADER_LEN..).unwrap_or_default();
             let payload = TcpView::new(segment).map_or(0, |v| v.payload().len());
             // The engine leaves room for the IPv4 header in front of the segment.
-            let pkt = ctx.packet_in_headroom(*local.ip(), *remote.ip(), PROTO_TCP, seg, IPV4_HEADER_LEN, self.flow);
+            let mut pkt = ctx.packet_in_headroom(*local.ip(), *remote.ip(), PROTO_TCP, seg, IPV4_HEADER_LEN, self.flow);
+            if ecn != TcpEcn::NotEct {
+                pkt.set_ecn(Ecn::from_tos(ecn as u8));
+            }
             if self.flow != NO_FLOW {
                 if let Some(f) = ctx.flow_mut(self.flow) {
                     f.tx_packets += 1;
@@ -97,6 +104,7 @@ impl TcpSocket {
                         let how = if kind == LossKind::Timeout { "timeout" } else { "fast-retransmit" };
                         Some(format!("loss={how} cwnd={cwnd} ssthresh={ssthresh}"))
                     }
+                    Event::EcnReduction { cwnd, ssthresh } => Some(format!("ecn-echo cwnd={cwnd} ssthresh={ssthresh}")),
                     Event::Reset => Some("reset".to_string()),
                     Event::TimedOut => Some("timed-out".to_string()),
                     _ => None,
@@ -108,6 +116,20 @@ impl TcpSocket {
             events.push(e);
         }
         self.timer.update(ctx, self.conn.poll_timeout());
+    }
+
+    /// The connection's ECN counters (RFC 3168), when `ecn` is configured: whether it was
+    /// negotiated, CE marks received, ECE and CWR sent, window reductions on ECE.
+    pub fn report_ecn(&self, out: &mut Scalars) {
+        if !self.conn.config().ecn {
+            return;
+        }
+        let (n, st) = (&self.name, self.conn.stats());
+        out.push("tcp", n, "ecn_negotiated", f64::from(u8::from(self.conn.ecn_negotiated())), "bool");
+        out.push("tcp", n, "ecn_ce_received", st.ce_received as f64, "packets");
+        out.push("tcp", n, "ecn_ece_sent", st.ece_sent as f64, "packets");
+        out.push("tcp", n, "ecn_cwr_sent", st.cwr_sent as f64, "packets");
+        out.push("tcp", n, "ecn_reductions", st.ecn_reductions as f64, "events");
     }
 
     /// Window, threshold and RTT samples (the flow's time series).

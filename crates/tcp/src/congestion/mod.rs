@@ -51,6 +51,14 @@ pub trait Controller: Send + std::fmt::Debug {
     fn on_congestion_event(&mut self, now: Instant, flight: u64) {
         let _ = (now, flight);
     }
+    /// An ECN-Echo arrived (RFC 3168 §6.1.2): reduce the window as for a loss, without
+    /// retransmitting or entering loss recovery. The connection calls this at most once per
+    /// window of data. By default the reduction of [`Controller::on_congestion_event`]
+    /// (NewReno: ssthresh = max(FlightSize / 2, 2*SMSS), cwnd = ssthresh; CUBIC: RFC 9438
+    /// §4.6, the same multiplicative decrease as for a loss).
+    fn on_ecn_echo(&mut self, now: Instant, flight: u64) {
+        self.on_congestion_event(now, flight);
+    }
     /// Loss recovery ended (a full acknowledgment); `flight` is FlightSize then.
     fn on_recovery_exit(&mut self, now: Instant, flight: u64) {
         let _ = (now, flight);

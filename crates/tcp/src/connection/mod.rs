@@ -13,14 +13,19 @@
 //!   [`srtt`](Connection::srtt), [`rto`](Connection::rto), [`readable`](Connection::readable),
 //!   [`send_space`](Connection::send_space), ...
 //! * **Inputs**: [`handle_segment`](Connection::handle_segment) with the bytes of a TCP segment
-//!   that arrived from the peer (checksum included, IP header removed), and
+//!   that arrived from the peer (checksum included, IP header removed), or
+//!   [`handle_segment_ecn`](Connection::handle_segment_ecn) with the ECN field of its IP
+//!   header too (a driver that supports ECN uses this one), and
 //!   [`handle_timeout`](Connection::handle_timeout) when the instant from `poll_timeout` has
 //!   come. A spurious or early `handle_timeout` is harmless.
 //! * **Application commands**: [`write`](Connection::write), [`read`](Connection::read),
 //!   [`close`](Connection::close) (FIN after the queued data), [`abort`](Connection::abort)
 //!   (RST).
 //! * **Outputs**: after any input or command, call [`poll_transmit`](Connection::poll_transmit)
-//!   until it returns `None` (each call gives one segment's bytes), then
+//!   until it returns `None` (each call gives one segment's bytes), or
+//!   [`poll_transmit_ecn`](Connection::poll_transmit_ecn), which also gives the ECN field to
+//!   write into the segment's IP header (always Not-ECT unless [`Config::ecn`] was
+//!   negotiated), then
 //!   [`poll_event`](Connection::poll_event) until `None`, then
 //!   [`poll_timeout`](Connection::poll_timeout) for the next instant to call `handle_timeout`.
 //!
@@ -38,9 +43,11 @@
 //! when a gap is filled. Loss recovery: fast retransmit with NewReno (RFC 6582) or the
 //! SACK-based algorithm of RFC 6675 (`IsLost`, `pipe`, `NextSeg` rules 1 and 2); windows from
 //! a [`Controller`]. Sender and receiver silly-window avoidance (RFC 9293 §3.8.6.2), Nagle
-//! (§3.7.4) and zero-window probing (§3.8.6.1). Not modelled: urgent data, ECN, limited
-//! transmit, keep-alives, simultaneous open, RFC 5961 challenge ACKs.
+//! (§3.7.4) and zero-window probing (§3.8.6.1). ECN (RFC 3168 §6.1) when configured: see the
+//! `ecn` module. Not modelled: urgent data, limited transmit, keep-alives, simultaneous open,
+//! RFC 5961 challenge ACKs.
 
+mod ecn;
 mod recv;
 mod rtt;
 mod send;
@@ -52,7 +59,8 @@ use simtime::{Duration, Instant};
 
 use crate::congestion::{rfc6928_initial_window, AckInfo, CcAlgorithm, Controller, Recovery};
 use crate::seq::{unwrap, SeqNumber};
-use crate::wire::{Flags, TcpOptions, TcpRepr, MAX_OPTIONS_LEN};
+use crate::wire::{Ecn, Flags, TcpOptions, TcpRepr, MAX_OPTIONS_LEN};
+use ecn::EcnState;
 use recv::RecvBuffer;
 pub use rtt::RttEstimator;
 use send::SendQueue;
@@ -96,6 +104,9 @@ pub struct Config {
     /// Time spent in TIME-WAIT (2 MSL; RFC 9293 has MSL = 2 min, a simulation rarely needs
     /// that long). Default 1 s.
     pub time_wait: Duration,
+    /// Offer and use ECN (RFC 3168 §6.1): an ECN-setup SYN, or an ECN-setup SYN-ACK to one;
+    /// used only when both ends agree. Default off.
+    pub ecn: bool,
 }
 
 impl Default for Config {
@@ -118,6 +129,7 @@ impl Default for Config {
             max_retries: 15,
             dupthresh: 3,
             time_wait: Duration::from_secs(1),
+            ecn: false,
         }
     }
 }
@@ -216,6 +228,13 @@ pub enum Event {
         /// Slow-start threshold, bytes.
         ssthresh: u64,
     },
+    /// The window was reduced for an ECN-Echo (RFC 3168 §6.1.2); values after the reduction.
+    EcnReduction {
+        /// Congestion window, bytes.
+        cwnd: u64,
+        /// Slow-start threshold, bytes.
+        ssthresh: u64,
+    },
 }
 
 /// Counters.
@@ -245,6 +264,14 @@ pub struct Stats {
     pub bytes_acked: u64,
     /// Bytes of the peer's delivered in order (readable or read).
     pub bytes_received: u64,
+    /// Segments received with the CE codepoint while ECN was in use (RFC 3168 §6.1.3).
+    pub ce_received: u64,
+    /// Segments sent with ECE (echoes of CE marks; the SYN and SYN-ACK not counted).
+    pub ece_sent: u64,
+    /// Segments sent with CWR (the ECN-setup SYN not counted).
+    pub cwr_sent: u64,
+    /// Window reductions in response to ECE (RFC 3168 §6.1.2).
+    pub ecn_reductions: u64,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -309,6 +336,10 @@ pub struct Connection {
     probe: bool,
     rst_pending: Option<(SeqNumber, Option<SeqNumber>)>,
     peer_fin: Option<u64>,
+    /// ECN state (RFC 3168 §6.1).
+    ecn: EcnState,
+    /// ECN field of the segment being built (set by `emit_segment`).
+    tx_ecn: Ecn,
     events: VecDeque<Event>,
     stats: Stats,
 }
@@ -375,6 +406,8 @@ impl Connection {
             probe: false,
             rst_pending: None,
             peer_fin: None,
+            ecn: EcnState::default(),
+            tx_ecn: Ecn::NotEct,
             events: VecDeque::new(),
             stats: Stats::default(),
             config,
@@ -461,6 +494,10 @@ impl Connection {
     pub fn negotiated(&self) -> (bool, bool, u8, u8) {
         (self.sack_ok, self.ts_ok, self.rcv_wscale, self.snd_wscale)
     }
+    /// True when both ends agreed on ECN (RFC 3168 §6.1.1).
+    pub fn ecn_negotiated(&self) -> bool {
+        self.ecn.ok
+    }
 
     // ---- application commands ----
 
@@ -517,8 +554,13 @@ impl Connection {
 
     // ---- inputs ----
 
-    /// A segment arrived from the peer.
+    /// A segment arrived from the peer (its IP header's ECN field taken as Not-ECT).
     pub fn handle_segment(&mut self, now: Instant, bytes: &[u8]) {
+        self.handle_segment_ecn(now, bytes, Ecn::NotEct);
+    }
+
+    /// A segment arrived from the peer in an IP packet whose ECN field was `ecn`.
+    pub fn handle_segment_ecn(&mut self, now: Instant, bytes: &[u8], ecn: Ecn) {
         let seg = match TcpRepr::parse(bytes, *self.remote.ip(), *self.local.ip()) {
             Ok(s) if s.src_port == self.remote.port() && s.dst_port == self.local.port() => s,
             _ => {
@@ -531,7 +573,7 @@ impl Connection {
             State::Closed => self.reply_reset(&seg),
             State::Listen => self.on_listen(now, &seg),
             State::SynSent => self.on_syn_sent(now, &seg),
-            _ => self.on_synchronized(now, &seg),
+            _ => self.on_synchronized(now, &seg, ecn),
         }
     }
 
@@ -557,6 +599,18 @@ impl Connection {
 
     /// The next segment to send, if any.
     pub fn poll_transmit(&mut self, now: Instant) -> Option<Vec<u8>> {
+        self.poll_transmit_ecn(now).map(|(bytes, _)| bytes)
+    }
+
+    /// The next segment to send, if any, with the ECN field for its IP header: ECT(0) on new
+    /// data when ECN was negotiated, else Not-ECT (RFC 3168 §6.1.2, §6.1.4, §6.1.5).
+    pub fn poll_transmit_ecn(&mut self, now: Instant) -> Option<(Vec<u8>, Ecn)> {
+        self.tx_ecn = Ecn::NotEct;
+        let seg = self.next_transmit(now)?;
+        Some((seg, self.tx_ecn))
+    }
+
+    fn next_transmit(&mut self, now: Instant) -> Option<Vec<u8>> {
         if let Some((seq, ack)) = self.rst_pending.take() {
             return Some(self.emit_raw(seq, ack, Flags::RST));
         }
@@ -566,7 +620,7 @@ impl Connection {
                 self.snd.sent_new(0, 1, true, false, now);
                 self.stats.segments_sent += 1;
                 self.ensure_rto(now);
-                return Some(self.emit_segment(now, 0, 1, true, false));
+                return Some(self.emit_segment(now, 0, 1, true, false, false));
             }
             _ => {}
         }
@@ -579,7 +633,7 @@ impl Connection {
         if self.ack_now {
             self.stats.acks_sent += 1;
             self.stats.segments_sent += 1;
-            return Some(self.emit_segment(now, self.snd.nxt, self.snd.nxt, false, false));
+            return Some(self.emit_segment(now, self.snd.nxt, self.snd.nxt, false, false, false));
         }
         None
     }
@@ -653,8 +707,8 @@ impl Connection {
         self.ack_now = true;
     }
 
-    /// Everything from SYN-RECEIVED on.
-    fn on_synchronized(&mut self, now: Instant, seg: &TcpRepr<'_>) {
+    /// Everything from SYN-RECEIVED on; `ecn` is the segment's IP ECN field.
+    fn on_synchronized(&mut self, now: Instant, seg: &TcpRepr<'_>, ecn: Ecn) {
         let seq = unwrap(self.irs, seg.seq, self.rcv.nxt);
         let window = self.rcv.window().max(1);
         // §3.10.7.4 first check, as it applies to RSTs: in window, else ignored.
@@ -700,6 +754,9 @@ impl Connection {
             self.establish();
         }
         self.process_ack(now, seq, ack, seg);
+        if self.ecn.ok {
+            self.on_ecn_receive(seg, ecn);
+        }
         if !self.state.receives() && self.state != State::SynReceived {
             // Data or FIN after our side stopped receiving is acknowledged and discarded.
             if seg.segment_len() > 0 && !matches!(self.state, State::Closed) {
@@ -715,6 +772,38 @@ impl Connection {
             self.ack_now = true;
         }
         self.check_peer_fin(now);
+    }
+
+    /// RFC 3168 §6.1.3: CWR ends the echo, then CE (on the same segment too) starts it.
+    fn on_ecn_receive(&mut self, seg: &TcpRepr<'_>, ecn: Ecn) {
+        if seg.flags.has(Flags::CWR) {
+            self.ecn.echo = false;
+        }
+        if ecn == Ecn::Ce {
+            self.stats.ce_received += 1;
+            self.ecn.echo = true;
+        }
+    }
+
+    /// RFC 3168 §6.1.2: an ACK with ECE reduces the window, at most once per window of data
+    /// and not during loss recovery; nothing is retransmitted.
+    fn on_ecn_echo(&mut self, now: Instant) {
+        if self.in_recovery || self.snd.una <= self.ecn.recover {
+            return;
+        }
+        self.cc.on_ecn_echo(now, self.snd.flight_size());
+        self.note_reduction();
+        self.stats.ecn_reductions += 1;
+        self.events.push_back(Event::EcnReduction { cwnd: self.cwnd(), ssthresh: self.ssthresh() });
+    }
+
+    /// Any window reduction: the next new data segment carries CWR, and ECEs for data sent
+    /// before now are not reacted to (RFC 3168 §6.1.2).
+    fn note_reduction(&mut self) {
+        if self.ecn.ok {
+            self.ecn.cwr_pending = true;
+            self.ecn.recover = self.ecn.recover.max(self.snd.nxt);
+        }
     }
 
     /// Options from the peer's SYN decide what this connection uses.
@@ -744,6 +833,10 @@ impl Connection {
         };
         self.cc = self.config.cc.build(self.smss, iw);
         self.recovery_kind = self.config.cc.recovery(self.sack_ok);
+        // RFC 3168 §6.1.1: the peer's SYN is an ECN-setup SYN (ECE and CWR), its SYN-ACK an
+        // ECN-setup SYN-ACK (ECE without CWR).
+        let (ece, cwr) = (seg.flags.has(Flags::ECE), seg.flags.has(Flags::CWR));
+        self.ecn.ok = self.config.ecn && ece && (cwr != (self.state == State::SynSent));
     }
 
     fn establish(&mut self) {
@@ -797,12 +890,14 @@ impl Connection {
         {
             // RFC 5681 §2 duplicate ACK (RFC 6675 §2: with SACK, one that SACKs new data).
             // Answers to zero-window probes repeat the ACK too, but signal no loss.
-            if self.recovery_kind == Recovery::Sack && newly_sacked == 0 && self.sack_ok {
-                return;
+            if !(self.recovery_kind == Recovery::Sack && newly_sacked == 0 && self.sack_ok) {
+                self.dupacks += 1;
+                self.stats.dup_acks += 1;
+                self.on_dupack(now);
             }
-            self.dupacks += 1;
-            self.stats.dup_acks += 1;
-            self.on_dupack(now);
+        }
+        if self.ecn.ok && seg.flags.has(Flags::ECE) {
+            self.on_ecn_echo(now);
         }
     }
 
@@ -893,6 +988,7 @@ impl Connection {
         self.partial_acks = 0;
         self.recover = self.snd.nxt;
         self.cc.on_congestion_event(now, self.snd.flight_size());
+        self.note_reduction();
         self.stats.fast_retransmits += 1;
         self.snd.mark_lost(0);
         if self.recovery_kind == Recovery::Sack {
@@ -935,6 +1031,7 @@ impl Connection {
             // FlightSize is inflated by data sent during NewReno recovery; a timeout in
             // recovery keeps the threshold the episode already set (as Linux does).
             self.cc.on_timeout(now, self.snd.flight_size(), self.retries == 1 && !self.in_recovery);
+            self.note_reduction();
             self.in_recovery = false;
             self.inflation = 0;
             self.dupacks = 0;
@@ -1017,7 +1114,7 @@ impl Connection {
         self.stats.bytes_sent += data;
         self.stats.bytes_retransmitted += data;
         self.ensure_rto(now);
-        Some(self.emit_segment(now, s.start, s.end, s.syn, s.fin))
+        Some(self.emit_segment(now, s.start, s.end, s.syn, s.fin, false))
     }
 
     /// New data (or the FIN) if the windows allow it (RFC 6675 NextSeg rule 2).
@@ -1037,11 +1134,13 @@ impl Connection {
         let rwnd_room = right_edge.saturating_sub(start);
         let cwnd_room = self.cwnd().saturating_sub(self.snd.pipe);
         let mut len = unsent.min(self.smss).min(rwnd_room).min(cwnd_room);
+        let mut window_probe = false;
         if self.probe {
             // RFC 9293 §3.8.6.1: a zero-window probe carries one byte beyond the window.
             self.probe = false;
             if unsent > 0 && len == 0 && rwnd_room == 0 {
                 len = 1;
+                window_probe = true;
             }
         }
         if unsent > 0 {
@@ -1069,7 +1168,8 @@ impl Connection {
         self.stats.segments_sent += 1;
         self.stats.bytes_sent += len;
         self.ensure_rto(now);
-        Some(self.emit_segment(now, start, end, false, fin))
+        // RFC 3168 §6.1.4: a window probe is not ECN-capable.
+        Some(self.emit_segment(now, start, end, false, fin, !window_probe))
     }
 
     fn arm_persist(&mut self, now: Instant) {
@@ -1111,8 +1211,10 @@ impl Connection {
         field as u16
     }
 
-    /// Build the bytes of a segment covering `[start, end)` of our sequence space.
-    fn emit_segment(&mut self, now: Instant, start: u64, end: u64, syn: bool, fin: bool) -> Vec<u8> {
+    /// Build the bytes of a segment covering `[start, end)` of our sequence space; `new_data`
+    /// when it carries data sent for the first time (not a retransmission nor a window
+    /// probe), the only segments that may be ECN-capable.
+    fn emit_segment(&mut self, now: Instant, start: u64, end: u64, syn: bool, fin: bool, new_data: bool) -> Vec<u8> {
         let mut payload = Vec::new();
         if end > start + syn as u64 + fin as u64 {
             self.snd.copy(start, end - fin as u64, &mut payload);
@@ -1156,6 +1258,7 @@ impl Connection {
         if !payload.is_empty() && end - fin as u64 >= self.snd.data_end() {
             flags |= Flags::PSH;
         }
+        flags |= self.ecn_flags(syn, ack.is_some(), new_data && !payload.is_empty());
         let window = self.window_to_advertise(syn);
         let seq = self.iss.plus(start);
         if ack.is_some() {
@@ -1175,6 +1278,35 @@ impl Connection {
             payload: &payload,
         };
         repr.emit_after(*self.local.ip(), *self.remote.ip(), self.headroom)
+    }
+
+    /// ECE and CWR for a segment being built (RFC 3168 §6.1.1-§6.1.3), and its ECN field.
+    fn ecn_flags(&mut self, syn: bool, has_ack: bool, new_data: bool) -> u8 {
+        if syn {
+            return match self.state {
+                // §6.1.1: an ECN-setup SYN has ECE and CWR, an ECN-setup SYN-ACK ECE only.
+                State::SynSent if self.config.ecn => Flags::ECE | Flags::CWR,
+                State::SynReceived if self.ecn.ok => Flags::ECE,
+                _ => 0,
+            };
+        }
+        if !self.ecn.ok {
+            return 0;
+        }
+        let mut flags = 0;
+        if new_data {
+            self.tx_ecn = Ecn::Ect0;
+            if self.ecn.cwr_pending {
+                self.ecn.cwr_pending = false;
+                self.stats.cwr_sent += 1;
+                flags |= Flags::CWR;
+            }
+        }
+        if has_ack && self.ecn.echo {
+            self.stats.ece_sent += 1;
+            flags |= Flags::ECE;
+        }
+        flags
     }
 
     fn emit_raw(&mut self, seq: SeqNumber, ack: Option<SeqNumber>, flags: u8) -> Vec<u8> {

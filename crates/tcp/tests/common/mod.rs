@@ -1,5 +1,6 @@
 //! A two-endpoint harness: two connections joined by a simulated path with one-way delay, a
-//! serialisation rate, a drop-tail queue, and scripted or random loss. Virtual time only.
+//! serialisation rate, a drop-tail queue (optionally marking ECN-capable segments CE above a
+//! threshold), and scripted or random loss and CE marks. Virtual time only.
 #![allow(dead_code, missing_docs, unreachable_pub)]
 
 use std::collections::BTreeMap;
@@ -8,7 +9,7 @@ use std::net::{Ipv4Addr, SocketAddrV4};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use tcp::seq::SeqNumber;
-use tcp::wire::{Flags, TcpRepr};
+use tcp::wire::{Ecn, Flags, TcpRepr};
 use tcp::{Config, Connection, Duration, Event, Instant, State};
 
 pub const A_ADDR: SocketAddrV4 = SocketAddrV4::new(Ipv4Addr::new(10, 0, 0, 1), 40000);
@@ -39,11 +40,20 @@ pub struct Path {
     pub rate_bps: u64,
     pub queue_limit: usize,
     pub loss: f64,
+    /// With `Some(n)`: a segment arriving to `n` or more queued segments is marked CE when it
+    /// is ECN-capable and dropped when it is not (RFC 3168 §5 marking instead of dropping).
+    pub mark_threshold: Option<usize>,
 }
 
 impl Default for Path {
     fn default() -> Self {
-        Path { delay: Duration::from_millis(10), rate_bps: 100_000_000, queue_limit: 1000, loss: 0.0 }
+        Path {
+            delay: Duration::from_millis(10),
+            rate_bps: 100_000_000,
+            queue_limit: 1000,
+            loss: 0.0,
+            mark_threshold: None,
+        }
     }
 }
 
@@ -52,14 +62,18 @@ pub struct Harness {
     pub a: Connection,
     pub b: Connection,
     pub path: Path,
-    /// (arrival time, sequence) -> (direction, bytes)
-    flying: BTreeMap<(Instant, u64), (Dir, Vec<u8>)>,
+    /// (arrival time, sequence) -> (direction, bytes, ECN field)
+    flying: BTreeMap<(Instant, u64), (Dir, Vec<u8>, Ecn)>,
     order: u64,
     link_free: [Instant; 2],
     departures: [Vec<Instant>; 2],
     pub sent: [u64; 2],
     pub dropped: [u64; 2],
     pub filter: Option<Filter>,
+    /// Scripted CE marks: an ECN-capable segment it returns true for arrives marked.
+    pub marker: Option<Filter>,
+    /// Segments marked CE, per direction.
+    pub marked: [u64; 2],
     rng: Xoshiro256PlusPlus,
     a_isn: Option<SeqNumber>,
     b_isn: Option<SeqNumber>,
@@ -74,6 +88,10 @@ pub struct Harness {
     pub events_b: Vec<(Instant, Event)>,
     /// (time, direction, flags, offset, payload length) of every segment put on the path.
     pub log: Vec<(Instant, Dir, u8, u64, usize)>,
+    /// The ECN field each segment of `log` was sent with.
+    pub log_ecn: Vec<Ecn>,
+    /// A's congestion window after every step that changed it.
+    pub cwnd_a: Vec<(Instant, u64)>,
 }
 
 pub fn pattern(i: u64) -> u8 {
@@ -95,6 +113,8 @@ impl Harness {
             sent: [0; 2],
             dropped: [0; 2],
             filter: None,
+            marker: None,
+            marked: [0; 2],
             rng: Xoshiro256PlusPlus::seed_from_u64(seed),
             a_isn: None,
             b_isn: None,
@@ -106,6 +126,8 @@ impl Harness {
             events_a: Vec::new(),
             events_b: Vec::new(),
             log: Vec::new(),
+            log_ecn: Vec::new(),
+            cwnd_a: Vec::new(),
         }
     }
 
@@ -114,7 +136,7 @@ impl Harness {
         self
     }
 
-    fn put_on_path(&mut self, dir: Dir, bytes: Vec<u8>) {
+    fn put_on_path(&mut self, dir: Dir, bytes: Vec<u8>, mut ecn: Ecn) {
         let d = dir as usize;
         let (src, dst) = if dir == Dir::AtoB { (A_ADDR, B_ADDR) } else { (B_ADDR, A_ADDR) };
         let repr = TcpRepr::parse(&bytes, *src.ip(), *dst.ip()).expect("engine emits valid segments");
@@ -127,12 +149,27 @@ impl Harness {
         self.sent[d] += 1;
         let flags = repr.flags.0 | if repr.ack.is_some() { Flags::ACK } else { 0 };
         self.log.push((self.now, dir, flags, offset, repr.payload.len()));
+        self.log_ecn.push(ecn);
         let mut lose = self.path.loss > 0.0 && self.rng.random::<f64>() < self.path.loss;
+        let seen = Seen { dir, now: self.now, repr: &repr, offset, index };
         if let Some(f) = self.filter.as_mut() {
-            lose |= f(&Seen { dir, now: self.now, repr: &repr, offset, index });
+            lose |= f(&seen);
         }
+        let ect = matches!(ecn, Ecn::Ect0 | Ecn::Ect1);
+        let mut mark = ect && self.marker.as_mut().is_some_and(|f| f(&seen));
         // Drop-tail queue in front of the serialiser.
         self.departures[d].retain(|&t| t > self.now);
+        if self.path.mark_threshold.is_some_and(|n| self.departures[d].len() >= n) {
+            if ect {
+                mark = true;
+            } else {
+                lose = true;
+            }
+        }
+        if mark {
+            ecn = Ecn::Ce;
+            self.marked[d] += 1;
+        }
         if lose || self.departures[d].len() >= self.path.queue_limit {
             self.dropped[d] += 1;
             return;
@@ -143,7 +180,7 @@ impl Harness {
         self.departures[d].push(start + tx);
         let at = start + tx + self.path.delay;
         self.order += 1;
-        self.flying.insert((at, self.order), (dir, bytes));
+        self.flying.insert((at, self.order), (dir, bytes, ecn));
     }
 
     fn drive(&mut self) {
@@ -171,11 +208,11 @@ impl Harness {
             self.received = buf;
         }
         for _ in 0..2 {
-            while let Some(seg) = self.a.poll_transmit(self.now) {
-                self.put_on_path(Dir::AtoB, seg);
+            while let Some((seg, ecn)) = self.a.poll_transmit_ecn(self.now) {
+                self.put_on_path(Dir::AtoB, seg, ecn);
             }
-            while let Some(seg) = self.b.poll_transmit(self.now) {
-                self.put_on_path(Dir::BtoA, seg);
+            while let Some((seg, ecn)) = self.b.poll_transmit_ecn(self.now) {
+                self.put_on_path(Dir::BtoA, seg, ecn);
             }
             while let Some(e) = self.a.poll_event() {
                 self.events_a.push((self.now, e));
@@ -186,6 +223,10 @@ impl Harness {
                 }
                 self.events_b.push((self.now, e));
             }
+        }
+        let cwnd = self.a.cwnd();
+        if self.cwnd_a.last().is_none_or(|&(_, c)| c != cwnd) {
+            self.cwnd_a.push((self.now, cwnd));
         }
     }
 
@@ -210,10 +251,10 @@ impl Harness {
                 if entry.key().0 > self.now {
                     break;
                 }
-                let (dir, bytes) = entry.remove();
+                let (dir, bytes, ecn) = entry.remove();
                 match dir {
-                    Dir::AtoB => self.b.handle_segment(self.now, &bytes),
-                    Dir::BtoA => self.a.handle_segment(self.now, &bytes),
+                    Dir::AtoB => self.b.handle_segment_ecn(self.now, &bytes, ecn),
+                    Dir::BtoA => self.a.handle_segment_ecn(self.now, &bytes, ecn),
                 }
             }
             if self.a.poll_timeout().is_some_and(|t| t <= self.now) {
