@@ -7,7 +7,8 @@
 //! The input's first byte picks variations: bit 0 puts tag 0 in the header (so an INIT
 //! reaches the handling of an INIT for an existing association, §5.2), bit 1 restarts the
 //! client first (a fresh client endpoint connects again, §5.2.4 A) and sends the chunks under
-//! the restarted association's tag.
+//! the restarted association's tag, bit 2 turns ECN on at both ends (RFC 9260 Appendix A:
+//! the chunks may include ECNE and CWR) and bit 3 delivers the packet with the CE codepoint.
 #![no_main]
 
 use std::net::{IpAddr, Ipv4Addr};
@@ -45,8 +46,9 @@ fn exchange(now: Instant, client: &mut Endpoint, server: &mut Endpoint) -> Optio
 fuzz_target!(|input: &[u8]| {
     let Some((&mode, data)) = input.split_first() else { return };
     let mut now = Instant::ZERO;
-    let mut client = Endpoint::new(Config::default(), vec![CLIENT], 5001, false, 1);
-    let mut server = Endpoint::new(Config::default(), vec![SERVER], 5000, true, 2);
+    let config = Config { ecn: mode & 4 != 0, ..Config::default() };
+    let mut client = Endpoint::new(config.clone(), vec![CLIENT], 5001, false, 1);
+    let mut server = Endpoint::new(config.clone(), vec![SERVER], 5000, true, 2);
     let id = client.connect(now, &[SERVER], 5000);
     let Some(mut header_from) = exchange(now, &mut client, &mut server) else { return };
     if let Some(a) = client.association_mut(id) {
@@ -54,7 +56,7 @@ fuzz_target!(|input: &[u8]| {
     }
     exchange(now, &mut client, &mut server);
     if mode & 2 != 0 {
-        client = Endpoint::new(Config::default(), vec![CLIENT], 5001, false, 3);
+        client = Endpoint::new(config.clone(), vec![CLIENT], 5001, false, 3);
         let id = client.connect(now, &[SERVER], 5000);
         let Some(last) = exchange(now, &mut client, &mut server) else { return };
         header_from = last;
@@ -73,7 +75,8 @@ fuzz_target!(|input: &[u8]| {
     packet[8..12].copy_from_slice(&[0; 4]);
     let crc = packet_checksum(&packet);
     packet[8..12].copy_from_slice(&crc.to_le_bytes());
-    server.handle(now, CLIENT, SERVER, &packet);
+    let ecn = if mode & 8 != 0 { 3 } else { 0 };
+    server.handle_in_place_ecn(now, CLIENT, SERVER, &mut packet, ecn);
     for _ in 0..32 {
         exchange(now, &mut client, &mut server);
         let Some(next) = server.poll_timeout().into_iter().chain(client.poll_timeout()).min() else { break };

@@ -11,6 +11,7 @@
 use std::collections::VecDeque;
 use std::net::Ipv4Addr;
 
+use netsim::apps::sctp::{SctpAppConfig, SctpRole};
 use netsim::apps::tcp::{BulkConfig, SinkConfig, TcpBulk, TcpSink};
 use netsim::loss::LossConfig;
 use netsim::network::{ChannelConfig, NodeKind};
@@ -147,4 +148,45 @@ fn tcp_without_ecn_loses_packets_at_the_same_queue() {
         // Without ECN configured the counters are not reported at all.
         assert_eq!(s("tcp", "up", "ecn_reductions"), None, "{cc}");
     }
+}
+
+fn sctp_run(ecn: bool) -> RunResult {
+    let (mut b, h, d) = topology(20);
+    let config = sctp::Config { ecn, ..sctp::Config::default() };
+    let sink = SctpRole::Sink { drain_rate: None };
+    SctpAppConfig::new("sink", vec![D], 5000, config.clone(), sink, 1).install(&mut b, d).unwrap();
+    let flow = b.flow("up");
+    let mut up = SctpAppConfig::new("up", vec![H], 5001, config, SctpRole::bulk(vec![D], 5000, Instant::ZERO, 1400), 2);
+    up.flows = vec![flow];
+    up.install(&mut b, h).unwrap();
+    b.build().run().unwrap()
+}
+
+#[test]
+fn sctp_with_ecn_is_marked_instead_of_dropped() {
+    let r = sctp_run(true);
+    let s = |kind: &str, entity: &str, metric: &str| r.scalars.get(kind, entity, metric).unwrap();
+    let marks = s("flow", "up", "marks");
+    assert!(marks > 10.0, "{marks} marks");
+    assert_eq!(s("flow", "up", "drops"), 0.0);
+    assert_eq!(s("sctp", "up", "fast_retransmissions"), 0.0);
+    assert_eq!(s("sctp", "up", "ecn_negotiated"), 1.0);
+    assert_eq!(s("sctp", "sink", "ecn_ce_received"), marks);
+    assert!(s("sctp", "sink", "ecn_ecne_sent") >= 1.0);
+    let reductions = s("sctp", "up", "ecn_reductions");
+    assert!(reductions >= 5.0 && reductions < marks, "{reductions} reductions for {marks} marks");
+    assert_eq!(s("sctp_path", "up/path0", "ecn_reductions"), reductions);
+    assert!(s("sctp", "up", "ecn_cwr_sent") >= 1.0);
+    assert!(s("flow", "up", "goodput") > 0.85 * 10e6);
+    assert!(s("iface", "R/eth1", "queue_max_packets") < 60.0);
+}
+
+#[test]
+fn sctp_without_ecn_loses_packets_at_the_same_queue() {
+    let r = sctp_run(false);
+    let s = |kind: &str, entity: &str, metric: &str| r.scalars.get(kind, entity, metric);
+    assert!(s("flow", "up", "drops").unwrap() > 0.0);
+    assert!(s("sctp", "up", "fast_retransmissions").unwrap() > 0.0);
+    assert_eq!(s("flow", "up", "marks"), None);
+    assert_eq!(s("sctp", "up", "ecn_reductions"), None);
 }

@@ -841,6 +841,9 @@ impl Parser {
             Self::sctp_cmt(&mut m, &mut c)?;
             r.put_table("cmt", m.finish());
         }
+        if let Some(ecn) = r.opt_bool("ecn")? {
+            c.ecn = ecn;
+        }
         c.validate().map_err(|m| {
             let (key, why) = m.split_once(": ").unwrap_or(("preset", m.as_str()));
             r.error(key, why.to_string())

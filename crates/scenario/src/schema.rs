@@ -590,6 +590,7 @@ pub static SCTP: Section = Section {
         f("congestion_factor", Ty::Probability, Value("0.144"), "", "The factor of ca-shrink."),
         f("congestion_step", Ty::Enum(&["window", "sack"]), Absent("window"), "", "How lia, olia, rp-v1 and rp-v2 apply their congestion-avoidance increase: all at once per cwnd of acknowledged data (RFC 9260 §7.2.2, as INET) or a share on every SACK (RFC 6356 §3's per-ACK form)."),
         f("cmt", Ty::Table(&SCTP_CMT), Absent("CMT off"), "", "Concurrent Multipath Transfer (Iyengar, Amer, Stewart, IEEE/ACM ToN 14(5), 2006)."),
+        f("ecn", Ty::Bool, Absent("false"), "", "Explicit Congestion Notification (RFC 9260 Appendix A): list the ECN Capable parameter in INIT / INIT ACK; when both ends do, packets of new DATA go out ECT(0), CE marks are echoed in ECNE chunks and the destination the marked data went to reduces its cwnd as for a fast retransmit, once per window, answered by CWR. Needs a queue that marks."),
     ],
     tag: None,
     variants: &[],

@@ -392,3 +392,17 @@ streams = 2
     let done = get(&r, "sctp", "up", "completion_time");
     assert!(done > 0.4 && done < 5.0, "{done}");
 }
+
+#[test]
+fn the_ecn_switch_is_negotiated_per_association_and_off_by_default() {
+    // A drop-tail queue never marks: ECN is agreed, nothing is echoed or reacted to.
+    let both = one_path("10Mbps", "10ms", "3s", "", "ecn = true");
+    assert_eq!(get(&both, "sctp", "up", "ecn_negotiated"), 1.0);
+    assert_eq!(get(&both, "sctp", "sink", "ecn_negotiated"), 1.0);
+    assert_eq!(get(&both, "sctp", "up", "ecn_reductions"), 0.0);
+    assert_eq!(get(&both, "sctp_path", "up/path0", "ecn_reductions"), 0.0);
+    // Off by default: the counters are not reported at all, and the transfer is the same.
+    let off = one_path("10Mbps", "10ms", "3s", "", "");
+    assert!(off.scalars.get("sctp", "up", "ecn_negotiated").is_none());
+    assert_eq!(get(&off, "sctp", "sink", "delivered_bytes"), get(&both, "sctp", "sink", "delivered_bytes"));
+}

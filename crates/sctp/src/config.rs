@@ -96,6 +96,11 @@ pub struct Config {
     pub buffer_splitting: BufferSplitting,
     /// Fixed initial TSN instead of a random one (tests use it to cross the 2^32 wrap).
     pub initial_tsn: Option<u32>,
+    /// Explicit Congestion Notification (RFC 9260 Appendix A): offer the ECN Capable
+    /// parameter; when both ends do, DATA goes out ECT(0), CE marks are echoed in ECNE chunks
+    /// and the marked destination's cwnd is reduced once per window, answered by CWR.
+    /// Default off.
+    pub ecn: bool,
 }
 
 impl Default for Config {
@@ -133,6 +138,7 @@ impl Default for Config {
             retransmit: RetransmitConfig::default(),
             buffer_splitting: BufferSplitting::default(),
             initial_tsn: None,
+            ecn: false,
         }
     }
 }

@@ -122,6 +122,8 @@ pub struct EndpointStats {
 #[derive(Debug)]
 pub struct Endpoint {
     config: Config,
+    /// The ECN codepoint of the packet being handled ([`Endpoint::handle_in_place_ecn`]).
+    rx_ecn: u8,
     local_addrs: Vec<IpAddr>,
     port: u16,
     /// Accepts new associations from INIT / COOKIE ECHO.
@@ -201,6 +203,7 @@ impl Endpoint {
         rng.fill_bytes(&mut secret);
         Endpoint {
             config,
+            rx_ecn: 0,
             local_addrs,
             port,
             listening,
@@ -497,6 +500,23 @@ impl Endpoint {
         self.handle_verified(now, from, to, packet, Some(ok))
     }
 
+    /// As [`Endpoint::handle_in_place`], for a packet whose IP header carried the ECN
+    /// codepoint `ecn` (RFC 3168 §5: 3 is CE): the association it goes to echoes a CE mark
+    /// when ECN was negotiated (RFC 9260 Appendix A).
+    pub fn handle_in_place_ecn(
+        &mut self,
+        now: Instant,
+        from: IpAddr,
+        to: IpAddr,
+        packet: &mut [u8],
+        ecn: u8,
+    ) -> Option<AssocId> {
+        self.rx_ecn = ecn;
+        let id = self.handle_in_place(now, from, to, packet);
+        self.rx_ecn = 0;
+        id
+    }
+
     /// [`Endpoint::handle`] with the checksum already checked (`Some(ok)`), or not (`None`).
     fn handle_verified(
         &mut self,
@@ -575,7 +595,7 @@ impl Endpoint {
                 // Not `association_mut`: a packet that closes the association is noticed by
                 // `reindex` after it, so the common packet does not make `poll_closed` look.
                 if let Some(a) = self.associations.get_mut(id) {
-                    a.handle_packet(now, from, packet);
+                    a.handle_packet_ecn(now, from, packet, self.rx_ecn);
                 }
             }
         }
@@ -827,8 +847,13 @@ impl Endpoint {
             local_port: header.dst_port(),
             peer_port: header.src_port(),
             peer_addrs: peer_addresses(from, &init.params),
+            // RFC 9260 Appendix A: ECN when the INIT offers it and we support it.
+            ecn: self.config.ecn && init.params.contains(&Parameter::EcnCapable),
         };
         let mut params = if self.local_addrs.len() > 1 { address_params(&self.local_addrs) } else { Vec::new() };
+        if state.ecn {
+            params.push(Parameter::EcnCapable);
+        }
         params.push(Parameter::StateCookie(state.seal(&self.secret)));
         // §3.3.3.1: one Unrecognized Parameter per parameter reported.
         params.extend(unrecognized.into_iter().map(Parameter::UnrecognizedParameter));

@@ -36,7 +36,7 @@ use crate::packetlog::{AssocLog, NO_PATH};
 use crate::recorder::{Scalars, TimeSeries};
 use crate::time::{Duration, Instant};
 use crate::transport::timer::EngineTimer;
-use crate::wire::{Packet, IPV4_HEADER_LEN, NO_FLOW, PROTO_SCTP};
+use crate::wire::{Ecn, Packet, IPV4_HEADER_LEN, NO_FLOW, PROTO_SCTP};
 
 /// An [`SctpSocket`] index entry for an association it has no record of.
 const NO_RECORD: usize = usize::MAX;
@@ -249,8 +249,10 @@ impl SctpSocket {
     pub fn on_packet(&mut self, ctx: &mut Ctx<'_>, mut pkt: Packet) -> Option<AssocId> {
         let ip = pkt.ip()?;
         let (src, dst, start) = (IpAddr::V4(ip.src()), IpAddr::V4(ip.dst()), ip.header_len());
+        // The IP header's ECN field goes with it (a CE mark is echoed, RFC 9260 Appendix A).
+        let ecn = ip.ecn() as u8;
         // The datagram is ours: the engine checks the CRC32c in place.
-        let id = self.ep.handle_in_place(ctx.now(), src, dst, pkt.bytes.get_mut(start..)?)?;
+        let id = self.ep.handle_in_place_ecn(ctx.now(), src, dst, pkt.bytes.get_mut(start..)?, ecn)?;
         let flow = pkt.meta.flow;
         if ctx.packet_log().is_some() {
             self.log_received(ctx, id, src, pkt.bytes.get(start..).unwrap_or_default());
@@ -346,7 +348,12 @@ impl SctpSocket {
                 self.log_sent(ctx, id, d.remote, d.packet());
             }
             let Some(route) = ctx.route(src, dst) else { continue };
-            let pkt = ctx.packet_in_headroom(route.src, dst, PROTO_SCTP, d.payload, d.headroom, flow);
+            let mut pkt = ctx.packet_in_headroom(route.src, dst, PROTO_SCTP, d.payload, d.headroom, flow);
+            if d.ecn != 0 {
+                // ECT(0) on DATA when ECN was agreed; written only then, so runs without ECN
+                // build the same bytes.
+                pkt.set_ecn(Ecn::from_tos(d.ecn));
+            }
             ctx.send_on(route, pkt);
         }
         // In id order, each association's events in turn (handling one creates none).
@@ -526,6 +533,16 @@ impl SctpSocket {
         out.push("sctp", name, "heartbeats_sent", sum(|s| s.heartbeats_sent), "chunks");
         out.push("sctp", name, "path_state_changes", rec.path_changes as f64, "events");
         out.push("sctp", name, "closed", f64::from(u8::from(rec.closed.is_some())), "bool");
+        let ecn = a.config().ecn;
+        if ecn {
+            // RFC 9260 Appendix A counters, only where ECN is configured.
+            let st = a.stats();
+            out.push("sctp", name, "ecn_negotiated", f64::from(u8::from(a.ecn_negotiated())), "bool");
+            out.push("sctp", name, "ecn_ce_received", st.ce_received as f64, "packets");
+            out.push("sctp", name, "ecn_ecne_sent", st.ecne_sent as f64, "chunks");
+            out.push("sctp", name, "ecn_cwr_sent", st.cwr_sent as f64, "chunks");
+            out.push("sctp", name, "ecn_reductions", sum(|s| s.ecn_reductions), "events");
+        }
         let new_total = sum(|s| s.bytes_sent);
         let since_break =
             |t: Option<Instant>| t.zip(rec.primary_break).map(|(t, b)| t.saturating_since(b).as_secs_f64());
@@ -540,6 +557,9 @@ impl SctpSocket {
             out.push("sctp_path", &entity, "fast_retransmissions", p.stats.fast_retransmissions as f64, "chunks");
             out.push("sctp_path", &entity, "t3_timeouts", p.stats.t3_timeouts as f64, "events");
             out.push("sctp_path", &entity, "pf_episodes", p.stats.pf_episodes as f64, "events");
+            if ecn {
+                out.push("sctp_path", &entity, "ecn_reductions", p.stats.ecn_reductions as f64, "events");
+            }
             if let Some(t) = rec.new_data.get(i.index()) {
                 if let Some(v) = since_break(t.stopped_at) {
                     out.push("sctp_path", &entity, "new_data_stopped_time", v, "s");

@@ -13,6 +13,8 @@ use simtime::{Duration, Instant};
 /// Layout version; 2 added the Tie-Tags.
 const VERSION: u8 = 2;
 const MAC_LEN: usize = 32;
+/// Bit of the optional flags byte after the addresses: ECN agreed.
+const FLAG_ECN: u8 = 0x01;
 
 /// The Transmission Control Block fields carried in a cookie.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -34,6 +36,10 @@ pub(crate) struct CookieState {
     pub(crate) peer_port: u16,
     /// The peer's addresses; the first is the one the INIT came from (the primary).
     pub(crate) peer_addrs: Vec<IpAddr>,
+    /// ECN agreed (RFC 9260 Appendix A): the INIT listed ECN Capable and so did our INIT ACK.
+    /// Written as one flags byte after the addresses, only when set, so cookies without it
+    /// keep their length.
+    pub(crate) ecn: bool,
 }
 
 fn mac(secret: &[u8; 32], body: &[u8]) -> [u8; MAC_LEN] {
@@ -76,6 +82,9 @@ impl CookieState {
                     b.extend_from_slice(&v6.octets());
                 }
             }
+        }
+        if self.ecn {
+            b.push(FLAG_ECN);
         }
         let tag = mac(secret, &b);
         b.extend_from_slice(&tag);
@@ -137,6 +146,11 @@ impl CookieState {
             };
             peer_addrs.push(addr);
         }
+        let flags = match r {
+            [] => 0,
+            [f] => *f,
+            _ => return None,
+        };
         Some(CookieState {
             created,
             lifespan,
@@ -152,6 +166,7 @@ impl CookieState {
             local_port,
             peer_port,
             peer_addrs,
+            ecn: flags & FLAG_ECN != 0,
         })
     }
 }
@@ -176,7 +191,18 @@ mod tests {
             local_port: 5000,
             peer_port: 6000,
             peer_addrs: vec!["10.0.0.1".parse().unwrap(), "::1".parse().unwrap()],
+            ecn: false,
         }
+    }
+
+    #[test]
+    fn the_ecn_flag_adds_one_byte_only_when_set() {
+        let key = [7u8; 32];
+        let with = CookieState { ecn: true, ..sample() };
+        let (plain, flagged) = (sample().seal(&key), with.seal(&key));
+        assert_eq!(flagged.len(), plain.len() + 1);
+        assert_eq!(CookieState::open(&flagged, &key), Some(with));
+        assert_eq!(CookieState::open(&plain, &key), Some(sample()));
     }
 
     #[test]

@@ -121,6 +121,8 @@ struct PeerInit {
     inbound_streams: u16,
     /// Its addresses, the one its chunk came from first.
     addrs: Vec<IpAddr>,
+    /// ECN agreed: both sides listed the ECN Capable parameter (RFC 9260 Appendix A).
+    ecn: bool,
 }
 
 impl PeerInit {
@@ -132,6 +134,7 @@ impl PeerInit {
             outbound_streams: c.outbound_streams,
             inbound_streams: c.inbound_streams,
             addrs: c.peer_addrs.clone(),
+            ecn: c.ecn,
         }
     }
 }
@@ -218,7 +221,10 @@ impl Association {
     }
 
     fn send_init(&mut self, now: Instant) {
-        let params = if self.local_addrs.len() > 1 { address_params(&self.local_addrs) } else { Vec::new() };
+        let mut params = if self.local_addrs.len() > 1 { address_params(&self.local_addrs) } else { Vec::new() };
+        if self.config.ecn {
+            params.push(Parameter::EcnCapable); // RFC 9260 Appendix A
+        }
         let offer = Offer::from_config(&self.config);
         let init = Chunk::Init(InitChunk {
             initiate_tag: self.local_tag,
@@ -279,6 +285,7 @@ impl Association {
         if let Some(p) = a.paths.first() {
             a.paths[p].confirmed = true;
         }
+        a.ecn.ok = cookie.ecn;
         let ack_to = a.path_of(from).unwrap_or_default();
         a.control.push_back((ack_to, Chunk::CookieAck));
         a.on_established(now);
@@ -315,6 +322,7 @@ impl Association {
             outbound_streams: self.config.outbound_streams.min(init.inbound_streams),
             inbound_streams: init.outbound_streams.min(self.config.max_inbound_streams),
             addrs: peer_addresses(from, &init.params),
+            ecn: self.config.ecn && init.params.contains(&Parameter::EcnCapable),
         };
         // §5.4: the address the INIT went to is confirmed by the INIT ACK.
         self.learn_peer(peer, &[init_dest, from]);
@@ -345,6 +353,7 @@ impl Association {
     /// old paths, by the ids they had.
     fn learn_peer(&mut self, peer: PeerInit, confirmed: &[IpAddr]) -> Vec<(PathId, Path)> {
         self.peer_tag = peer.tag;
+        self.ecn = super::ecn::EcnState { ok: peer.ecn, ..Default::default() };
         self.out.peer_rwnd = peer.rwnd;
         self.out.set_stream_count(peer.outbound_streams);
         self.inb = Inbound::new(peer.initial_tsn, peer.inbound_streams, self.config.recv_buffer);

@@ -34,6 +34,7 @@
 
 mod buffers;
 mod cookie;
+mod ecn;
 mod handshake;
 mod inbound;
 mod outbound;
@@ -193,6 +194,16 @@ pub enum Event {
         /// RTO after backoff.
         rto: Duration,
     },
+    /// An ECNE reduced the window of a destination (RFC 9260 Appendix A); the values after
+    /// the reduction.
+    EcnReduction {
+        /// The destination the CE-marked data was sent to.
+        path: PathId,
+        /// Its cwnd, bytes.
+        cwnd: u32,
+        /// Its ssthresh, bytes.
+        ssthresh: u32,
+    },
     /// Chunks marked for fast retransmission (§7.2.4).
     FastRetransmit {
         /// Destination the chunks were last sent to.
@@ -287,6 +298,13 @@ pub struct AssocStats {
     pub messages_submitted: u64,
     /// User bytes accepted by `send`.
     pub bytes_submitted: u64,
+    /// Packets with DATA received with the CE codepoint while ECN was in use (RFC 9260
+    /// Appendix A).
+    pub ce_received: u64,
+    /// ECNE chunks sent.
+    pub ecne_sent: u64,
+    /// CWR chunks sent.
+    pub cwr_sent: u64,
 }
 
 /// A random verification tag or Tie-Tag: never zero (§5.3.1).
@@ -367,6 +385,8 @@ pub struct Association {
     dirty: bool,
     rng: RandomStream,
     stats: AssocStats,
+    /// ECN (RFC 9260 Appendix A).
+    ecn: ecn::EcnState,
 }
 
 impl Association {
@@ -423,6 +443,7 @@ impl Association {
             dirty: true,
             rng,
             stats: AssocStats::default(),
+            ecn: ecn::EcnState::default(),
             config,
         }
     }
@@ -626,20 +647,30 @@ impl Association {
     /// take its secret); given here, an INIT is discarded with its packet and a COOKIE ECHO
     /// skipped.
     pub fn handle_packet(&mut self, now: Instant, from: IpAddr, packet: &[u8]) {
+        self.handle_packet_ecn(now, from, packet, 0);
+    }
+
+    /// [`Association::handle_packet`] for a packet whose IP header carried the ECN codepoint
+    /// `ecn` (RFC 3168 §5: 0 Not-ECT, 1 ECT(1), 2 ECT(0), 3 CE; only CE matters here).
+    pub fn handle_packet_ecn(&mut self, now: Instant, from: IpAddr, packet: &[u8], ecn: u8) {
         let Ok(header) = HeaderView::new_checked(packet) else { return };
-        self.process_chunks(now, from, &header, 0);
+        self.process_chunks(now, from, &header, 0, ecn & 0b11 == 0b11);
     }
 
     /// The chunks bundled after the COOKIE ECHO that created this association (§5.1 D).
     pub(crate) fn handle_bundled_after_cookie(&mut self, now: Instant, from: IpAddr, header: &HeaderView<'_>) {
-        self.process_chunks(now, from, header, 1);
+        self.process_chunks(now, from, header, 1, false);
     }
 
-    fn process_chunks(&mut self, now: Instant, from: IpAddr, header: &HeaderView<'_>, skip: usize) {
+    /// The chunks of a packet from `from`, after the first `skip`; `ce` when the packet
+    /// arrived with the CE codepoint.
+    fn process_chunks(&mut self, now: Instant, from: IpAddr, header: &HeaderView<'_>, skip: usize, ce: bool) {
         self.dirty = true;
         let vtag = header.verification_tag();
         let from_path = self.path_of(from);
         let mut data_seen = false;
+        // The lowest TSN of the packet's DATA, for an ECNE if it arrived CE.
+        let mut lowest_tsn: Option<u32> = None;
         let mut first = skip == 0;
         for view in header.chunks().skip(skip) {
             let Ok(view) = view else { break };
@@ -654,6 +685,9 @@ impl Association {
             if view.chunk_type == ChunkType::DATA {
                 if let (Some(d), Some(p)) = (DataRef::from_view(&view), from_path) {
                     data_seen = true;
+                    if ce && lowest_tsn.is_none_or(|t| tsn::tsn_lt(d.tsn, t)) {
+                        lowest_tsn = Some(d.tsn);
+                    }
                     if !self.on_data(now, p, &d) {
                         return;
                     }
@@ -692,6 +726,9 @@ impl Association {
             if !self.on_control(now, from, from_path, chunk) {
                 return;
             }
+        }
+        if let Some(t) = lowest_tsn {
+            self.on_ce_packet(t);
         }
         if data_seen && matches!(self.state, State::Established | State::ShutdownPending | State::ShutdownSent) {
             let sack_now = self.inb.on_data_packet(self.config.sack_freq);
@@ -800,6 +837,8 @@ impl Association {
                 return false;
             }
             Chunk::Error { causes } => self.on_error_chunk(now, &causes),
+            Chunk::Ecne { lowest_tsn } => self.on_ecne(lowest_tsn),
+            Chunk::Cwr { lowest_tsn } => self.on_cwr(lowest_tsn),
             Chunk::Data(_) | Chunk::Unknown { .. } => {}
         }
         true

@@ -118,6 +118,13 @@ pub(crate) struct Outbound {
 }
 
 impl Outbound {
+    /// The destination the outstanding chunk with `tsn` was last sent to, if it is still
+    /// above the cumulative TSN ack.
+    pub(crate) fn destination_of(&self, tsn: u32) -> Option<PathId> {
+        let i = tsn.wrapping_sub(self.cum_ack).wrapping_sub(1) as usize;
+        self.sent.get(i).filter(|s| s.tsn == tsn).map(|s| s.path)
+    }
+
     pub(crate) fn new(initial_tsn: u32, streams: u16) -> Self {
         Outbound {
             queue: VecDeque::new(),
@@ -331,10 +338,16 @@ impl CmtMisses {
 }
 
 /// A packet being filled.
+/// The ECT(0) codepoint of the IP header's ECN field (RFC 3168 §5).
+const ECT0: u8 = 0b10;
+
 struct Open {
     path: PathId,
     builder: PacketBuilder,
     limit: usize,
+    /// ECN: the packet carries DATA sent for the first time, and none retransmitted.
+    new_data: bool,
+    retransmission: bool,
 }
 
 impl Association {
@@ -637,6 +650,7 @@ impl Association {
                 path.controller.on_fast_retransmit(&mut path.cc, &self.group_view);
                 path.note_loss();
                 path.fast_recovery_exit = Some(highest_outstanding);
+                path.ecn_recover = Some(highest_outstanding);
             }
             path.rtt_probe = None;
             path.force_packet = Some(RtxKind::Fast);
@@ -785,6 +799,7 @@ impl Association {
         // E1: ssthresh and cwnd; E2: back off the RTO; Karn: no sample from this round.
         path.controller.on_timeout(&mut path.cc, &self.group_view);
         path.note_loss();
+        path.ecn_recover = Some(self.out.next_tsn.wrapping_sub(1));
         path.rto.back_off(&self.config);
         path.rtt_probe = None;
         let rto = path.rto.rto;
@@ -816,7 +831,13 @@ impl Association {
             CommonHeader { src_port: self.local_port, dst_port: self.peer_port, verification_tag: self.peer_tag };
         // The buffer has room for the lower layers too (a whole MTU), so a driver can put its
         // headers in front of the packet without copying it to a new buffer.
-        Open { path, builder: PacketBuilder::with_headroom(header, self.buffers.take(), self.headroom), limit }
+        Open {
+            path,
+            builder: PacketBuilder::with_headroom(header, self.buffers.take(), self.headroom),
+            limit,
+            new_data: false,
+            retransmission: false,
+        }
     }
 
     fn close_packet(&mut self, open: Open) {
@@ -825,10 +846,13 @@ impl Association {
         }
         let path = &mut self.paths[open.path];
         path.stats.packets_sent += 1;
+        // RFC 9260 Appendix A: ECT(0) on packets of new DATA once ECN is agreed (none on
+        // retransmissions, as RFC 3168 §6.1.5 for TCP).
+        let ect = self.ecn.ok && open.new_data && !open.retransmission;
         self.transmits.push_back(Transmit {
             remote: path.remote,
             local: None,
-            ecn: 0,
+            ecn: if ect { ECT0 } else { 0 },
             path: open.path,
             headroom: self.headroom,
             payload: open.builder.finish_with(self.checksum),
@@ -891,6 +915,10 @@ impl Association {
             let sack = Chunk::Sack(self.inb.make_sack(max_blocks.max(1), self.config.cmt.dac_active()));
             self.stats.sacks_sent += 1;
             let p = self.existing_or_primary(self.sack_path);
+            // RFC 9260 Appendix A: the ECNE rides with every SACK until a CWR covers it.
+            if let Some(ecne) = self.ecne_due() {
+                self.packet_for(&mut open, p, ecne.buffer_len() + sack.buffer_len()).chunk(&ecne);
+            }
             self.packet_for(&mut open, p, sack.buffer_len()).chunk(&sack);
             if let Chunk::Sack(sack) = sack {
                 self.inb.recycle_sack(sack);
@@ -913,6 +941,13 @@ impl Association {
             }
         }
         self.out.note_rwnd_blocked(now, rwnd_blocked);
+        if self.ecn.cwr.is_some() && self.out.queue.is_empty() {
+            // No new data to carry the CWR: it goes alone.
+            if let Some(cwr) = self.take_cwr() {
+                let p = self.existing_or_primary(self.primary);
+                self.packet_for(&mut open, p, cwr.buffer_len()).chunk(&cwr);
+            }
+        }
         if let Some(o) = open {
             self.close_packet(o);
         }
@@ -978,6 +1013,10 @@ impl Association {
             let from = self.out.sent[i].path;
             let s = &mut self.out.sent[i];
             builder.data(&s.frag.data_ref(s.tsn));
+            if let Some(o) = open.as_mut() {
+                o.retransmission = true;
+            }
+            let s = &mut self.out.sent[i];
             s.state = SentState::InFlight;
             s.path = dst;
             let tsn = s.tsn;
@@ -1132,7 +1171,14 @@ impl Association {
             let Some(frag) = self.out.queue.pop_front() else { break };
             let tsn = self.out.next_tsn;
             self.out.next_tsn = tsn.wrapping_add(1);
+            if let Some(cwr) = self.ecn.cwr.is_some().then(|| self.take_cwr()).flatten() {
+                // RFC 9260 Appendix A: the CWR rides in front of new DATA (see `ecn.rs`).
+                self.packet_for(open, p, cwr.buffer_len() + chunk_len).chunk(&cwr);
+            }
             self.packet_for(open, p, chunk_len).data(&frag.data_ref(tsn));
+            if let Some(o) = open.as_mut() {
+                o.new_data = true;
+            }
             let path = &mut self.paths[p];
             path.flight_size += len;
             path.queued_bytes += len;

@@ -109,6 +109,8 @@ pub struct PathStats {
     pub heartbeat_timeouts: u64,
     /// SCTP packets sent to this destination.
     pub packets_sent: u64,
+    /// Window reductions for an ECNE about data sent here (RFC 9260 Appendix A).
+    pub ecn_reductions: u64,
 }
 
 /// One destination transport address and its state.
@@ -142,6 +144,10 @@ pub struct Path {
     pub rtt_probe: Option<(u32, Instant)>,
     /// Fast Recovery exit point (§7.2.4), kept per destination.
     pub fast_recovery_exit: Option<u32>,
+    /// The highest TSN sent when this destination's window was last reduced (ECN, fast
+    /// retransmit or T3-rtx): an ECNE for a TSN at or below it is not reacted to (one
+    /// reduction per window, RFC 3168 §6.1.2).
+    pub ecn_recover: Option<u32>,
     /// One packet of retransmissions goes here at the next transmission opportunity even if
     /// cwnd is full, and why: a T3-rtx expiry (§6.3.3 E3: that one packet only) or a fast
     /// retransmit (§7.2.4 step 3). Cleared once packets are built.
@@ -196,6 +202,7 @@ impl Path {
             hb_nonce,
             rtt_probe: None,
             fast_recovery_exit: None,
+            ecn_recover: None,
             force_packet: None,
             last_data_sent: None,
             loss_rate_hint: 0.0,

@@ -102,6 +102,14 @@ pub trait Controller: Send + std::fmt::Debug {
     fn on_fast_retransmit(&mut self, state: &mut CongestionState, group: &GroupView) {
         let _ = (state, group);
     }
+    /// An ECNE reported a CE mark on data sent to this destination (RFC 9260 Appendix A,
+    /// RFC 3168 §6.1.2): reduce the window as for a loss, without Fast Recovery. The
+    /// association calls it at most once per window of the destination. By default the
+    /// reduction of [`Controller::on_fast_retransmit`] (§7.2.4: ssthresh = max(cwnd/2,
+    /// 4*MTU), cwnd = ssthresh).
+    fn on_ecn_echo(&mut self, state: &mut CongestionState, group: &GroupView) {
+        self.on_fast_retransmit(state, group);
+    }
     /// The T3-rtx timer of this destination expired (§7.2.3). `group` is taken at the
     /// expiry, before any reaction (empty unless [`Controller::reads_group_view`]).
     fn on_timeout(&mut self, state: &mut CongestionState, group: &GroupView) {

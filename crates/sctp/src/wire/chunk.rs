@@ -47,16 +47,16 @@ impl ChunkType {
     pub const COOKIE_ECHO: ChunkType = ChunkType(10);
     /// Cookie Acknowledgement (COOKIE ACK), §3.3.12.
     pub const COOKIE_ACK: ChunkType = ChunkType(11);
-    /// Explicit Congestion Notification Echo (ECNE), RFC 9260 Appendix A; not implemented.
+    /// Explicit Congestion Notification Echo (ECNE), RFC 9260 Appendix A.
     pub const ECNE: ChunkType = ChunkType(12);
-    /// Congestion Window Reduced (CWR), RFC 9260 Appendix A; not implemented.
+    /// Congestion Window Reduced (CWR), RFC 9260 Appendix A.
     pub const CWR: ChunkType = ChunkType(13);
     /// Shutdown Complete (SHUTDOWN COMPLETE), §3.3.13.
     pub const SHUTDOWN_COMPLETE: ChunkType = ChunkType(14);
 
     /// Whether [`Chunk`] decodes this type into a named variant.
     pub fn is_known(self) -> bool {
-        matches!(self.0, 0..=11 | 14)
+        matches!(self.0, 0..=14)
     }
 
     /// What to do with a chunk of this type if it is unknown: its upper two bits (§3.2).
@@ -397,13 +397,32 @@ pub enum Chunk {
     },
     /// COOKIE ACK, type 11 (§3.3.12): header only, length 4.
     CookieAck,
+    /// ECN Echo (ECNE), type 12 (RFC 9260 Appendix A): the receiver saw the CE codepoint on
+    /// a packet whose lowest TSN is `lowest_tsn`, and repeats this until a CWR covers it.
+    ///
+    /// ```text
+    /// +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+    /// | Chunk Type=12 | Flags=00000000|    Chunk Length = 8           |
+    /// +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+    /// |                      Lowest TSN Number                        |
+    /// +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+    /// ```
+    Ecne {
+        /// The lowest TSN of the CE-marked packet.
+        lowest_tsn: u32,
+    },
+    /// Congestion Window Reduced (CWR), type 13 (RFC 9260 Appendix A): the sender reacted to
+    /// the ECNE carrying `lowest_tsn` (same layout as ECNE, type 13).
+    Cwr {
+        /// The TSN of the ECNE answered.
+        lowest_tsn: u32,
+    },
     /// SHUTDOWN COMPLETE, type 14 (§3.3.13): header only, T bit as in ABORT.
     ShutdownComplete {
         /// T bit (§8.5.1).
         t_bit: bool,
     },
-    /// Any other chunk type (including ECNE 12 and CWR 13, not implemented). Handle with
-    /// [`super::unknown_chunk_action`].
+    /// Any other chunk type. Handle with [`super::unknown_chunk_action`].
     Unknown {
         /// Chunk type.
         chunk_type: u8,
@@ -441,6 +460,8 @@ impl Chunk {
             Chunk::Error { .. } => ChunkType::ERROR,
             Chunk::CookieEcho { .. } => ChunkType::COOKIE_ECHO,
             Chunk::CookieAck => ChunkType::COOKIE_ACK,
+            Chunk::Ecne { .. } => ChunkType::ECNE,
+            Chunk::Cwr { .. } => ChunkType::CWR,
             Chunk::ShutdownComplete { .. } => ChunkType::SHUTDOWN_COMPLETE,
             Chunk::Unknown { chunk_type, .. } => ChunkType(*chunk_type),
         }
@@ -496,6 +517,14 @@ impl Chunk {
                 exact(0, "COOKIE ACK chunk")?;
                 Chunk::CookieAck
             }
+            ChunkType::ECNE => {
+                exact(4, "ECNE chunk")?;
+                Chunk::Ecne { lowest_tsn: Reader::new(value, "ECNE chunk").u32()? }
+            }
+            ChunkType::CWR => {
+                exact(4, "CWR chunk")?;
+                Chunk::Cwr { lowest_tsn: Reader::new(value, "CWR chunk").u32()? }
+            }
             ChunkType::SHUTDOWN_COMPLETE => {
                 exact(0, "SHUTDOWN COMPLETE chunk")?;
                 Chunk::ShutdownComplete { t_bit: flags & FLAG_T != 0 }
@@ -512,7 +541,7 @@ impl Chunk {
             Chunk::Sack(s) => 12 + 4 * s.gap_ack_blocks.len() + 4 * s.duplicate_tsns.len(),
             Chunk::Heartbeat { info } | Chunk::HeartbeatAck { info } => 4 + info.len(),
             Chunk::Abort { causes, .. } | Chunk::Error { causes } => causes.iter().map(ErrorCause::buffer_len).sum(),
-            Chunk::Shutdown { .. } => 4,
+            Chunk::Shutdown { .. } | Chunk::Ecne { .. } | Chunk::Cwr { .. } => 4,
             Chunk::ShutdownAck | Chunk::CookieAck | Chunk::ShutdownComplete { .. } => 0,
             Chunk::CookieEcho { cookie: v } | Chunk::Unknown { value: v, .. } => v.len(),
         };
@@ -563,6 +592,7 @@ impl Chunk {
                 causes.iter().for_each(|c| c.emit(w));
             }
             Chunk::Shutdown { cumulative_tsn_ack } => w.u32(*cumulative_tsn_ack),
+            Chunk::Ecne { lowest_tsn } | Chunk::Cwr { lowest_tsn } => w.u32(*lowest_tsn),
             Chunk::ShutdownAck | Chunk::CookieAck | Chunk::ShutdownComplete { .. } => {}
             Chunk::CookieEcho { cookie: v } | Chunk::Unknown { value: v, .. } => w.bytes(v),
         }

@@ -44,7 +44,7 @@ impl ParamType {
     pub const HOST_NAME_ADDRESS: ParamType = ParamType(11);
     /// Supported Address Types, §3.3.2.1.5.
     pub const SUPPORTED_ADDRESS_TYPES: ParamType = ParamType(12);
-    /// ECN Capable (RFC 9260 Appendix A); not implemented.
+    /// ECN Capable (RFC 9260 Appendix A).
     pub const ECN_CAPABLE: ParamType = ParamType(0x8000);
 }
 
@@ -102,7 +102,16 @@ pub enum Parameter {
     /// +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
     /// ```
     SupportedAddressTypes(Vec<u16>),
-    /// Any other type (including ECN Capable, 0x8000), to be handled by
+    /// ECN Capable, type 0x8000 (RFC 9260 Appendix A, INIT and INIT ACK): the sender supports
+    /// ECN. No value; length 4.
+    ///
+    /// ```text
+    /// +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+    /// |     Parameter Type=32768      |     Parameter Length=4        |
+    /// +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+    /// ```
+    EcnCapable,
+    /// Any other type, to be handled by
     /// [`super::unknown_parameter_action`].
     Unknown {
         /// Parameter type.
@@ -124,13 +133,14 @@ impl Parameter {
             Parameter::CookiePreservative { .. } => ParamType::COOKIE_PRESERVATIVE.0,
             Parameter::HostNameAddress(_) => ParamType::HOST_NAME_ADDRESS.0,
             Parameter::SupportedAddressTypes(_) => ParamType::SUPPORTED_ADDRESS_TYPES.0,
+            Parameter::EcnCapable => ParamType::ECN_CAPABLE.0,
             Parameter::Unknown { param_type, .. } => *param_type,
         }
     }
 
     /// Whether `param_type` is one this module decodes into a named variant.
     pub fn is_known_type(param_type: u16) -> bool {
-        matches!(param_type, 1 | 5..=9 | 11 | 12)
+        matches!(param_type, 1 | 5..=9 | 11 | 12 | 0x8000)
     }
 
     /// Parses one parameter from its type and value.
@@ -161,6 +171,8 @@ impl Parameter {
                 let types = (0..value.len() / 2).map(|_| r.u16()).collect::<Result<_, _>>()?;
                 Parameter::SupportedAddressTypes(types)
             }
+            ParamType::ECN_CAPABLE if value.is_empty() => Parameter::EcnCapable,
+            ParamType::ECN_CAPABLE => return Err(bad("ECN Capable parameter")),
             _ => Parameter::Unknown { param_type, value: value.to_vec() },
         })
     }
@@ -191,6 +203,7 @@ impl Parameter {
             Parameter::Ipv4Address(_) | Parameter::CookiePreservative { .. } => 4,
             Parameter::Ipv6Address(_) => 16,
             Parameter::SupportedAddressTypes(t) => 2 * t.len(),
+            Parameter::EcnCapable => 0,
         };
         super::pad4(4 + value)
     }
@@ -207,6 +220,7 @@ impl Parameter {
             Parameter::Ipv6Address(a) => w.bytes(&a.octets()),
             Parameter::CookiePreservative { increment_ms } => w.u32(*increment_ms),
             Parameter::SupportedAddressTypes(types) => types.iter().for_each(|t| w.u16(*t)),
+            Parameter::EcnCapable => {}
         }
         w.end_tlv(start);
     }

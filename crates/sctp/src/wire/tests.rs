@@ -63,6 +63,22 @@ fn data_round_trip() {
 }
 
 #[test]
+fn ecne_and_cwr_round_trip_and_need_exactly_one_tsn() {
+    #[rustfmt::skip]
+    let bytes = [
+        0x0c, 0x00, 0x00, 0x08, 0x12, 0x34, 0x56, 0x78, // ECNE, lowest TSN 0x12345678
+        0x0d, 0x00, 0x00, 0x08, 0xff, 0xff, 0xff, 0xfe, // CWR, lowest TSN 0xfffffffe
+    ];
+    round_trip(&bytes, vec![Chunk::Ecne { lowest_tsn: 0x1234_5678 }, Chunk::Cwr { lowest_tsn: 0xffff_fffe }]);
+    for bad in [&[0x0c, 0x00, 0x00, 0x04][..], &[0x0d, 0x00, 0x00, 0x0c, 0, 0, 0, 1, 0, 0, 0, 2]] {
+        assert!(matches!(Packet::parse(&with_crc(bad)), Err(WireError::BadLength { .. })), "{bad:?}");
+    }
+    // An ECN Capable parameter with a value is malformed (RFC 9260 Appendix A: length 4).
+    assert!(Parameter::parse(0x8000, &[0, 0, 0, 0]).is_err());
+    assert_eq!(Parameter::parse(0x8000, &[]), Ok(Parameter::EcnCapable));
+}
+
+#[test]
 fn init_round_trip_with_every_init_parameter() {
     #[rustfmt::skip]
     let bytes = [
@@ -90,7 +106,7 @@ fn init_round_trip_with_every_init_parameter() {
             Parameter::Ipv6Address(Ipv6Addr::new(0x2001, 0xdb8, 0, 0, 0, 0, 0, 1)),
             Parameter::CookiePreservative { increment_ms: 1000 },
             Parameter::HostNameAddress(b"host\0".to_vec()),
-            Parameter::Unknown { param_type: 0x8000, value: vec![] },
+            Parameter::EcnCapable,
             Parameter::SupportedAddressTypes(vec![5]),
         ],
     };

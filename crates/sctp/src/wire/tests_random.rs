@@ -14,7 +14,7 @@ fn bytes(rng: &mut impl Rng, max: usize) -> Vec<u8> {
 }
 
 fn param(rng: &mut impl Rng) -> Parameter {
-    match rng.random_range(0..9) {
+    match rng.random_range(0..10) {
         0 => Parameter::HeartbeatInfo(bytes(rng, 20)),
         1 => Parameter::Ipv4Address(Ipv4Addr::from(rng.random::<u32>())),
         2 => Parameter::Ipv6Address(Ipv6Addr::from(rng.random::<u128>())),
@@ -23,6 +23,7 @@ fn param(rng: &mut impl Rng) -> Parameter {
         5 => Parameter::CookiePreservative { increment_ms: rng.random() },
         6 => Parameter::HostNameAddress(bytes(rng, 12)),
         7 => Parameter::SupportedAddressTypes((0..rng.random_range(0..4)).map(|_| rng.random()).collect()),
+        8 => Parameter::EcnCapable,
         _ => loop {
             let param_type = rng.random();
             if !Parameter::is_known_type(param_type) {
@@ -65,7 +66,7 @@ fn init(rng: &mut impl Rng) -> InitChunk {
 }
 
 fn chunk(rng: &mut impl Rng) -> Chunk {
-    match rng.random_range(0..14) {
+    match rng.random_range(0..16) {
         0 => Chunk::Data(DataChunk {
             immediate: rng.random(),
             unordered: rng.random(),
@@ -97,6 +98,8 @@ fn chunk(rng: &mut impl Rng) -> Chunk {
         10 => Chunk::CookieEcho { cookie: bytes(rng, 40) },
         11 => Chunk::CookieAck,
         12 => Chunk::ShutdownComplete { t_bit: rng.random() },
+        13 => Chunk::Ecne { lowest_tsn: rng.random() },
+        14 => Chunk::Cwr { lowest_tsn: rng.random() },
         _ => loop {
             let chunk_type = rng.random();
             if !Chunk::is_known_type(chunk_type) {

@@ -1,6 +1,7 @@
 //! A two-endpoint test harness: virtual time, one point-to-point link per address pair
 //! (client address i <-> server address i) with its own one-way delay, optional rate,
-//! Bernoulli loss and up/down state, plus scripted drops. No simulator involved.
+//! Bernoulli loss and up/down state, an optional queue limit and ECN marking threshold (in
+//! packets waiting for the link), plus scripted drops and CE marks. No simulator involved.
 
 #![allow(dead_code, unreachable_pub)]
 
@@ -41,7 +42,13 @@ pub struct Link {
     pub rate_bps: u64,
     pub loss: f64,
     pub up: bool,
+    /// Packets that may wait for the link per direction (beyond: dropped).
+    pub queue_limit: usize,
+    /// With `Some(n)`: a packet finding `n` or more waiting is marked CE if ECN-capable and
+    /// dropped if not (RFC 3168 §5).
+    pub mark_threshold: Option<usize>,
     busy_until: [Instant; 2],
+    departures: [Vec<Instant>; 2],
 }
 
 /// What each side's application does.
@@ -65,6 +72,7 @@ struct InFlight {
     to: IpAddr,
     link: usize,
     bytes: Vec<u8>,
+    ecn: u8,
 }
 
 pub struct Harness {
@@ -80,6 +88,13 @@ pub struct Harness {
     pub sent: Vec<(Instant, usize, usize, Vec<u8>)>,
     /// Drop the n-th packet sent by a side (1-based): (side, n).
     pub drop_nth: Vec<(usize, u64)>,
+    /// Mark the n-th packet sent by a side CE if it is ECN-capable: (side, n).
+    pub mark_nth: Vec<(usize, u64)>,
+    /// The ECN codepoint of every packet in `sent`.
+    pub sent_ecn: Vec<u8>,
+    /// Packets marked CE and dropped by the queues, per sending side.
+    pub marked: [u64; 2],
+    pub queue_drops: [u64; 2],
     /// Hook that may rewrite packets in flight (fuzzing).
     pub mangle: Option<Mangler>,
     pub sent_count: [u64; 2],
@@ -110,7 +125,16 @@ impl Harness {
             Endpoint::new(server, addrs[1].clone(), PORTS[SERVER], true, seed + 1),
         ];
         let links = (0..paths)
-            .map(|_| Link { delay, rate_bps: 0, loss: 0.0, up: true, busy_until: [Instant::ZERO; 2] })
+            .map(|_| Link {
+                delay,
+                rate_bps: 0,
+                loss: 0.0,
+                up: true,
+                queue_limit: usize::MAX,
+                mark_threshold: None,
+                busy_until: [Instant::ZERO; 2],
+                departures: [Vec::new(), Vec::new()],
+            })
             .collect();
         Harness {
             now: Instant::ZERO,
@@ -122,6 +146,10 @@ impl Harness {
             delivered: Vec::new(),
             sent: Vec::new(),
             drop_nth: Vec::new(),
+            mark_nth: Vec::new(),
+            sent_ecn: Vec::new(),
+            marked: [0; 2],
+            queue_drops: [0; 2],
             mangle: None,
             sent_count: [0; 2],
             queue: BinaryHeap::new(),
@@ -178,11 +206,12 @@ impl Harness {
         all
     }
 
-    fn route(&mut self, side: usize, remote: IpAddr, mut bytes: Vec<u8>) {
+    fn route(&mut self, side: usize, remote: IpAddr, mut bytes: Vec<u8>, mut ecn: u8) {
         self.sent_count[side] += 1;
         let n = self.sent_count[side];
         let Some(l) = self.addrs[1 - side].iter().position(|&a| a == remote) else { return };
         self.sent.push((self.now, side, l, bytes.clone()));
+        self.sent_ecn.push(ecn);
         if self.drop_nth.contains(&(side, n)) {
             return;
         }
@@ -194,14 +223,35 @@ impl Harness {
         if !link.up || (link.loss > 0.0 && self.rng.random::<f64>() < link.loss) {
             return;
         }
+        let now = self.now;
+        link.departures[side].retain(|&t| t > now);
+        let waiting = link.departures[side].len();
+        let ect = ecn == 1 || ecn == 2;
+        let mut mark = ect && self.mark_nth.contains(&(side, n));
+        if link.mark_threshold.is_some_and(|t| waiting >= t) {
+            if !ect {
+                self.queue_drops[side] += 1;
+                return;
+            }
+            mark = true;
+        }
+        if waiting >= link.queue_limit {
+            self.queue_drops[side] += 1;
+            return;
+        }
+        if mark {
+            ecn = 3;
+            self.marked[side] += 1;
+        }
         let start = self.now.max(link.busy_until[side]);
         let ser =
             if link.rate_bps == 0 { Duration::ZERO } else { Duration::transmission(bytes.len() + 20, link.rate_bps) };
         link.busy_until[side] = start + ser;
+        link.departures[side].push(start + ser);
         let at = start + ser + link.delay;
         self.seq += 1;
         self.queue.push(Reverse((at, self.seq)));
-        self.packets.insert(self.seq, InFlight { to_side: 1 - side, from, to: remote, link: l, bytes });
+        self.packets.insert(self.seq, InFlight { to_side: 1 - side, from, to: remote, link: l, bytes, ecn });
     }
 
     fn pump_apps(&mut self) {
@@ -239,7 +289,7 @@ impl Harness {
             for side in 0..2 {
                 while let Some(d) = self.eps[side].poll_transmit(self.now) {
                     any = true;
-                    self.route(side, d.remote, d.payload);
+                    self.route(side, d.remote, d.payload, d.ecn);
                 }
                 if let Some(id) = self.assoc[side] {
                     if let Some(a) = self.eps[side].association_mut(id) {
@@ -278,12 +328,12 @@ impl Harness {
                     break;
                 }
                 self.queue.pop();
-                let Some(p) = self.packets.remove(&seq) else { continue };
+                let Some(mut p) = self.packets.remove(&seq) else { continue };
                 if !self.links[p.link].up {
                     continue; // lost with the link
                 }
                 self.delivered.push((self.now, p.to_side, p.link, p.bytes.len()));
-                let id = self.eps[p.to_side].handle(self.now, p.from, p.to, &p.bytes);
+                let id = self.eps[p.to_side].handle_in_place_ecn(self.now, p.from, p.to, &mut p.bytes, p.ecn);
                 if self.assoc[p.to_side].is_none() {
                     self.assoc[p.to_side] = id;
                 }
