@@ -189,7 +189,8 @@ pub fn run_send(opts: &SendOptions, control: &mut dyn Control) -> Result<RealRes
         book.log(end, "real", format!("end reason={reason}"));
     }
     book.transport_scalars(end, &drv, true, &mut scalars);
-    finish(drv, book, scalars, end, s.interrupted, describe_send(opts))
+    let description = describe_send(opts, drv.udp_port());
+    finish(drv, book, scalars, end, s.interrupted, description)
 }
 
 /// The sender's state.
@@ -294,6 +295,9 @@ impl Sender {
 
 /// Takes the driver's events and finished associations into the book and the sender.
 fn drain(drv: &mut UdpDriver, book: &mut Book, s: &mut Sender, id: AssocId) {
+    while let Some((t, note)) = drv.take_note() {
+        book.log(t, "real", note);
+    }
     let mut connected = false;
     while let Some((t, a, e)) = drv.take_event() {
         book.on_event(t, a, &e, drv);
@@ -395,7 +399,8 @@ pub fn run_sink(opts: &SinkOptions, control: &mut dyn Control) -> Result<RealRes
         scalars.push("real", &name, "duplicate_messages", k.check.duplicates as f64, "messages");
     }
     book.transport_scalars(end, &drv, false, &mut scalars);
-    finish(drv, book, scalars, end, interrupted, describe_sink(opts))
+    let description = describe_sink(opts, drv.udp_port());
+    finish(drv, book, scalars, end, interrupted, description)
 }
 
 /// The sink's state.
@@ -437,6 +442,9 @@ impl Sink {
     }
 
     fn drain(&mut self, drv: &mut UdpDriver, book: &mut Book) {
+        while let Some((t, note)) = drv.take_note() {
+            book.log(t, "real", note);
+        }
         while let Some((t, a, e)) = drv.take_event() {
             if matches!(e, Event::Connected) {
                 self.associations += 1;
@@ -555,6 +563,7 @@ fn finish(
         ("udp_bytes_received", st.bytes_received, "bytes"),
         ("send_blocked", st.send_blocked, "packets"),
         ("send_errors", st.send_errors, "packets"),
+        ("source_changes", st.source_changes, "events"),
         ("fault_dropped_rx", drop_rx, "packets"),
         ("fault_dropped_tx", drop_tx, "packets"),
         ("bad_checksum", drv.endpoint().stats().bad_checksum, "packets"),
@@ -581,13 +590,14 @@ fn addrs(a: &[Ipv4Addr]) -> String {
     a.iter().map(|x| format!("\"{x}\"")).collect::<Vec<_>>().join(", ")
 }
 
-fn describe_local(l: &LocalOptions) -> String {
+/// The local side as TOML; `udp_port` is the port bound (the system's choice for 0).
+fn describe_local(l: &LocalOptions, udp_port: u16) -> String {
     let faults: Vec<String> =
         l.faults.iter().map(|f| format!("\"{}@{}s:{}\"", f.addr, f.at.as_secs_f64(), f.drop)).collect();
     format!(
         "bind = [{}]\nudp_port = {}\nport = {}\npeer_udp_port = {}\nmax_associations = {}\nfaults = [{}]\n",
         addrs(&l.addrs),
-        l.udp_port,
+        udp_port,
         l.sctp_port,
         l.remote_udp_port,
         l.max_associations,
@@ -595,9 +605,9 @@ fn describe_local(l: &LocalOptions) -> String {
     )
 }
 
-fn describe_send(o: &SendOptions) -> String {
+fn describe_send(o: &SendOptions, udp_port: u16) -> String {
     let mut s = format!("# sctpsim real send\nname = \"{}\"\n", o.name);
-    s += &describe_local(&o.local);
+    s += &describe_local(&o.local, udp_port);
     s += &format!("peer = [{}]\npeer_port = {}\n", addrs(&o.peers), o.peer_port);
     if let Some(b) = o.bytes {
         s += &format!("bytes = {b}\n");
@@ -609,9 +619,9 @@ fn describe_send(o: &SendOptions) -> String {
     s
 }
 
-fn describe_sink(o: &SinkOptions) -> String {
+fn describe_sink(o: &SinkOptions, udp_port: u16) -> String {
     let mut s = format!("# sctpsim real sink\nname = \"{}\"\n", o.name);
-    s += &describe_local(&o.local);
+    s += &describe_local(&o.local, udp_port);
     if let Some(t) = o.time {
         s += &format!("time = \"{}s\"\n", t.as_secs_f64());
     }

@@ -16,6 +16,11 @@
 //!   addresses and path 1 between the second ones, so a fault on one local address breaks
 //!   one path; a stateless reply goes out from the address the request came to.
 //!
+//! When T3-rtx expires towards a destination and the association has no other active one,
+//! that destination's packets move to the next local address (as FreeBSD selects a new
+//! source address for a failed destination), so an association with a single-homed peer
+//! survives the loss of one of our addresses.
+//!
 //! # Encapsulation port (RFC 6951 §5.4)
 //!
 //! The remote UDP port is kept per association and peer address, learnt from the UDP source
@@ -72,7 +77,7 @@ pub struct LocalOptions {
     /// Local UDP (encapsulation) port; 0 lets the system choose one (the same for every
     /// address).
     pub udp_port: u16,
-    /// Local SCTP port.
+    /// Local SCTP port; 0 takes the local UDP port's number.
     pub sctp_port: u16,
     /// UDP port of a peer address not heard from yet.
     pub remote_udp_port: u16,
@@ -158,6 +163,8 @@ pub struct DriverStats {
     pub rejected_over_limit: u64,
     /// Datagrams from a non-IPv4 source, ignored.
     pub not_ipv4: u64,
+    /// Times a destination's packets moved to another local address after a timeout.
+    pub source_changes: u64,
 }
 
 /// One local address and its socket.
@@ -205,6 +212,8 @@ pub struct UdpDriver {
     engine_events: VecDeque<(Instant, AssocId, Event)>,
     /// Finished associations not yet taken.
     closed: VecDeque<(AssocId, Association)>,
+    /// Notes about the driver's own decisions, not yet taken.
+    notes: VecDeque<(Instant, String)>,
 }
 
 impl UdpDriver {
@@ -232,7 +241,9 @@ impl UdpDriver {
             locals.push(Local { addr, sock, readable: true });
         }
         let addrs = opts.addrs.iter().map(|a| IpAddr::V4(*a)).collect();
-        let ep = Endpoint::with_entropy(config, addrs, opts.sctp_port, opts.listening, Entropy::Os);
+        // Port 0 is not a valid SCTP port (RFC 9260 §3.1): take the UDP port's number.
+        let sctp_port = if opts.sctp_port == 0 { port } else { opts.sctp_port };
+        let ep = Endpoint::with_entropy(config, addrs, sctp_port, opts.listening, Entropy::Os);
         let pcap = match &opts.pcap {
             Some(path) => {
                 Some(PcapWriter::create(path).map_err(|source| DriverError::Capture { path: path.clone(), source })?)
@@ -257,6 +268,7 @@ impl UdpDriver {
             ids: Vec::new(),
             engine_events: VecDeque::new(),
             closed: VecDeque::new(),
+            notes: VecDeque::new(),
         })
     }
 
@@ -448,12 +460,45 @@ impl UdpDriver {
             self.transmit(now, d);
         }
         while let Some((id, e)) = self.ep.poll_any_event() {
+            if let Event::T3Timeout { path, .. } = e {
+                self.on_t3_timeout(now, id, path);
+            }
             self.engine_events.push_back((now, id, e));
         }
         while let Some((id, a)) = self.ep.poll_closed() {
             self.forget(id);
             self.closed.push_back((id, a));
         }
+    }
+
+    /// T3-rtx expired towards `path` of `id`: when no other destination of the association
+    /// is active, the next packets to it leave from the next local address. The engine knows
+    /// destinations, not local addresses; a peer with a single address stays reachable
+    /// through another local address only if the driver moves (FreeBSD likewise drops the
+    /// cached source address of a destination that became unreachable or potentially
+    /// failed and selects again: `sctp_t3rxt_timer`, netinet/sctp_timer.c). The peer answers
+    /// the address the data came from, which the driver then learns as usual.
+    fn on_t3_timeout(&mut self, now: Instant, id: AssocId, path: sctp::PathId) {
+        let n = self.locals.len();
+        if n < 2 {
+            return;
+        }
+        let Some(a) = self.ep.association(id) else { return };
+        let Some(remote) = a.paths().get(path).map(|p| p.remote) else { return };
+        if a.paths().iter().any(|(p, x)| p != path && x.state == sctp::PathState::Active) {
+            return;
+        }
+        let Some(entry) = self.peers.get_mut(&(id, remote)) else { return };
+        let from = entry.local;
+        entry.local = (from + 1) % n;
+        let (old, new) = (self.locals[from].addr, self.locals[entry.local].addr);
+        self.stats.source_changes += 1;
+        self.notes.push_back((now, format!("source_changed assoc={id} remote={remote} from={old} to={new}")));
+    }
+
+    /// The next note about what the driver itself did (time, `key=value` text).
+    pub fn take_note(&mut self) -> Option<(Instant, String)> {
+        self.notes.pop_front()
     }
 
     /// Drops what the driver keeps about association `id`.
