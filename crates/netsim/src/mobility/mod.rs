@@ -15,21 +15,127 @@
 //!   function of distance under every propagation model in use, so an RSS threshold is a
 //!   distance threshold, and the WLAN layer finds scan and handover instants this way.
 //!
-//! Models: [`Mobility::Stationary`].
+//! Models (one file each): [`Mobility::Stationary`]; [`Waypoints`], constant velocity along
+//! a list of points at a speed or at given instants; [`RandomWaypoint`] (area, speed range,
+//! pause); [`RandomWalk`] (ns-3's `RandomWalk2d`: area, speed range, a new direction every
+//! step of a fixed time or distance, reflection at the borders). The random models draw from
+//! the node's own stream ([`stream_name`]), so adding or moving a node changes no other
+//! component's numbers, and they make their segments lazily, in one fixed order, so positions
+//! depend on the seed alone and never on when or how often they are asked for (see
+//! the `track` module).
 
+mod area;
 mod position;
+mod random_walk;
+mod random_waypoint;
 mod segment;
+mod track;
+mod waypoints;
 
+pub use area::Area;
 pub use position::Position;
+pub use random_walk::{RandomWalkConfig, WalkStep};
+pub use random_waypoint::RandomWaypointConfig;
 pub use segment::{first_crossing, Segment};
+pub use waypoints::Waypoints;
 
+use random_walk::RandomWalkSource;
+use random_waypoint::RandomWaypointSource;
+use track::Track;
+
+use crate::rng::SimRng;
 use crate::time::Instant;
+
+/// The name of the random stream a node's mobility draws from (see [`crate::rng`]).
+pub fn stream_name(node: &str) -> String {
+    format!("node/{node}/mobility")
+}
+
+/// Why a mobility model cannot be built.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum MobilityError {
+    /// A speed is not a positive finite number of m/s.
+    #[error("speed must be a positive number of m/s, not {0}")]
+    Speed(f64),
+    /// The highest speed is below the lowest.
+    #[error("highest speed {max} m/s is below the lowest {min} m/s")]
+    SpeedRange {
+        /// Lowest speed.
+        min: f64,
+        /// Highest speed.
+        max: f64,
+    },
+    /// The area has no width or no height.
+    #[error("area [[{x0}, {y0}], [{x1}, {y1}]] must have a positive width and height")]
+    EmptyArea {
+        /// Lowest x given.
+        x0: f64,
+        /// Lowest y given.
+        y0: f64,
+        /// Highest x given.
+        x1: f64,
+        /// Highest y given.
+        y1: f64,
+    },
+    /// The initial position lies outside the area.
+    #[error("position [{}, {}] is outside the area", .0.x, .0.y)]
+    OutsideArea(Position),
+    /// A coordinate is not finite.
+    #[error("position [{}, {}] is not finite", .0.x, .0.y)]
+    NotFinite(Position),
+    /// A waypoint list is empty.
+    #[error("at least one waypoint is needed")]
+    NoWaypoints,
+    /// A timed waypoint comes before the one preceding it.
+    #[error("waypoint {index} comes before the one preceding it")]
+    TimeGoesBack {
+        /// Index of the offending waypoint.
+        index: usize,
+    },
+    /// A random-walk step is not positive.
+    #[error("a random-walk step must be positive, not {0}")]
+    Step(f64),
+}
 
 /// How a node moves.
 #[derive(Clone, Debug)]
 pub enum Mobility {
     /// Never moves.
     Stationary(Position),
+    /// Along a list of waypoints.
+    Waypoints(Waypoints),
+    /// Random waypoint.
+    RandomWaypoint(RandomWaypoint),
+    /// Random walk with reflection at the borders.
+    RandomWalk(RandomWalk),
+}
+
+/// A random waypoint trajectory (see [`RandomWaypointConfig`] and the model's module).
+#[derive(Clone, Debug)]
+pub struct RandomWaypoint {
+    config: RandomWaypointConfig,
+    track: Track<RandomWaypointSource>,
+}
+
+impl RandomWaypoint {
+    /// The parameters.
+    pub fn config(&self) -> &RandomWaypointConfig {
+        &self.config
+    }
+}
+
+/// A random walk trajectory (see [`RandomWalkConfig`] and the model's module).
+#[derive(Clone, Debug)]
+pub struct RandomWalk {
+    config: RandomWalkConfig,
+    track: Track<RandomWalkSource>,
+}
+
+impl RandomWalk {
+    /// The parameters.
+    pub fn config(&self) -> &RandomWalkConfig {
+        &self.config
+    }
 }
 
 /// The answer of [`Mobility::next_crossing`].
@@ -50,6 +156,29 @@ impl Mobility {
         Mobility::Stationary(Position::new(x, y))
     }
 
+    /// Random waypoint from `start` (or a point drawn uniformly in the area), drawing from
+    /// `rng` (the node's stream, [`stream_name`]).
+    pub fn random_waypoint(
+        config: RandomWaypointConfig,
+        start: Option<Position>,
+        rng: SimRng,
+    ) -> Result<Self, MobilityError> {
+        let track = Track::new(RandomWaypointSource::new(config, start, rng)?);
+        Ok(Mobility::RandomWaypoint(RandomWaypoint { config, track }))
+    }
+
+    /// Random walk from `start` (or a point drawn uniformly in the area), drawing from `rng`
+    /// (the node's stream, [`stream_name`]).
+    pub fn random_walk(config: RandomWalkConfig, start: Option<Position>, rng: SimRng) -> Result<Self, MobilityError> {
+        let track = Track::new(RandomWalkSource::new(config, start, rng)?);
+        Ok(Mobility::RandomWalk(RandomWalk { config, track }))
+    }
+
+    /// True if the node never moves.
+    pub fn is_stationary(&self) -> bool {
+        matches!(self, Mobility::Stationary(_))
+    }
+
     /// Where the node is at `t`. Queries may come in any order; answering in increasing
     /// order of time is O(1) amortised.
     pub fn position_at(&self, t: Instant) -> Position {
@@ -60,6 +189,9 @@ impl Mobility {
     pub fn segment_at(&self, t: Instant) -> Segment {
         match self {
             Mobility::Stationary(p) => Segment::still(*p, Instant::ZERO, Instant::MAX),
+            Mobility::Waypoints(w) => w.segment_at(t),
+            Mobility::RandomWaypoint(m) => m.track.segment_at(t),
+            Mobility::RandomWalk(m) => m.track.segment_at(t),
         }
         .clamped_to(t)
     }
@@ -97,18 +229,4 @@ impl Segment {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::time::Duration;
-
-    #[test]
-    fn stationary_is_where_it_was_put_for_ever() {
-        let m = Mobility::stationary(12.5, -3.0);
-        for t in [Instant::ZERO, Instant::from_nanos(1), Instant::ZERO + Duration::from_secs(1_000_000)] {
-            assert_eq!(m.position_at(t), Position::new(12.5, -3.0));
-            assert_eq!(m.next_change(t), None);
-        }
-        let other = Mobility::stationary(0.0, 1.0);
-        assert_eq!(m.next_crossing(&other, Instant::ZERO, 100.0), Crossing::Never);
-    }
-}
+mod tests;
