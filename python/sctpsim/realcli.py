@@ -16,13 +16,15 @@ import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from sctpsim._core import ScenarioError, SimulationError
-from sctpsim.results import RunResult, atomic_output_dir
-from sctpsim.summary import format_rate, print_summary, summary_console
+
+# As every command, these import what they use when they run (tests/test_imports.py).
+if TYPE_CHECKING:
+    from sctpsim.results import RunResult
 
 __all__ = ["real"]
 
@@ -166,6 +168,8 @@ def real() -> None:
 def _progress(quiet: bool) -> Callable[[float, int, int, bool], None] | None:
     if quiet:
         return None
+    from sctpsim.summary import format_rate
+
     last = {"t": 0.0, "b": 0}
 
     def show(elapsed: float, nbytes: int, assocs: int, ending: bool) -> None:
@@ -184,6 +188,8 @@ def _progress(quiet: bool) -> Callable[[float, int, int, bool], None] | None:
 
 def _finish(run: Callable[[Path | None], RunResult], out: Path | None, default: str, quiet: bool, pcap: bool) -> int:
     from sctpsim.cli import EXIT_FAILURE, EXIT_INTERRUPTED, _fail, _one_line
+    from sctpsim.results import atomic_output_dir
+    from sctpsim.summary import print_summary, summary_console
 
     dest = out if out is not None else Path("results") / default
     try:

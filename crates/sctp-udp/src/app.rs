@@ -140,9 +140,11 @@ pub fn run_send(opts: &SendOptions, control: &mut dyn Control) -> Result<RealRes
             next_tick = now + TICK;
             faults_logged = log_faults(&drv, &mut book, now, faults_logged);
             book.sample(now, &drv);
+            let acked = s.acked(&drv, id);
+            book.series.push(now, "sctp", &opts.name, "acked_bytes", "bytes", acked as f64);
             let progress = Progress {
                 elapsed: now.as_secs_f64(),
-                bytes: s.acked(&drv, id),
+                bytes: acked,
                 associations: drv.endpoint().len(),
                 ending: s.stop_at.is_some() || s.done_queueing,
             };
@@ -170,6 +172,7 @@ pub fn run_send(opts: &SendOptions, control: &mut dyn Control) -> Result<RealRes
     }
     let end = drv.now();
     book.sample(end, &drv);
+    book.series.push(end, "sctp", &opts.name, "acked_bytes", "bytes", s.acked(&drv, id) as f64);
     let mut scalars = Scalars::default();
     let rec_connected = book.records.first().and_then(|r| r.connected_at);
     let name = opts.name.clone();
