@@ -13,6 +13,7 @@ use crate::event::{DropCounts, IfaceEvent, QueueCounts};
 use crate::fault::{Fault, FaultAction};
 use crate::ids::{AgentId, FlowId, IfaceId, LinkId, NodeId};
 use crate::kernel::{ScheduleInPast, Scheduler};
+use crate::mobility::Mobility;
 use crate::network::{Channel, ChannelConfig, IfaceAddr, Network, NodeKind, WlanError};
 use crate::packetlog::PacketLog;
 use crate::recorder::{EventTable, Recorder, Scalars, TimeSeries, TraceEvent, TraceSink};
@@ -118,6 +119,11 @@ impl WorldBuilder {
         self.net.add_node(kind)
     }
 
+    /// Give `node` a place in the world, moving as `mobility` says.
+    pub fn mobility(&mut self, node: NodeId, mobility: Mobility) {
+        self.net.set_mobility(node, mobility);
+    }
+
     /// Add an interface called `name` (shown as `node/name`) with `addr` in a subnet of the
     /// default prefix length ([`crate::network::DEFAULT_PREFIX_LEN`]).
     pub fn iface(&mut self, node: NodeId, name: &str, addr: Ipv4Addr) -> IfaceId {
@@ -188,6 +194,18 @@ impl WorldBuilder {
         Ok(iface)
     }
 
+    /// Radios of nodes with a mobility model are where it says ([`crate::wlan::position`]).
+    fn place_radios(&mut self) {
+        for m in 0..self.net.wlans.len() {
+            for radio in 0..self.net.wlans[m].radios() as u32 {
+                let node = self.net.ifaces[self.net.wlans[m].iface(radio).index()].node;
+                if let Some(mobility) = self.net.nodes[node.index()].mobility.clone() {
+                    self.net.wlans[m].set_mobility(radio, mobility);
+                }
+            }
+        }
+    }
+
     /// Add an explicit route on `node`.
     pub fn route(&mut self, node: NodeId, route: StaticRoute) {
         self.statics.push((node, route));
@@ -251,6 +269,7 @@ impl WorldBuilder {
     pub fn build(mut self) -> World {
         self.rec.checksums = self.checksums == ChecksumPolicy::Always || self.rec.tracer.sees_checksums();
         self.net.recompute_routes();
+        self.place_radios();
         for (node, route) in self.statics {
             self.net.nodes[node.index()].routes.add_static(route);
         }

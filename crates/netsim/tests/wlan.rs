@@ -28,6 +28,8 @@ struct Bss {
     seconds: f64,
     seed: u64,
     channel: wlan::ChannelConfig,
+    /// Mobility of station 0's node, if any.
+    mobility: Option<netsim::mobility::Mobility>,
 }
 
 impl Bss {
@@ -38,7 +40,7 @@ impl Bss {
             positions: (0..stations)
                 .map(|i| {
                     let a = i as f64 * std::f64::consts::TAU / stations as f64;
-                    Position { x: 5.0 * a.cos(), y: 5.0 * a.sin() }
+                    Position::new(5.0 * a.cos(), 5.0 * a.sin())
                 })
                 .collect(),
             rts_threshold: None,
@@ -47,6 +49,7 @@ impl Bss {
             seconds: 1.0,
             seed: 1,
             channel: wlan::ChannelConfig::default(),
+            mobility: None,
         }
     }
 
@@ -75,6 +78,9 @@ impl Bss {
         let payload = PAYLOAD_1500;
         for (i, pos) in self.positions.iter().enumerate().take(self.stations) {
             let node = b.node(&format!("sta{i}"), NodeKind::Host);
+            if let (0, Some(m)) = (i, self.mobility.clone()) {
+                b.mobility(node, m);
+            }
             let addr = Ipv4Addr::new(10, 0, 1, 10 + i as u8);
             let mut radio = RadioConfig::new(Role::Station { ap: ap_if }, *pos);
             radio.rate = RateControl::Fixed(self.rate);
@@ -229,7 +235,7 @@ fn erp_eifs_favours_colliders() {
 fn hidden_terminals_collide_and_rts_cts_fixes_it() {
     let run = |rts: Option<usize>| {
         let mut bss = Bss::new(2, Rate::R12);
-        bss.positions = vec![Position { x: -60.0, y: 0.0 }, Position { x: 60.0, y: 0.0 }];
+        bss.positions = vec![Position::new(-60.0, 0.0), Position::new(60.0, 0.0)];
         bss.cbr_bps = 12_000_000;
         bss.rts_threshold = rts;
         bss.seconds = 2.0;
@@ -281,4 +287,34 @@ fn deterministic_with_a_seed() {
     };
     assert_eq!(run(7), run(7));
     assert_ne!(run(7), run(8));
+}
+
+/// A station walking away from the AP at 20 m/s: at 54 Mbit/s (sensitivity -65 dBm, reached
+/// at about 23 m with the default propagation) its frames get through at first, then fail
+/// until the retry limit once it is out of range; standing still, none fails.
+#[test]
+fn a_station_walking_away_loses_the_link() {
+    use netsim::mobility::{Mobility, Waypoints};
+    let run = |moving: bool| {
+        let mut bss = Bss::new(1, Rate::R54);
+        bss.cbr_bps = 2_000_000;
+        bss.seconds = 3.0;
+        if moving {
+            let walk = Waypoints::with_speed(
+                Position::new(5.0, 0.0),
+                Instant::ZERO,
+                &[Position::new(65.0, 0.0)],
+                20.0,
+                Duration::ZERO,
+            );
+            bss.mobility = Some(Mobility::Waypoints(walk.unwrap()));
+        }
+        bss.run()
+    };
+    let (still, walking) = (run(false), run(true));
+    let get = |r: &RunResult, m: &str| scalar(r, "iface", "sta0/wlan0", m);
+    assert_eq!(get(&still, "mac_tx_failed"), 0.0);
+    assert!(get(&walking, "mac_tx_acked") > 50.0);
+    assert!(get(&walking, "mac_retry_limit_drops") > 10.0);
+    assert!(get(&walking, "mac_tx_acked") < 0.5 * get(&still, "mac_tx_acked"));
 }

@@ -503,7 +503,7 @@ impl Medium {
             return 0.0;
         }
         let (a, b) = (self.positions.at(i, t), self.positions.at(j, t));
-        let loss = self.config.propagation.path_loss.loss_db(a.distance(b), self.freq_hz);
+        let loss = self.config.propagation.path_loss.loss_db(a.distance(&b), self.freq_hz);
         dbm_to_mw(self.radios[i].tx_power_dbm - loss - self.shadowing[i][j])
     }
 
@@ -518,6 +518,16 @@ impl Medium {
         }
         let row = (0..n).map(|j| self.gain_at(last, j, t)).collect();
         self.gain.push(row);
+    }
+
+    /// Radio `radio` moves (or stands) as `mobility` says, from the start of the run.
+    pub fn set_mobility(&mut self, radio: u32, mobility: crate::mobility::Mobility) {
+        let r = radio as usize;
+        self.positions.set_mobility(r, mobility);
+        for i in 0..self.radios.len() {
+            self.gain[i][r] = self.gain_at(i, r, Instant::ZERO);
+            self.gain[r][i] = self.gain_at(r, i, Instant::ZERO);
+        }
     }
 
     /// Set the addresses of a radio's interface (an AP delivers to the station owning a
@@ -771,6 +781,12 @@ impl Medium {
             r.rx = NONE; // half duplex: a reception in progress is lost
             r.stats.tx_frames += 1;
             r.after(was, &timing);
+        }
+        if self.positions.any_moving() {
+            // Received powers from the positions now; the row stays for the frame's end (a
+            // radio has one transmission on the air at a time).
+            let row = (0..self.radios.len()).map(|j| self.gain_at(src as usize, j, now)).collect();
+            self.gain[src as usize] = row;
         }
         let capture = self.capture_ratio;
         let gains = &self.gain[src as usize];

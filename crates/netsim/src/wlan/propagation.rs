@@ -97,7 +97,7 @@ impl Propagation {
     /// Received power in dBm of a transmission at `tx_dbm` from `a` to `b` on frequency `f`,
     /// plus a shadowing term drawn from `rng` when shadowing is on.
     pub fn rx_dbm(&self, tx_dbm: f64, a: Position, b: Position, f: f64, rng: &mut SimRng) -> f64 {
-        tx_dbm - self.path_loss.loss_db(a.distance(b), f) - self.shadowing_db(rng)
+        tx_dbm - self.path_loss.loss_db(a.distance(&b), f) - self.shadowing_db(rng)
     }
 
     /// One shadowing draw in dB (0 without shadowing: nothing is drawn then).
