@@ -21,6 +21,7 @@ pub mod fault;
 pub mod ids;
 pub mod kernel;
 pub mod loss;
+pub mod mobility;
 pub mod network;
 pub mod packetlog;
 pub mod pcap;
@@ -32,6 +33,7 @@ pub mod stats;
 pub mod transport;
 pub use simtime as time;
 pub mod wire;
+pub mod wlan;
 pub mod world;
 
 pub use time::{Duration, Instant};
