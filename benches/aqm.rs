@@ -1,8 +1,10 @@
 //! Forwarding through each queue discipline: the traffic of `benches/forwarding.rs` (a 1 Gbit/s
 //! UDP CBR flow of 1000-byte datagrams across H0 - R1 - R2 - R3 - H1, 10 Gbit/s links, one
 //! simulated second) with every link's queue the discipline under test (`idle`: the queues
-//! never build, each packet finds its transmitter idle), and the same with the last link at
-//! 900 Mbit/s (`bottleneck`: a standing queue at R3, where the discipline drops).
+//! never build, each packet finds its transmitter idle, 100-packet buffers), and the same with
+//! the last link at 900 Mbit/s and 1000-packet buffers (`bottleneck`: a standing queue at R3,
+//! where the discipline drops a tenth of the packets; with ns-2's defaults RED's automatic
+//! thresholds at 900 Mbit/s are 562 and 1687 packets of 500 bytes, inside that buffer).
 //!
 //! The disciplines come from [`disciplines`], a list of `QueueConfig`s: add an entry to measure
 //! another. Throughput is packet-hops (packets sent on a link) per second.
@@ -22,9 +24,8 @@ use netsim::wire::PROTO_UDP;
 use netsim::world::{RunResult, WorldBuilder};
 use netsim::{Duration, Instant};
 
-/// The disciplines measured, by name; drop-tail first (the reference).
-fn disciplines() -> Vec<(&'static str, QueueConfig)> {
-    let limit = QueueLimit::Packets(100);
+/// The disciplines measured, by name, with buffers of `limit`; drop-tail first (the reference).
+fn disciplines(limit: QueueLimit) -> Vec<(&'static str, QueueConfig)> {
     vec![
         ("droptail", QueueConfig::DropTail { limit }),
         ("red", QueueConfig::Red(RedConfig { limit, ..RedConfig::default() })),
@@ -35,8 +36,9 @@ fn disciplines() -> Vec<(&'static str, QueueConfig)> {
     ]
 }
 
-/// The workloads: the rate of the last link.
-const WORKLOADS: [(&str, u64); 2] = [("idle", 10_000_000_000), ("bottleneck", 900_000_000)];
+/// The workloads: the rate of the last link and the buffers.
+const WORKLOADS: [(&str, u64, QueueLimit); 2] =
+    [("idle", 10_000_000_000, QueueLimit::Packets(100)), ("bottleneck", 900_000_000, QueueLimit::Packets(1000))];
 
 fn world(queue: &QueueConfig, last_rate: u64) -> WorldBuilder {
     let mut b = WorldBuilder::new(1, Instant(1_000_000_000));
@@ -99,8 +101,8 @@ fn run(queue: &QueueConfig, last_rate: u64) -> RunResult {
 
 fn aqm(c: &mut Criterion) {
     if let Ok(which) = std::env::var("AQM_BENCH_ONCE") {
-        for (name, queue) in disciplines() {
-            for (workload, rate) in WORKLOADS {
+        for (workload, rate, limit) in WORKLOADS {
+            for (name, queue) in disciplines(limit) {
                 if which == format!("{name}/{workload}") {
                     println!("{which}: {} packet-hops", hops(&run(&queue, rate)));
                     return;
@@ -109,10 +111,10 @@ fn aqm(c: &mut Criterion) {
         }
         panic!("AQM_BENCH_ONCE={which}: no such discipline/workload");
     }
-    for (workload, rate) in WORKLOADS {
+    for (workload, rate, limit) in WORKLOADS {
         let mut g = c.benchmark_group(format!("aqm_{workload}"));
         g.sample_size(10);
-        for (name, queue) in disciplines() {
+        for (name, queue) in disciplines(limit) {
             let n = hops(&run(&queue, rate));
             assert!(n > 100_000, "{name}/{workload}: {n} packet-hops");
             g.throughput(Throughput::Elements(n));
