@@ -13,6 +13,7 @@ pub mod model;
 pub mod overrides;
 mod queues;
 pub mod reader;
+pub mod real;
 pub mod schema;
 pub mod units;
 
