@@ -4,9 +4,14 @@
 //! * **Negotiation**: each end lists the ECN Capable parameter (type 0x8000) in its INIT; the
 //!   passive end echoes it in the INIT ACK when both support ECN (the State Cookie keeps the
 //!   answer). ECN is used only when the INIT and the INIT ACK both carried it.
-//! * **Sender**: a packet whose DATA chunks are all first transmissions goes out ECT(0);
-//!   control-only packets and packets with retransmitted chunks go out Not-ECT (as RFC 3168
-//!   §6.1.5 for TCP: a retransmission's mark says nothing about the new window). On an ECNE
+//! * **Sender**: a packet whose DATA chunks are all first transmissions goes out ECT(0), and
+//!   so does one that carries a CWR; other control-only packets and packets with
+//!   retransmitted chunks go out Not-ECT (as RFC 3168 §6.1.5 for TCP: a retransmission's
+//!   mark says nothing about the new window). A CWR travels in the data stream: when a
+//!   full-sized DATA chunk leaves it no room, it takes a packet of its own just before the
+//!   DATA, and a Not-ECT packet there would be dropped by the very queue that marks (Linux
+//!   and FreeBSD set ECT on every packet of an ECN association). A CE mark on a packet
+//!   without DATA is not echoed. On an ECNE
 //!   the sender finds the destination the reported TSN was sent to and reduces that
 //!   destination's cwnd as a fast retransmit does (§7.2.4: ssthresh = max(cwnd/2, 4*MTU),
 //!   cwnd = ssthresh, through the controller's
@@ -16,9 +21,8 @@
 //!   destination's last reduction (ECN, fast retransmit or T3-rtx) is not reacted to, nor one
 //!   while the destination is in Fast Recovery. Every ECNE is answered with a CWR carrying
 //!   its TSN (the highest TSN of the ECNEs since the last CWR), bundled in front of the next
-//!   packet of new DATA, as TCP sets CWR on its next new data segment (RFC 3168 §6.1.2): a
-//!   CWR alone would be a Not-ECT packet that a marking queue drops. With no new data
-//!   waiting, it goes out alone.
+//!   packet of new DATA, as TCP sets CWR on its next new data segment (RFC 3168 §6.1.2).
+//!   With no data queued nor outstanding, it goes out alone.
 //! * **Receiver**: a packet that arrives CE and carries DATA makes the receiver send an ECNE
 //!   with that packet's lowest TSN (the highest such TSN if several marked packets came) in
 //!   every packet that carries a SACK, until a CWR with a TSN at or above it arrives.
@@ -51,13 +55,14 @@ impl Association {
         self.ecn.ok
     }
 
-    /// The packet just processed arrived with the CE codepoint and carried DATA whose lowest
-    /// TSN was `lowest_tsn`.
-    pub(super) fn on_ce_packet(&mut self, lowest_tsn: u32) {
+    /// The packet just processed arrived with the CE codepoint; `lowest_tsn` is the lowest
+    /// TSN of its DATA, if it carried any (only then is the mark echoed).
+    pub(super) fn on_ce_packet(&mut self, lowest_tsn: Option<u32>) {
         if !self.ecn.ok {
             return;
         }
         self.stats.ce_received += 1;
+        let Some(lowest_tsn) = lowest_tsn else { return };
         self.ecn.echo = Some(match self.ecn.echo {
             Some(t) if tsn_gt(t, lowest_tsn) => t,
             _ => lowest_tsn,

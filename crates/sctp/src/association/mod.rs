@@ -298,8 +298,8 @@ pub struct AssocStats {
     pub messages_submitted: u64,
     /// User bytes accepted by `send`.
     pub bytes_submitted: u64,
-    /// Packets with DATA received with the CE codepoint while ECN was in use (RFC 9260
-    /// Appendix A).
+    /// Packets received with the CE codepoint while ECN was in use (RFC 9260 Appendix A);
+    /// those with DATA are echoed.
     pub ce_received: u64,
     /// ECNE chunks sent.
     pub ecne_sent: u64,
@@ -727,8 +727,8 @@ impl Association {
                 return;
             }
         }
-        if let Some(t) = lowest_tsn {
-            self.on_ce_packet(t);
+        if ce {
+            self.on_ce_packet(lowest_tsn);
         }
         if data_seen && matches!(self.state, State::Established | State::ShutdownPending | State::ShutdownSent) {
             let sack_now = self.inb.on_data_packet(self.config.sack_freq);

@@ -345,8 +345,9 @@ struct Open {
     path: PathId,
     builder: PacketBuilder,
     limit: usize,
-    /// ECN: the packet carries DATA sent for the first time, and none retransmitted.
+    /// ECN: the packet carries DATA sent for the first time, a CWR, a retransmission.
     new_data: bool,
+    cwr: bool,
     retransmission: bool,
 }
 
@@ -836,6 +837,7 @@ impl Association {
             builder: PacketBuilder::with_headroom(header, self.buffers.take(), self.headroom),
             limit,
             new_data: false,
+            cwr: false,
             retransmission: false,
         }
     }
@@ -847,8 +849,9 @@ impl Association {
         let path = &mut self.paths[open.path];
         path.stats.packets_sent += 1;
         // RFC 9260 Appendix A: ECT(0) on packets of new DATA once ECN is agreed (none on
-        // retransmissions, as RFC 3168 §6.1.5 for TCP).
-        let ect = self.ecn.ok && open.new_data && !open.retransmission;
+        // retransmissions, as RFC 3168 §6.1.5 for TCP), and on a packet carrying a CWR, which
+        // stands in the data stream (see `ecn.rs`).
+        let ect = self.ecn.ok && (open.new_data || open.cwr) && !open.retransmission;
         self.transmits.push_back(Transmit {
             remote: path.remote,
             local: None,
@@ -941,11 +944,14 @@ impl Association {
             }
         }
         self.out.note_rwnd_blocked(now, rwnd_blocked);
-        if self.ecn.cwr.is_some() && self.out.queue.is_empty() {
-            // No new data to carry the CWR: it goes alone.
+        if self.ecn.cwr.is_some() && self.out.queue.is_empty() && self.out.sent.is_empty() {
+            // No data queued or in flight, so none will carry the CWR soon: it goes alone.
             if let Some(cwr) = self.take_cwr() {
                 let p = self.existing_or_primary(self.primary);
                 self.packet_for(&mut open, p, cwr.buffer_len()).chunk(&cwr);
+                if let Some(o) = open.as_mut() {
+                    o.cwr = true;
+                }
             }
         }
         if let Some(o) = open {
@@ -1174,6 +1180,9 @@ impl Association {
             if let Some(cwr) = self.ecn.cwr.is_some().then(|| self.take_cwr()).flatten() {
                 // RFC 9260 Appendix A: the CWR rides in front of new DATA (see `ecn.rs`).
                 self.packet_for(open, p, cwr.buffer_len() + chunk_len).chunk(&cwr);
+                if let Some(o) = open.as_mut() {
+                    o.cwr = true;
+                }
             }
             self.packet_for(open, p, chunk_len).data(&frag.data_ref(tsn));
             if let Some(o) = open.as_mut() {
