@@ -278,6 +278,16 @@ impl<'a> Reader<'a> {
         Ok(self.required(key, v))
     }
 
+    /// A real number (an integer is accepted); finite.
+    pub fn number(&mut self, key: &str) -> Result<f64, ScenarioError> {
+        let v = self.typed(key, |v| match v {
+            Value::Float(x) if x.is_finite() => Ok(*x),
+            Value::Integer(n) => Ok(*n as f64),
+            _ => Err(format!("{} is not a number", show(v))),
+        })?;
+        Ok(self.required(key, v))
+    }
+
     /// A boolean.
     pub fn bool(&mut self, key: &str) -> Result<bool, ScenarioError> {
         let v = self.opt_bool(key)?;

@@ -21,6 +21,8 @@ pub enum Ty {
     Int(i64, i64),
     /// A probability: a number in [0, 1] or a percentage string such as `"1%"`.
     Probability,
+    /// A real number (an integer is accepted too).
+    Number,
     /// One of a fixed set of words.
     Enum(&'static [&'static str]),
     /// An IPv4 address such as `"10.0.1.1"`.
@@ -54,6 +56,7 @@ impl Ty {
             Ty::Size => "size".into(),
             Ty::Int(lo, hi) => format!("integer {lo}..{hi}"),
             Ty::Probability => "probability".into(),
+            Ty::Number => "number".into(),
             Ty::Enum(words) => words.iter().map(|w| format!("\"{w}\"")).collect::<Vec<_>>().join(" | "),
             Ty::Addr => "IPv4 address".into(),
             Ty::Prefix => "IPv4 prefix".into(),
@@ -254,17 +257,45 @@ pub static QUEUE: Section = Section {
     path: "links[].queue",
     fields: &[f("kind", Ty::Enum(netsim::queue::KINDS), Value("droptail"), "", "Queue discipline.")],
     tag: Some("kind"),
-    variants: &[(
-        netsim::queue::DropTail::KIND,
-        &[f(
-            "limit",
-            Ty::QueueLimit,
-            Value("100"),
-            "packets|bytes",
-            "Capacity: an integer is packets, a size string (\"64KiB\") is bytes; arrivals beyond it are dropped.",
-        )],
-    )],
+    variants: &[
+        (
+            netsim::queue::DropTail::KIND,
+            &[f(
+                "limit",
+                Ty::QueueLimit,
+                Value("100"),
+                "packets|bytes",
+                "Capacity: an integer is packets, a size string (\"64KiB\") is bytes; arrivals beyond it are dropped.",
+            )],
+        ),
+        (netsim::queue::CoDel::KIND, CODEL),
+        (netsim::queue::Pie::KIND, PIE),
+    ],
 };
+
+/// `links[].queue` with `kind = "codel"` (RFC 8289).
+const CODEL: &[Field] = &[
+    f("limit", Ty::QueueLimit, Value("1000"), "packets|bytes", "Hard capacity (packets, or bytes as a size string); arrivals beyond it are dropped (Linux's default)."),
+    f("target", Ty::Duration, Value("5ms"), "s", "Acceptable standing queue delay (RFC 8289 §4.4); more than zero."),
+    f("interval", Ty::Duration, Value("100ms"), "s", "Time the sojourn time must stay above target before dropping starts, and the base of the control law interval/sqrt(count) (RFC 8289 §4.3); more than zero."),
+    f("ecn", Ty::Bool, Value("false"), "", "Mark ECN-capable packets Congestion Experienced instead of dropping them."),
+];
+
+/// `links[].queue` with `kind = "pie"` (RFC 8033).
+const PIE: &[Field] = &[
+    f("limit", Ty::QueueLimit, Value("1000"), "packets|bytes", "Hard capacity (packets, or bytes as a size string); arrivals beyond it are dropped (Linux's default)."),
+    f("target", Ty::Duration, Value("15ms"), "s", "Reference queueing delay QDELAY_REF (RFC 8033 §4.2); more than zero."),
+    f("t_update", Ty::Duration, Value("15ms"), "s", "Interval of the drop-probability update T_UPDATE (RFC 8033 §4.2); more than zero."),
+    f("alpha", Ty::Number, Value("0.125"), "1/s", "Weight of the delay's distance to the reference (RFC 8033 §4.2); more than zero."),
+    f("beta", Ty::Number, Value("1.25"), "1/s", "Weight of the delay's change since the last update (RFC 8033 §4.2); more than zero."),
+    f("max_burst", Ty::Duration, Value("150ms"), "s", "Burst allowance MAX_BURST: no early drops for this long after a calm spell (RFC 8033 §4.4)."),
+    f("delay", Ty::Enum(&["departure-rate", "timestamp"]), Value("departure-rate"), "", "Queueing delay from queued bytes over the measured departure rate (RFC 8033 §4.3, §5.2), or the sojourn time of the last packet to leave."),
+    f("dq_threshold", Ty::Size, Value("\"16KiB\""), "bytes", "Bytes per departure-rate measurement cycle (RFC 8033 §5.2); at least one."),
+    f("ecn", Ty::Bool, Value("false"), "", "Mark ECN-capable packets instead of dropping them while the probability is below mark_ecnth (RFC 8033 §5.1)."),
+    f("mark_ecnth", Ty::Probability, Value("0.1"), "", "Probability above which ECN-capable packets are dropped too (RFC 8033 §5.1)."),
+    f("cap_drop_adjustment", Ty::Bool, Value("true"), "", "Above 10 %, raise the probability by at most 2 % per update (RFC 8033 §5.5)."),
+    f("derandomize", Ty::Bool, Value("false"), "", "De-randomize drops by the accumulated probability of arrivals (RFC 8033 §5.4)."),
+];
 
 /// `links[].loss`.
 pub static LOSS: Section = Section {

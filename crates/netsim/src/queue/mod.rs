@@ -28,9 +28,13 @@
 //! Disciplines are work-conserving: while packets are resident, `dequeue` returns one unless it
 //! drops them all.
 
+pub mod codel;
 pub mod droptail;
+pub mod pie;
 
+pub use codel::{CoDel, CodelConfig, CodelParams};
 pub use droptail::DropTail;
+pub use pie::{Pie, PieConfig, PieDelay};
 
 use std::sync::Arc;
 
@@ -206,7 +210,7 @@ pub enum QueueLimit {
 }
 
 /// The registry: the name of every discipline a scenario can choose (`queue.kind`).
-pub const KINDS: &[&str] = &[DropTail::KIND];
+pub const KINDS: &[&str] = &[DropTail::KIND, CoDel::KIND, Pie::KIND];
 
 /// Which discipline to build and with what parameters.
 #[derive(Clone, Debug, PartialEq)]
@@ -216,6 +220,12 @@ pub enum QueueConfig {
         /// Capacity.
         limit: QueueLimit,
     },
+    /// CoDel (RFC 8289): drops or marks at the head once the sojourn time has stayed above
+    /// target for an interval ([`codel`]).
+    CoDel(CodelConfig),
+    /// PIE (RFC 8033): early drops at enqueue with a probability a PI controller sets from the
+    /// queueing delay ([`pie`]).
+    Pie(PieConfig),
     /// A discipline defined outside this crate (an experiment, a test), built by a function.
     /// Scenario files cannot name it; the Rust API can.
     Custom(CustomQueue),
@@ -253,6 +263,8 @@ impl QueueConfig {
     pub fn kind(&self) -> &'static str {
         match self {
             QueueConfig::DropTail { .. } => DropTail::KIND,
+            QueueConfig::CoDel(_) => CoDel::KIND,
+            QueueConfig::Pie(_) => Pie::KIND,
             QueueConfig::Custom(c) => c.kind,
         }
     }
@@ -264,6 +276,8 @@ impl QueueConfig {
                 let _ = ctx; // drop-tail needs neither the rate nor a random stream
                 Queue::DropTail(DropTail::new(*limit))
             }
+            QueueConfig::CoDel(c) => Queue::Boxed(Box::new(CoDel::new(c.params, c.limit, ctx.mtu))),
+            QueueConfig::Pie(c) => Queue::Boxed(Box::new(Pie::new(*c, ctx.mtu, ctx.rng))),
             QueueConfig::Custom(c) => Queue::Boxed((c.build)(ctx)),
         }
     }
