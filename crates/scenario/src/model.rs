@@ -16,7 +16,9 @@ use netsim::apps::vbr::VbrConfig;
 use netsim::fault::FaultAction;
 use netsim::loss::LossConfig;
 use netsim::network::{ChannelConfig, IfaceId, LinkId, NodeKind};
-use netsim::queue::{CoDel, CodelConfig, CodelParams, DropTail, Pie, PieConfig, PieDelay, QueueConfig};
+use netsim::queue::{
+    CoDel, CodelConfig, CodelParams, DropTail, FqCodel, FqCodelConfig, Pie, PieConfig, PieDelay, QueueConfig,
+};
 use netsim::wire::PROTO_SCTP;
 use netsim::wire::{PROTO_TCP, PROTO_UDP};
 use netsim::{Duration, Instant};
@@ -412,6 +414,19 @@ impl Parser {
             DropTail::KIND => Ok(QueueConfig::DropTail { limit: r.queue_limit("limit")? }),
             CoDel::KIND => {
                 Ok(QueueConfig::CoDel(CodelConfig { limit: r.queue_limit("limit")?, params: Self::codel(r)? }))
+            }
+            FqCodel::KIND => {
+                let quantum = r.size("quantum")?;
+                if quantum == 0 {
+                    return Err(r.error("quantum", "0 is not a positive size"));
+                }
+                Ok(QueueConfig::FqCodel(FqCodelConfig {
+                    limit: r.int("limit")? as usize,
+                    flows: r.int("flows")? as usize,
+                    quantum: quantum as usize,
+                    drop_batch: r.int("drop_batch")? as usize,
+                    codel: Self::codel(r)?,
+                }))
             }
             Pie::KIND => Ok(QueueConfig::Pie(Self::pie(r)?)),
             other => Err(r.error("kind", format!("unknown queue discipline {other:?}"))),

@@ -269,6 +269,7 @@ pub static QUEUE: Section = Section {
             )],
         ),
         (netsim::queue::CoDel::KIND, CODEL),
+        (netsim::queue::FqCodel::KIND, FQ_CODEL),
         (netsim::queue::Pie::KIND, PIE),
     ],
 };
@@ -279,6 +280,17 @@ const CODEL: &[Field] = &[
     f("target", Ty::Duration, Value("5ms"), "s", "Acceptable standing queue delay (RFC 8289 §4.4); more than zero."),
     f("interval", Ty::Duration, Value("100ms"), "s", "Time the sojourn time must stay above target before dropping starts, and the base of the control law interval/sqrt(count) (RFC 8289 §4.3); more than zero."),
     f("ecn", Ty::Bool, Value("false"), "", "Mark ECN-capable packets Congestion Experienced instead of dropping them."),
+];
+
+/// `links[].queue` with `kind = "fq-codel"` (RFC 8290).
+const FQ_CODEL: &[Field] = &[
+    f("limit", Ty::Int(1, 1 << 30), Value("10240"), "packets", "Packets held in all flow queues before packets are dropped from the head of the flow with the most bytes (RFC 8290 §5.2)."),
+    f("flows", Ty::Int(1, 65536), Value("1024"), "", "Number of flow queues the 5-tuple hash spreads packets over (RFC 8290 §5.2)."),
+    f("quantum", Ty::Size, Value("1514"), "bytes", "Bytes a flow may send per deficit round-robin round (RFC 8290 §5.1); at least one."),
+    f("drop_batch", Ty::Int(1, 65536), Value("64"), "packets", "On overflow, drop from the fattest flow until half its bytes are gone, at most this many packets (Linux's batch; 1 drops one packet)."),
+    f("target", Ty::Duration, Value("5ms"), "s", "Each flow queue's CoDel target (RFC 8290 §5.3); more than zero."),
+    f("interval", Ty::Duration, Value("100ms"), "s", "Each flow queue's CoDel interval (RFC 8290 §5.3); more than zero."),
+    f("ecn", Ty::Bool, Value("true"), "", "Mark ECN-capable packets instead of dropping them (on by default, as Linux)."),
 ];
 
 /// `links[].queue` with `kind = "pie"` (RFC 8033).

@@ -5,7 +5,7 @@
 mod common;
 
 use common::{get, run};
-use netsim::queue::{CodelConfig, CodelParams, PieConfig, PieDelay, QueueConfig, QueueLimit};
+use netsim::queue::{CodelConfig, CodelParams, FqCodelConfig, PieConfig, PieDelay, QueueConfig, QueueLimit};
 use netsim::Duration;
 
 /// H0 -- R -- H1: `queue` on the 10 Mbit/s link R -> H1, 20 Mbit/s of CBR into it for 2 s.
@@ -115,4 +115,40 @@ fn an_overloaded_pie_queue_drops_early_and_reports_its_probability() {
     assert!(early > 100.0, "{early}");
     assert_eq!(get(&r, "iface", at, "pie_early_drops"), early);
     assert!(get(&r, "iface", at, "pie_prob_max") > 0.4);
+}
+
+#[test]
+fn fq_codel_keys_set_its_parameters_and_bad_values_name_the_key() {
+    assert_eq!(queue_of(&overload("kind = \"fq-codel\"")), QueueConfig::FqCodel(FqCodelConfig::default()));
+    let q = queue_of(&overload(
+        "kind = \"fq-codel\", limit = 500, flows = 64, quantum = 300, drop_batch = 1, target = \"10ms\", \
+         interval = \"200ms\", ecn = false",
+    ));
+    let expected = FqCodelConfig {
+        limit: 500,
+        flows: 64,
+        quantum: 300,
+        drop_batch: 1,
+        codel: CodelParams { target: Duration::from_millis(10), interval: Duration::from_millis(200), ecn: false },
+    };
+    assert_eq!(q, QueueConfig::FqCodel(expected));
+    let e = error_of(&overload("kind = \"fq-codel\", flows = 0"));
+    assert!(e.contains("links[1].queue.flows") && e.contains('0'), "{e}");
+    let e = error_of(&overload("kind = \"fq-codel\", quantum = 0"));
+    assert!(e.contains("links[1].queue.quantum") && e.contains('0'), "{e}");
+    let e = error_of(&overload("kind = \"fq-codel\", limit = \"64KiB\""));
+    assert!(e.contains("links[1].queue.limit") && e.contains("64KiB"), "{e}");
+    let e = error_of(&overload("kind = \"fq-codel\", target = \"0s\""));
+    assert!(e.contains("links[1].queue.target"), "{e}");
+}
+
+#[test]
+fn fq_codel_runs_from_a_scenario_and_reports_its_drops() {
+    let r = run(&overload("kind = \"fq-codel\", limit = 200"));
+    let at = "R/eth1";
+    // One unresponsive flow at twice the rate: CoDel drops at the head, the limit is reached too.
+    assert!(get(&r, "iface", at, "drops_codel_drop") > 100.0);
+    assert_eq!(get(&r, "iface", at, "fq_codel_drops"), get(&r, "iface", at, "drops_codel_drop"));
+    assert!(get(&r, "iface", at, "drops_fq_codel_overflow") > 0.0);
+    assert_eq!(get(&r, "iface", at, "fq_codel_new_flows"), 1.0);
 }

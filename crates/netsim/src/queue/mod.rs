@@ -30,10 +30,12 @@
 
 pub mod codel;
 pub mod droptail;
+pub mod fq_codel;
 pub mod pie;
 
 pub use codel::{CoDel, CodelConfig, CodelParams};
 pub use droptail::DropTail;
+pub use fq_codel::{FqCodel, FqCodelConfig};
 pub use pie::{Pie, PieConfig, PieDelay};
 
 use std::sync::Arc;
@@ -210,7 +212,7 @@ pub enum QueueLimit {
 }
 
 /// The registry: the name of every discipline a scenario can choose (`queue.kind`).
-pub const KINDS: &[&str] = &[DropTail::KIND, CoDel::KIND, Pie::KIND];
+pub const KINDS: &[&str] = &[DropTail::KIND, CoDel::KIND, FqCodel::KIND, Pie::KIND];
 
 /// Which discipline to build and with what parameters.
 #[derive(Clone, Debug, PartialEq)]
@@ -223,6 +225,9 @@ pub enum QueueConfig {
     /// CoDel (RFC 8289): drops or marks at the head once the sojourn time has stayed above
     /// target for an interval ([`codel`]).
     CoDel(CodelConfig),
+    /// FQ-CoDel (RFC 8290): flow queues served by deficit round robin, new flows first, each
+    /// under its own CoDel ([`fq_codel`]).
+    FqCodel(FqCodelConfig),
     /// PIE (RFC 8033): early drops at enqueue with a probability a PI controller sets from the
     /// queueing delay ([`pie`]).
     Pie(PieConfig),
@@ -264,6 +269,7 @@ impl QueueConfig {
         match self {
             QueueConfig::DropTail { .. } => DropTail::KIND,
             QueueConfig::CoDel(_) => CoDel::KIND,
+            QueueConfig::FqCodel(_) => FqCodel::KIND,
             QueueConfig::Pie(_) => Pie::KIND,
             QueueConfig::Custom(c) => c.kind,
         }
@@ -277,6 +283,7 @@ impl QueueConfig {
                 Queue::DropTail(DropTail::new(*limit))
             }
             QueueConfig::CoDel(c) => Queue::Boxed(Box::new(CoDel::new(c.params, c.limit, ctx.mtu))),
+            QueueConfig::FqCodel(c) => Queue::Boxed(Box::new(FqCodel::new(*c, ctx.mtu, ctx.rng))),
             QueueConfig::Pie(c) => Queue::Boxed(Box::new(Pie::new(*c, ctx.mtu, ctx.rng))),
             QueueConfig::Custom(c) => Queue::Boxed((c.build)(ctx)),
         }
