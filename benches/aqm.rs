@@ -2,11 +2,14 @@
 //! `benches/forwarding.rs` (a 1 Gbit/s UDP CBR flow of 1000-byte datagrams through
 //! H0 - R1 - R2 - R3 - H1 over 10 Gbit/s links for one simulated second, 4 hops per packet),
 //! every link's queue the discipline under test. The queues stay short, so this measures what a
-//! discipline adds to every packet that passes it, drop-tail being the reference.
+//! discipline adds to every packet that passes it, drop-tail being the reference. A second
+//! variant (`congested`) makes the last link, R3 -> H1, 950 Mbit/s: the 1,028 Mbit/s of
+//! datagrams build a standing queue there, which each discipline controls its own way (drops);
+//! packet-hops are then the transmissions on all links.
 //!
-//! `AQM_BENCH_ONCE=<name>` runs that discipline's world once and exits, for instruction counts
-//! under callgrind (`valgrind --tool=callgrind <bench binary>` with the variable set), which do
-//! not depend on the machine's load.
+//! `AQM_BENCH_ONCE=<name>` (or `<name>/congested`) runs that world once and exits, for
+//! instruction counts under callgrind (`valgrind --tool=callgrind <bench binary>` with the
+//! variable set), which do not depend on the machine's load.
 #![allow(missing_docs)] // criterion generates the entry points
 use std::net::Ipv4Addr;
 
@@ -19,8 +22,6 @@ use netsim::wire::PROTO_UDP;
 use netsim::world::WorldBuilder;
 use netsim::{Duration, Instant};
 
-const HOPS: u64 = 4;
-
 /// The disciplines measured, by name.
 fn disciplines() -> Vec<(&'static str, QueueConfig)> {
     vec![
@@ -31,7 +32,7 @@ fn disciplines() -> Vec<(&'static str, QueueConfig)> {
     ]
 }
 
-fn world(queue: &QueueConfig) -> WorldBuilder {
+fn world(queue: &QueueConfig, congested: bool) -> WorldBuilder {
     let mut b = WorldBuilder::new(1, Instant(1_000_000_000));
     let ch = ChannelConfig {
         rate_bps: 10_000_000_000,
@@ -61,7 +62,9 @@ fn world(queue: &QueueConfig) -> WorldBuilder {
         if w == 3 {
             h1_addr = b.network().ifaces[z.index()].addr().unwrap_or(h1_addr);
         }
-        b.link(&format!("l{w}"), a, z, ch.clone(), ch.clone(), 1);
+        let last = ChannelConfig { rate_bps: 950_000_000, ..ch.clone() };
+        let forward = if congested && w == 3 { last } else { ch.clone() };
+        b.link(&format!("l{w}"), a, z, forward, ch.clone(), 1);
     }
     let flow = b.flow("cbr");
     let cfg = CbrConfig {
@@ -80,29 +83,37 @@ fn world(queue: &QueueConfig) -> WorldBuilder {
     b
 }
 
-/// Packets delivered in one run through `queue`.
-fn delivered(queue: &QueueConfig) -> u64 {
-    world(queue).build().run().expect("run").scalars.get("flow", "cbr", "rx_packets").expect("flow") as u64
+/// Packet-hops of one run through `queue`: transmissions on every link.
+fn packet_hops(queue: &QueueConfig, congested: bool) -> u64 {
+    let r = world(queue, congested).build().run().expect("run");
+    r.scalars.rows.iter().filter(|s| s.kind == "iface" && s.metric == "tx_packets").map(|s| s.value).sum::<f64>() as u64
 }
 
 fn aqm(c: &mut Criterion) {
     let mut g = c.benchmark_group("aqm");
     g.sample_size(10);
-    for (name, queue) in disciplines() {
-        let packets = delivered(&queue);
-        assert!(packets > 100_000, "{name}: {packets}");
-        g.throughput(Throughput::Elements(packets * HOPS));
-        g.bench_function(format!("cbr_3_routers_packet_hops/{name}"), |b| {
-            b.iter(|| world(&queue).build().run().expect("run"))
-        });
+    for congested in [false, true] {
+        for (name, queue) in disciplines() {
+            let hops = packet_hops(&queue, congested);
+            assert!(hops > 3 * 100_000, "{name}: {hops}");
+            g.throughput(Throughput::Elements(hops));
+            let variant = if congested { "congested_" } else { "" };
+            g.bench_function(format!("{variant}cbr_3_routers_packet_hops/{name}"), |b| {
+                b.iter(|| world(&queue, congested).build().run().expect("run"))
+            });
+        }
     }
     g.finish();
 }
 
 fn main() {
-    if let Ok(name) = std::env::var("AQM_BENCH_ONCE") {
+    if let Ok(which) = std::env::var("AQM_BENCH_ONCE") {
+        let (name, congested) = match which.strip_suffix("/congested") {
+            Some(name) => (name.to_string(), true),
+            None => (which.clone(), false),
+        };
         let (_, queue) = disciplines().into_iter().find(|(n, _)| *n == name).expect("a discipline of the list");
-        println!("{name}: {} packet-hops", delivered(&queue) * HOPS);
+        println!("{which}: {} packet-hops", packet_hops(&queue, congested));
         return;
     }
     let mut c = Criterion::default().configure_from_args();
