@@ -284,13 +284,13 @@ const CODEL: &[Field] = &[
 
 /// `links[].queue` with `kind = "fq-codel"` (RFC 8290).
 const FQ_CODEL: &[Field] = &[
-    f("limit", Ty::Int(1, 1 << 30), Value("10240"), "packets", "Packets held in all flow queues before packets are dropped from the head of the flow with the most bytes (RFC 8290 §5.2)."),
-    f("flows", Ty::Int(1, 65536), Value("1024"), "", "Number of flow queues the 5-tuple hash spreads packets over (RFC 8290 §5.2)."),
-    f("quantum", Ty::Size, Value("1514"), "bytes", "Bytes a flow may send per deficit round-robin round (RFC 8290 §5.1); at least one."),
+    f("limit", Ty::Int(1, 1 << 30), Value("10240"), "packets", "Packets held in all flow queues before packets are dropped from the head of the flow with the most bytes (RFC 8290 §5.2.3)."),
+    f("flows", Ty::Int(1, 65536), Value("1024"), "", "Number of flow queues the 5-tuple hash spreads packets over (RFC 8290 §5.2.5)."),
+    f("quantum", Ty::Size, Value("1514"), "bytes", "Bytes a flow may send per deficit round-robin round (RFC 8290 §5.2.4); at least one."),
     f("drop_batch", Ty::Int(1, 65536), Value("64"), "packets", "On overflow, drop from the fattest flow until half its bytes are gone, at most this many packets (Linux's batch; 1 drops one packet)."),
-    f("target", Ty::Duration, Value("5ms"), "s", "Each flow queue's CoDel target (RFC 8290 §5.3); more than zero."),
-    f("interval", Ty::Duration, Value("100ms"), "s", "Each flow queue's CoDel interval (RFC 8290 §5.3); more than zero."),
-    f("ecn", Ty::Bool, Value("true"), "", "Mark ECN-capable packets instead of dropping them (on by default, as Linux)."),
+    f("target", Ty::Duration, Value("5ms"), "s", "Each flow queue's CoDel target (RFC 8290 §5.2.2); more than zero."),
+    f("interval", Ty::Duration, Value("100ms"), "s", "Each flow queue's CoDel interval (RFC 8290 §5.2.1); more than zero."),
+    f("ecn", Ty::Bool, Value("true"), "", "Mark ECN-capable packets instead of dropping them (on by default: RFC 8290 §5.2.6, Linux)."),
 ];
 
 /// `links[].queue` with `kind = "pie"` (RFC 8033).

@@ -6,15 +6,16 @@
 //! The control loop ([`Controller`]) is written once and serves both this single-queue
 //! discipline and each flow queue of FQ-CoDel ([`super::fq_codel`]). It follows the pseudocode of
 //! RFC 8289 §5 (the `dodequeue` helper and `dequeue`), including the reuse of the previous drop
-//! count when the queue re-enters the dropping state soon after leaving it (§5.5, "the Linux
-//! version"), and the MTU exemption of §5.4: no packet is dropped while at most one MTU of bytes
+//! count when the queue re-enters the dropping state soon after leaving it (the pseudocode's
+//! "Linux version"), and the MTU exemption (§4.2, non-starvation; the second term of
+//! `dodequeue`'s test): no packet is dropped while at most one MTU of bytes
 //! is left behind it, so a slow link is never starved. With [`CodelParams::ecn`] an ECN-capable
 //! packet (RFC 3168) is marked Congestion Experienced instead of dropped, as Linux's `sch_codel`
 //! does (the packet is sent, and the next drop is scheduled by the control law as if it had been
 //! dropped).
 //!
-//! Timestamps: each packet's arrival time is kept beside it in the queue (RFC 8289 §5.2's
-//! `tstamp`), so nothing is added to [`crate::wire::PacketMeta`].
+//! Timestamps: each packet's arrival time is kept beside it in the queue (the `tstamp` of
+//! RFC 8289 §5's pseudocode), so nothing is added to [`crate::wire::PacketMeta`].
 
 use std::collections::VecDeque;
 
@@ -153,7 +154,7 @@ impl CodelCounters {
     }
 }
 
-/// The state of CoDel's control loop for one queue (RFC 8289 §5.1's per-queue state).
+/// The state of CoDel's control loop for one queue (the per-queue state of RFC 8289 §5).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub(crate) struct Controller {
     /// When the sojourn time, above target since then, will have been so for an interval
@@ -176,7 +177,7 @@ struct Head {
 }
 
 impl Controller {
-    /// The control law (RFC 8289 §5.5): the next drop `interval / sqrt(count)` after `t`.
+    /// The control law (RFC 8289 §5, `control_law`): the next drop `interval / sqrt(count)` after `t`.
     #[inline]
     pub(crate) fn control_law(t: Instant, interval: Duration, count: u32) -> Instant {
         let gap = interval.as_nanos() as f64 / f64::from(count.max(1)).sqrt();
@@ -204,9 +205,9 @@ impl Controller {
         counters.release(Duration::ZERO);
     }
 
-    /// RFC 8289 §5.3 `dodequeue`: take the head packet and say whether the sojourn time has
+    /// RFC 8289 §5 `dodequeue`: take the head packet and say whether the sojourn time has
     /// been above target for at least an interval. `mtu` is the largest packet: while at most
-    /// that many bytes remain queued the queue counts as below target (§5.4).
+    /// that many bytes remain queued the queue counts as below target (§4.2).
     #[inline]
     fn dodequeue(&mut self, q: &mut TimedFifo, p: &CodelParams, mtu: usize, now: Instant) -> Head {
         let Some((pkt, at)) = q.pop() else {
@@ -229,7 +230,7 @@ impl Controller {
         Head { pkt: Some((pkt, sojourn)), ok_to_drop }
     }
 
-    /// RFC 8289 §5.5 `dequeue`: the next packet to send from `q` at `now`, dropping (onto
+    /// RFC 8289 §5 `dequeue`: the next packet to send from `q` at `now`, dropping (onto
     /// `dropped`) or marking as the control loop says.
     pub(crate) fn dequeue(
         &mut self,
@@ -284,7 +285,7 @@ impl Controller {
             self.dropping = true;
             counters.episodes += 1;
             // Re-entering soon after the last episode: resume near the drop rate that
-            // controlled the queue then (RFC 8289 §5.5, the Linux variant).
+            // controlled the queue then (RFC 8289 §5, the Linux variant).
             let delta = self.count.wrapping_sub(self.lastcount);
             let since_next = now.as_nanos() as i128 - self.drop_next.as_nanos() as i128;
             self.count = if delta > 1 && since_next < 16 * p.interval.as_nanos() as i128 { delta } else { 1 };

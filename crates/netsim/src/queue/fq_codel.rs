@@ -4,7 +4,7 @@
 //! just become active (the new list) before the others (the old list).
 //!
 //! In RFC 8290's terms:
-//! - Classification (§4.1.1's hashing): source and destination address, protocol, and for TCP,
+//! - Classification (§4.1): source and destination address, protocol, and for TCP,
 //!   UDP and SCTP the two ports, hashed with a perturbation drawn once from the queue's random
 //!   stream (so flows collide the same way in every run with the same seed, and differently
 //!   under another seed); a packet whose header cannot be read is hashed by its flow id.
@@ -15,7 +15,7 @@
 //!   at once: packets from that flow's head until half its bytes are gone, at most
 //!   `drop_batch` of them (1 drops a single packet, the RFC's basic behaviour). Their reason is
 //!   [`OVERFLOW`].
-//! - Dequeue (§4.2-§4.4): the first flow of the new list, else of the old list; a flow whose
+//! - Dequeue (§4.2): the first flow of the new list, else of the old list; a flow whose
 //!   deficit is used up gets another quantum and moves to the tail of the old list; otherwise
 //!   its CoDel hands out a packet (dropping or marking as it does for a single queue, reasons
 //!   [`super::codel::DROP`] and [`super::codel::MARK`]) and the deficit shrinks by the packet's
@@ -44,16 +44,17 @@ pub const OVERFLOW: QueueReason = QueueReason("fq_codel_overflow");
 /// FQ-CoDel's parameters.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct FqCodelConfig {
-    /// Packets the whole queue holds before it drops from the fattest flow (RFC 8290 §5.2 and
+    /// Packets the whole queue holds before it drops from the fattest flow (RFC 8290 §5.2.3 and
     /// Linux: 10,240).
     pub limit: usize,
-    /// Number of flow queues (RFC 8290 §5.2 and Linux: 1,024).
+    /// Number of flow queues (RFC 8290 §5.2.5 and Linux: 1,024).
     pub flows: usize,
-    /// Bytes a flow may send per round (RFC 8290 §5.1: 1,514, an Ethernet MTU with its header).
+    /// Bytes a flow may send per round (RFC 8290 §5.2.4: 1,514, an Ethernet MTU with its header).
     pub quantum: usize,
     /// Most packets dropped from the fattest flow at once on overflow (Linux: 64).
     pub drop_batch: usize,
-    /// Each flow's CoDel (RFC 8290 §5.3: target 5 ms, interval 100 ms; ECN on, as Linux).
+    /// Each flow's CoDel (RFC 8290 §5.2.1, §5.2.2: interval 100 ms, target 5 ms; ECN on, §5.2.6
+    /// and Linux).
     pub codel: CodelParams,
 }
 
