@@ -402,6 +402,8 @@ impl QueueDisc for Pie {
     }
 
     fn flush(&mut self) -> Vec<Packet> {
+        // A departure-rate measurement cannot span the gap.
+        self.in_measurement = false;
         self.fifo.drain().collect()
     }
 
