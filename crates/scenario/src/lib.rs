@@ -12,6 +12,7 @@ pub mod error;
 pub mod model;
 pub mod overrides;
 pub mod reader;
+pub mod real;
 pub mod schema;
 pub mod units;
 
