@@ -1,41 +1,61 @@
-//! Forwarding through each queue discipline: packet-hops per second with the traffic of
-//! `benches/forwarding.rs` (a 1 Gbit/s UDP CBR flow of 1000-byte datagrams through
-//! H0 - R1 - R2 - R3 - H1 over 10 Gbit/s links for one simulated second, 4 hops per packet),
-//! every link's queue the discipline under test. The queues stay short, so this measures what a
-//! discipline adds to every packet that passes it, drop-tail being the reference. A second
-//! variant (`congested`) makes the last link, R3 -> H1, 950 Mbit/s: the 1,028 Mbit/s of
-//! datagrams build a standing queue there, which each discipline controls its own way (drops);
-//! packet-hops are then the transmissions on all links.
+//! Forwarding through each queue discipline: the traffic of `benches/forwarding.rs` (a 1 Gbit/s
+//! UDP CBR flow of 1000-byte datagrams across H0 - R1 - R2 - R3 - H1, 10 Gbit/s links, one
+//! simulated second) with every link's queue the discipline under test (`idle`: the queues
+//! never build, each packet finds its transmitter idle, 100-packet buffers), and the same with
+//! the last link at 900 Mbit/s and 1000-packet buffers (`bottleneck`: a standing queue at R3,
+//! where the discipline drops a tenth of the packets; with ns-2's defaults RED's automatic
+//! thresholds at 900 Mbit/s are 562 and 1687 packets of 500 bytes, inside that buffer).
 //!
-//! `AQM_BENCH_ONCE=<name>` (or `<name>/congested`) runs that world once and exits, for
-//! instruction counts under callgrind (`valgrind --tool=callgrind <bench binary>` with the
-//! variable set), which do not depend on the machine's load.
+//! The disciplines come from [`disciplines`], a list of `QueueConfig`s: add an entry to measure
+//! another. Throughput is packet-hops (packets sent on a link) per second.
+//!
+//! For instruction counts, which do not depend on the machine's load, run one workload once
+//! under callgrind: `AQM_BENCH_ONCE=<name>/<workload> valgrind --tool=callgrind <bench binary>`
+//! prints the packet-hops and exits without criterion.
 #![allow(missing_docs)] // criterion generates the entry points
 use std::net::Ipv4Addr;
 
-use criterion::{Criterion, Throughput};
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use netsim::apps::udp::{CbrConfig, UdpCbr, UdpSink};
 use netsim::loss::LossConfig;
 use netsim::network::{ChannelConfig, NodeKind};
-use netsim::queue::{CodelConfig, FqCodelConfig, PieConfig, QueueConfig, QueueLimit};
+use netsim::queue::{BlueConfig, FredConfig, PiConfig, QueueConfig, QueueLimit, RedConfig, RemConfig};
+use netsim::queue::{CodelConfig, FqCodelConfig, PieConfig};
 use netsim::wire::PROTO_UDP;
-use netsim::world::WorldBuilder;
+use netsim::world::{RunResult, WorldBuilder};
 use netsim::{Duration, Instant};
 
-/// The disciplines measured, by name.
-fn disciplines() -> Vec<(&'static str, QueueConfig)> {
+/// The disciplines measured, by name, with buffers of `limit`; drop-tail first (the reference).
+fn disciplines(limit: QueueLimit) -> Vec<(&'static str, QueueConfig)> {
     vec![
-        ("droptail", QueueConfig::DropTail { limit: QueueLimit::Packets(100) }),
-        ("codel", QueueConfig::CoDel(CodelConfig::default())),
-        ("fq-codel", QueueConfig::FqCodel(FqCodelConfig::default())),
-        ("pie", QueueConfig::Pie(PieConfig::default())),
+        ("droptail", QueueConfig::DropTail { limit }),
+        ("red", QueueConfig::Red(RedConfig { limit, ..RedConfig::default() })),
+        ("fred", QueueConfig::Fred(FredConfig { limit, ..FredConfig::default() })),
+        ("blue", QueueConfig::Blue(BlueConfig { limit, ..BlueConfig::default() })),
+        ("rem", QueueConfig::Rem(RemConfig { limit, ..RemConfig::default() })),
+        ("pi", QueueConfig::Pi(PiConfig { limit, ..PiConfig::default() })),
+        ("codel", QueueConfig::CoDel(CodelConfig { limit, ..CodelConfig::default() })),
+        ("fq-codel", QueueConfig::FqCodel(FqCodelConfig { limit: packets(limit), ..FqCodelConfig::default() })),
+        ("pie", QueueConfig::Pie(PieConfig { limit, ..PieConfig::default() })),
     ]
 }
 
-fn world(queue: &QueueConfig, congested: bool) -> WorldBuilder {
+/// FQ-CoDel's limit counts packets: a byte limit in 1000-byte packets.
+fn packets(limit: QueueLimit) -> usize {
+    match limit {
+        QueueLimit::Packets(n) => n,
+        QueueLimit::Bytes(b) => b.div_ceil(1000),
+    }
+}
+
+/// The workloads: the rate of the last link and the buffers.
+const WORKLOADS: [(&str, u64, QueueLimit); 2] =
+    [("idle", 10_000_000_000, QueueLimit::Packets(100)), ("bottleneck", 900_000_000, QueueLimit::Packets(1000))];
+
+fn world(queue: &QueueConfig, last_rate: u64) -> WorldBuilder {
     let mut b = WorldBuilder::new(1, Instant(1_000_000_000));
-    let ch = ChannelConfig {
-        rate_bps: 10_000_000_000,
+    let ch = |rate_bps| ChannelConfig {
+        rate_bps,
         delay: Duration::from_millis(1),
         mtu: 1500,
         queue: queue.clone(),
@@ -62,9 +82,8 @@ fn world(queue: &QueueConfig, congested: bool) -> WorldBuilder {
         if w == 3 {
             h1_addr = b.network().ifaces[z.index()].addr().unwrap_or(h1_addr);
         }
-        let last = ChannelConfig { rate_bps: 950_000_000, ..ch.clone() };
-        let forward = if congested && w == 3 { last } else { ch.clone() };
-        b.link(&format!("l{w}"), a, z, forward, ch.clone(), 1);
+        let rate = if w == 3 { last_rate } else { 10_000_000_000 };
+        b.link(&format!("l{w}"), a, z, ch(rate), ch(rate), 1);
     }
     let flow = b.flow("cbr");
     let cfg = CbrConfig {
@@ -83,40 +102,39 @@ fn world(queue: &QueueConfig, congested: bool) -> WorldBuilder {
     b
 }
 
-/// Packet-hops of one run through `queue`: transmissions on every link.
-fn packet_hops(queue: &QueueConfig, congested: bool) -> u64 {
-    let r = world(queue, congested).build().run().expect("run");
-    r.scalars.rows.iter().filter(|s| s.kind == "iface" && s.metric == "tx_packets").map(|s| s.value).sum::<f64>() as u64
+/// Packets sent on links in a run: the packet-hops.
+fn hops(r: &RunResult) -> u64 {
+    r.scalars.rows.iter().filter(|s| s.kind == "iface" && s.metric == "tx_packets").map(|s| s.value as u64).sum()
+}
+
+fn run(queue: &QueueConfig, last_rate: u64) -> RunResult {
+    world(queue, last_rate).build().run().expect("run")
 }
 
 fn aqm(c: &mut Criterion) {
-    let mut g = c.benchmark_group("aqm");
-    g.sample_size(10);
-    for congested in [false, true] {
-        for (name, queue) in disciplines() {
-            let hops = packet_hops(&queue, congested);
-            assert!(hops > 3 * 100_000, "{name}: {hops}");
-            g.throughput(Throughput::Elements(hops));
-            let variant = if congested { "congested_" } else { "" };
-            g.bench_function(format!("{variant}cbr_3_routers_packet_hops/{name}"), |b| {
-                b.iter(|| world(&queue, congested).build().run().expect("run"))
-            });
+    if let Ok(which) = std::env::var("AQM_BENCH_ONCE") {
+        for (workload, rate, limit) in WORKLOADS {
+            for (name, queue) in disciplines(limit) {
+                if which == format!("{name}/{workload}") {
+                    println!("{which}: {} packet-hops", hops(&run(&queue, rate)));
+                    return;
+                }
+            }
         }
+        panic!("AQM_BENCH_ONCE={which}: no such discipline/workload");
     }
-    g.finish();
+    for (workload, rate, limit) in WORKLOADS {
+        let mut g = c.benchmark_group(format!("aqm_{workload}"));
+        g.sample_size(10);
+        for (name, queue) in disciplines(limit) {
+            let n = hops(&run(&queue, rate));
+            assert!(n > 100_000, "{name}/{workload}: {n} packet-hops");
+            g.throughput(Throughput::Elements(n));
+            g.bench_function(format!("{name}_packet_hops"), |b| b.iter(|| run(&queue, rate)));
+        }
+        g.finish();
+    }
 }
 
-fn main() {
-    if let Ok(which) = std::env::var("AQM_BENCH_ONCE") {
-        let (name, congested) = match which.strip_suffix("/congested") {
-            Some(name) => (name.to_string(), true),
-            None => (which.clone(), false),
-        };
-        let (_, queue) = disciplines().into_iter().find(|(n, _)| *n == name).expect("a discipline of the list");
-        println!("{which}: {} packet-hops", packet_hops(&queue, congested));
-        return;
-    }
-    let mut c = Criterion::default().configure_from_args();
-    aqm(&mut c);
-    c.final_summary();
-}
+criterion_group!(benches, aqm);
+criterion_main!(benches);

@@ -16,9 +16,6 @@ use netsim::apps::vbr::VbrConfig;
 use netsim::fault::FaultAction;
 use netsim::loss::LossConfig;
 use netsim::network::{ChannelConfig, IfaceId, LinkId, NodeKind};
-use netsim::queue::{
-    CoDel, CodelConfig, CodelParams, DropTail, FqCodel, FqCodelConfig, Pie, PieConfig, PieDelay, QueueConfig,
-};
 use netsim::wire::PROTO_SCTP;
 use netsim::wire::{PROTO_TCP, PROTO_UDP};
 use netsim::{Duration, Instant};
@@ -390,11 +387,17 @@ impl Parser {
         }
         let queue = match r.table("queue")? {
             Some(mut q) => {
-                let cfg = self.queue(&mut q)?;
+                let cfg = crate::queues::read(&mut q, rate_bps, delay)?;
                 r.put_table("queue", q.finish());
                 cfg
             }
-            None => base.expect("queue has a default on links").queue.clone(),
+            None => {
+                let cfg = base.expect("queue has a default on links").queue.clone();
+                // Inherited from the link: its derived defaults must suit this direction too.
+                cfg.check(rate_bps, delay)
+                    .map_err(|e| r.error("queue", format!("the link's queue does not suit this direction: {e}")))?;
+                cfg
+            }
         };
         let loss = match r.table("loss")? {
             Some(mut l) => {
@@ -405,63 +408,6 @@ impl Parser {
             None => base.expect("loss has a default on links").loss,
         };
         Ok(ChannelConfig { rate_bps, delay, mtu: mtu as usize, queue, loss })
-    }
-
-    fn queue(&self, r: &mut Reader<'_>) -> Result<QueueConfig, ScenarioError> {
-        // The schema admits only the registry's kinds (`netsim::queue::KINDS`); each builds here.
-        let kind = r.str("kind")?;
-        match kind.as_str() {
-            DropTail::KIND => Ok(QueueConfig::DropTail { limit: r.queue_limit("limit")? }),
-            CoDel::KIND => {
-                Ok(QueueConfig::CoDel(CodelConfig { limit: r.queue_limit("limit")?, params: Self::codel(r)? }))
-            }
-            FqCodel::KIND => {
-                let quantum = r.size("quantum")?;
-                if quantum == 0 {
-                    return Err(r.error("quantum", "0 is not a positive size"));
-                }
-                Ok(QueueConfig::FqCodel(FqCodelConfig {
-                    limit: r.int("limit")? as usize,
-                    flows: r.int("flows")? as usize,
-                    quantum: quantum as usize,
-                    drop_batch: r.int("drop_batch")? as usize,
-                    codel: Self::codel(r)?,
-                }))
-            }
-            Pie::KIND => Ok(QueueConfig::Pie(Self::pie(r)?)),
-            other => Err(r.error("kind", format!("unknown queue discipline {other:?}"))),
-        }
-    }
-
-    /// CoDel's parameters (`codel`, and each flow queue of `fq-codel`).
-    fn codel(r: &mut Reader<'_>) -> Result<CodelParams, ScenarioError> {
-        Ok(CodelParams {
-            target: positive_duration(r, "target")?,
-            interval: positive_duration(r, "interval")?,
-            ecn: r.bool("ecn")?,
-        })
-    }
-
-    /// PIE's parameters (`pie`).
-    fn pie(r: &mut Reader<'_>) -> Result<PieConfig, ScenarioError> {
-        let dq_threshold = r.size("dq_threshold")?;
-        if dq_threshold == 0 {
-            return Err(r.error("dq_threshold", "0 is not a positive size"));
-        }
-        Ok(PieConfig {
-            limit: r.queue_limit("limit")?,
-            target: positive_duration(r, "target")?,
-            t_update: positive_duration(r, "t_update")?,
-            alpha: positive_number(r, "alpha")?,
-            beta: positive_number(r, "beta")?,
-            max_burst: r.duration("max_burst")?,
-            delay: if r.str("delay")? == "timestamp" { PieDelay::Timestamp } else { PieDelay::DepartureRate },
-            dq_threshold: dq_threshold as usize,
-            ecn: r.bool("ecn")?,
-            mark_ecnth: r.probability("mark_ecnth")?,
-            cap_drop_adjustment: r.bool("cap_drop_adjustment")?,
-            derandomize: r.bool("derandomize")?,
-        })
     }
 
     fn loss(r: &mut Reader<'_>) -> Result<LossConfig, ScenarioError> {
@@ -1289,26 +1235,6 @@ fn payload_size(r: &mut Reader<'_>, key: &str) -> Result<usize, ScenarioError> {
         ));
     }
     Ok(v as usize)
-}
-
-/// A duration that must be more than zero (`"0s"` is refused, naming the key and value).
-fn positive_duration(r: &mut Reader<'_>, key: &str) -> Result<Duration, ScenarioError> {
-    let d = r.duration(key)?;
-    if d.is_zero() {
-        let shown = r.given(key).map_or_else(|| format!("\"{d}\""), show);
-        return Err(r.error(key, format!("{shown} is not a positive duration")));
-    }
-    Ok(d)
-}
-
-/// A number that must be more than zero.
-fn positive_number(r: &mut Reader<'_>, key: &str) -> Result<f64, ScenarioError> {
-    let x = r.number(key)?;
-    if x <= 0.0 {
-        let shown = r.given(key).map_or_else(|| x.to_string(), show);
-        return Err(r.error(key, format!("{shown} must be more than zero")));
-    }
-    Ok(x)
 }
 
 /// `min_size` and `max_size` of a VBR source.

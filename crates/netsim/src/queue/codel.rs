@@ -41,6 +41,14 @@ pub struct CodelParams {
     pub ecn: bool,
 }
 
+impl CodelParams {
+    /// Check that target and interval are more than zero.
+    pub fn check(&self) -> Result<(), super::ParamError> {
+        super::positive("target", self.target.as_secs_f64())?;
+        super::positive("interval", self.interval.as_secs_f64())
+    }
+}
+
 impl Default for CodelParams {
     fn default() -> Self {
         CodelParams { target: Duration::from_millis(5), interval: Duration::from_millis(100), ecn: false }

@@ -58,6 +58,17 @@ pub struct FqCodelConfig {
     pub codel: CodelParams,
 }
 
+impl FqCodelConfig {
+    /// Check the parameters: counts and quantum at least one, CoDel's durations positive.
+    pub fn check(&self) -> Result<(), super::ParamError> {
+        super::in_range("limit", self.limit as f64, 1.0..=f64::from(1u32 << 30))?;
+        super::in_range("flows", self.flows as f64, 1.0..=65536.0)?;
+        super::in_range("quantum", self.quantum as f64, 1.0..=f64::from(u32::MAX))?;
+        super::in_range("drop_batch", self.drop_batch as f64, 1.0..=65536.0)?;
+        self.codel.check()
+    }
+}
+
 impl Default for FqCodelConfig {
     fn default() -> Self {
         FqCodelConfig {

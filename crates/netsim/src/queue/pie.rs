@@ -84,6 +84,19 @@ pub struct PieConfig {
     pub derandomize: bool,
 }
 
+impl PieConfig {
+    /// Check the parameters: durations, weights and the cycle size positive, `mark_ecnth` a
+    /// probability.
+    pub fn check(&self) -> Result<(), super::ParamError> {
+        super::positive("target", self.target.as_secs_f64())?;
+        super::positive("t_update", self.t_update.as_secs_f64())?;
+        super::positive("alpha", self.alpha)?;
+        super::positive("beta", self.beta)?;
+        super::positive("dq_threshold", self.dq_threshold as f64)?;
+        super::in_range("mark_ecnth", self.mark_ecnth, 0.0..=1.0)
+    }
+}
+
 impl Default for PieConfig {
     fn default() -> Self {
         PieConfig {
