@@ -14,6 +14,7 @@ pub mod overrides;
 pub mod reader;
 pub mod schema;
 pub mod units;
+pub mod wlan;
 
 pub use error::ScenarioError;
 pub use model::{parse, Scenario};
