@@ -278,9 +278,9 @@ impl<'a> Reader<'a> {
         Ok(self.required(key, v))
     }
 
-    /// A number within the schema's bounds, if given or defaulted.
-    pub fn opt_float(&mut self, key: &str) -> Result<Option<f64>, ScenarioError> {
-        let Ty::Float(lo, hi) = self.field(key).ty else { panic!("{} is not a number key", self.key_path(key)) };
+    /// A number within the schema's bounds (an integer or a float), if given or defaulted.
+    pub fn opt_number(&mut self, key: &str) -> Result<Option<f64>, ScenarioError> {
+        let Ty::Number(lo, hi) = self.field(key).ty else { panic!("{} is not a number key", self.key_path(key)) };
         self.typed(key, |v| {
             let x = match v {
                 Value::Float(x) => *x,
@@ -289,6 +289,8 @@ impl<'a> Reader<'a> {
             };
             if x.is_finite() && (lo..=hi).contains(&x) {
                 Ok(x)
+            } else if hi == f64::MAX {
+                Err(format!("{} is out of range (expected a number >= {lo})", show(v)))
             } else {
                 Err(format!("{} is out of range (expected a number from {lo} to {hi})", show(v)))
             }
@@ -296,8 +298,8 @@ impl<'a> Reader<'a> {
     }
 
     /// A number that has a default or is required.
-    pub fn float(&mut self, key: &str) -> Result<f64, ScenarioError> {
-        let v = self.opt_float(key)?;
+    pub fn number(&mut self, key: &str) -> Result<f64, ScenarioError> {
+        let v = self.opt_number(key)?;
         Ok(self.required(key, v))
     }
 

@@ -39,9 +39,9 @@ pub(crate) fn channel(r: &mut Reader<'_>) -> Result<WlanSpec, ScenarioError> {
     let slot = if r.str("slot")? == "long" { SlotTime::Long } else { SlotTime::Short };
     let eifs_ack = if r.str("eifs")? == "ofdm" { EifsAck::Ofdm6 } else { EifsAck::Dsss1 };
     let free_space = r.str("path_loss")? == "free-space";
-    let exponent = r.float("exponent")?;
-    let reference_distance = r.float("reference_distance")?;
-    let reference_loss_db = r.opt_float("reference_loss")?;
+    let exponent = r.number("exponent")?;
+    let reference_distance = r.number("reference_distance")?;
+    let reference_loss_db = r.opt_number("reference_loss")?;
     let path_loss = if free_space {
         PathLoss::FreeSpace
     } else {
@@ -52,10 +52,10 @@ pub(crate) fn channel(r: &mut Reader<'_>) -> Result<WlanSpec, ScenarioError> {
         slot,
         eifs_ack,
         basic_rates: BasicRates::default(),
-        propagation: Propagation { path_loss, shadowing_sigma_db: r.float("shadowing")? },
-        noise_floor_dbm: r.float("noise_floor")?,
-        cca_threshold_dbm: r.float("cca_threshold")?,
-        capture_threshold_db: r.opt_float("capture_threshold")?,
+        propagation: Propagation { path_loss, shadowing_sigma_db: r.number("shadowing")? },
+        noise_floor_dbm: r.number("noise_floor")?,
+        cca_threshold_dbm: r.number("cca_threshold")?,
+        capture_threshold_db: r.opt_number("capture_threshold")?,
     };
     Ok(WlanSpec { name, config })
 }
@@ -88,7 +88,7 @@ pub(crate) fn radio(
             "an access point's node must be a router (it forwards between its BSS and its wired links)",
         ));
     }
-    let position = Position::new(r.float("x")?, r.float("y")?);
+    let position = Position::new(r.number("x")?, r.number("y")?);
     let mut config = RadioConfig::new(Role::AccessPoint, position);
     config.tx_power_dbm = r.power_dbm("tx_power")?;
     let mbps = r.int("rate")?;
