@@ -257,21 +257,35 @@ pub static WLAN_IFACE: Section = Section {
     variants: &[],
 };
 
-/// `nodes[].interfaces[].wlan.queue`.
+/// `nodes[].interfaces[].wlan.queue`: the disciplines of `links[].queue`, drop-tail holding 50
+/// packets by default (paper 001's interface queue).
 pub static WLAN_QUEUE: Section = Section {
     path: "nodes[].interfaces[].wlan.queue",
-    fields: &[f("kind", Ty::Enum(netsim::queue::KINDS), Value("droptail"), "", "Queue discipline.")],
-    tag: Some("kind"),
-    variants: &[(
-        netsim::queue::DropTail::KIND,
-        &[f(
-            "limit",
-            Ty::QueueLimit,
-            Value("50"),
-            "packets|bytes",
-            "Capacity: an integer is packets, a size string is bytes; arrivals beyond it are dropped.",
-        )],
+    fields: &[f(
+        "kind",
+        Ty::Enum(netsim::queue::KINDS),
+        Value("droptail"),
+        "",
+        "Queue discipline (parameters as links[].queue; the rate is the radio's data rate, the delay zero).",
     )],
+    tag: Some("kind"),
+    variants: &[
+        (
+            netsim::queue::DropTail::KIND,
+            &[f(
+                "limit",
+                Ty::QueueLimit,
+                Value("50"),
+                "packets|bytes",
+                "Capacity: an integer is packets, a size string is bytes; arrivals beyond it are dropped.",
+            )],
+        ),
+        (netsim::queue::Red::KIND, RED),
+        (netsim::queue::Fred::KIND, FRED),
+        (netsim::queue::Blue::KIND, BLUE),
+        (netsim::queue::Rem::KIND, REM),
+        (netsim::queue::Pi::KIND, PI),
+    ],
 };
 
 /// `links[]`.

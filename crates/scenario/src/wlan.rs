@@ -1,7 +1,6 @@
 //! The WLAN sections of a scenario: channels (`wlans[]`) and radios
 //! (`nodes[].interfaces[].wlan`), read into `netsim::wlan` configurations.
 
-use netsim::queue::{DropTail, QueueConfig};
 use netsim::wlan::{
     BasicRates, ChannelConfig, EifsAck, PathLoss, Position, Propagation, RadioConfig, Rate, RateControl, Role, SlotTime,
 };
@@ -109,10 +108,7 @@ pub(crate) fn radio(
         return Err(r.error("cw_max", format!("{shown} is below cw_min ({})", config.cw_min)));
     }
     let mut q = r.table("queue")?.expect("queue has a default");
-    config.queue = match q.str("kind")?.as_str() {
-        DropTail::KIND => QueueConfig::DropTail { limit: q.queue_limit("limit")? },
-        other => return Err(q.error("kind", format!("unknown queue discipline {other:?}"))),
-    };
+    config.queue = crate::queues::read(&mut q, rate.mbps() as u64 * 1_000_000, netsim::Duration::ZERO)?;
     r.put_table("queue", q.finish());
     Ok((RadioSpec { iface, channel, ap: None, config }, ap_text))
 }

@@ -35,6 +35,9 @@ fn radio_keys_reach_the_mac() {
     assert_eq!(get(&far, "iface", "sta0/wlan0", "mac_tx_acked"), 0.0, "out of range at 200 m");
     let q = run_with(&text, &["duration=1s", "nodes[2].interfaces[0].wlan.queue.limit=5"]);
     assert!(get(&q, "iface", "sta0/wlan0", "queue_packets") <= 5.0);
+    let red = run_with(&text, &["duration=1s", "nodes[2].interfaces[0].wlan.queue.kind=\"red\""]);
+    // RED's own limit (100 packets by default) replaces drop-tail's 50.
+    assert!(get(&red, "iface", "sta0/wlan0", "queue_packets") > 50.0);
 }
 
 #[test]
