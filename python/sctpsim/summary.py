@@ -17,14 +17,16 @@ import math
 import os
 from collections.abc import Iterable
 from functools import partial
-from typing import IO, Literal
+from typing import IO, TYPE_CHECKING, Literal
 
-import pandas as pd
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from sctpsim.results import RunResult
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from sctpsim.results import RunResult
 
 __all__ = [
     "format_count",
@@ -129,16 +131,13 @@ def format_float(x: float, digits: int = 1) -> str:
 
 def _entities(result: RunResult, kind: str) -> list[str]:
     """Entities of ``kind``, in the order the core reported them."""
-    df = result.scalar_table
-    return list(dict.fromkeys(df.loc[df["kind"] == kind, "entity"]))
+    return result.entities(kind)
 
 
 def _drop_reasons(result: RunResult, kind: str, entity: str) -> str:
     """``"queue_full=12, link_down=3"`` for the non-zero ``drops_<reason>`` scalars."""
-    df = result.scalar_table
-    rows = df[(df["kind"] == kind) & (df["entity"] == entity)]
     parts = []
-    for metric, value in zip(rows["metric"], rows["value"], strict=True):
+    for metric, value in result.entity_scalars(kind, entity):
         if metric.startswith(_DROPS_PREFIX) and not _bad(value) and value > 0:
             # No thousands separators here: commas already separate the reasons.
             parts.append(f"{metric[len(_DROPS_PREFIX) :]}={round(value)}")

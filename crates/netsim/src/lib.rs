@@ -21,6 +21,7 @@ pub mod fault;
 pub mod ids;
 pub mod kernel;
 pub mod loss;
+pub mod mobility;
 pub mod network;
 pub mod packetlog;
 pub mod pcap;

@@ -28,6 +28,7 @@ use crate::ids::{AgentId, FlowId};
 pub use crate::ids::{IfaceId, LinkId, NodeId};
 use crate::kernel::{Scheduler, Ticket};
 use crate::loss::{LossConfig, LossModel};
+use crate::mobility::{Mobility, Position};
 use crate::queue::{Dequeued, Dropped, Enqueued, Passed, Queue, QueueConfig, QueueContext, QueueDisc};
 use crate::rng::SimRng;
 use crate::routing::{Graph, RoutedAddr, RoutingTable};
@@ -63,6 +64,8 @@ pub struct Node {
     /// Every address of its interfaces with the interface owning it (a copy of what the
     /// interfaces hold, kept in one place for the per-packet "is it mine?" test).
     local: Vec<(Ipv4Addr, IfaceId)>,
+    /// Where the node is over time (`None`: it has no place, as wired-only nodes).
+    pub mobility: Option<Mobility>,
 }
 
 /// Prefix length an address gets when none is given: one /24 per link, as scenarios number
@@ -295,6 +298,7 @@ impl Network {
             protocols: FxHashMap::default(),
             ip_ident: 0,
             local: Vec::new(),
+            mobility: None,
         });
         NodeId(self.nodes.len() as u32 - 1)
     }
@@ -316,6 +320,16 @@ impl Network {
         self.ifaces[b.index()].attachment = Some(Attachment::Link { link: id, side: 1 });
         self.links.push(Link { ends: [a, b], dirs, up: true, cost });
         id
+    }
+
+    /// Give `node` a place in the world that changes over time as `mobility` says.
+    pub fn set_mobility(&mut self, node: NodeId, mobility: Mobility) {
+        self.nodes[node.index()].mobility = Some(mobility);
+    }
+
+    /// Where `node` is at `t`, if it has a place in the world.
+    pub fn position_at(&self, node: NodeId, t: Instant) -> Option<Position> {
+        self.nodes[node.index()].mobility.as_ref().map(|m| m.position_at(t))
     }
 
     /// Bind `agent` to (protocol, port) on `node`. Returns false if already taken.

@@ -13,6 +13,7 @@ use crate::event::{DropCounts, IfaceEvent, QueueCounts};
 use crate::fault::{Fault, FaultAction};
 use crate::ids::{AgentId, FlowId, IfaceId, LinkId, NodeId};
 use crate::kernel::{ScheduleInPast, Scheduler};
+use crate::mobility::Mobility;
 use crate::network::{Channel, ChannelConfig, IfaceAddr, Network, NodeKind};
 use crate::packetlog::PacketLog;
 use crate::recorder::{EventTable, Recorder, Scalars, TimeSeries, TraceEvent, TraceSink};
@@ -115,6 +116,11 @@ impl WorldBuilder {
     pub fn node(&mut self, name: &str, kind: NodeKind) -> NodeId {
         self.rec.names.nodes.push(name.to_string());
         self.net.add_node(kind)
+    }
+
+    /// Give `node` a place in the world, moving as `mobility` says.
+    pub fn mobility(&mut self, node: NodeId, mobility: Mobility) {
+        self.net.set_mobility(node, mobility);
     }
 
     /// Add an interface called `name` (shown as `node/name`) with `addr` in a subnet of the
