@@ -11,6 +11,7 @@ pub mod build;
 pub mod error;
 pub mod model;
 pub mod overrides;
+mod queues;
 pub mod reader;
 pub mod real;
 pub mod schema;
