@@ -11,7 +11,7 @@ use super::MobilityError;
 use crate::time::{Duration, Instant};
 
 /// A trajectory fixed in advance: its segments, the last lasting for ever.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Waypoints {
     /// Contiguous segments from [`Instant::ZERO`]; the last ends at [`Instant::MAX`].
     segments: Vec<Segment>,
