@@ -56,18 +56,18 @@ from typing import TYPE_CHECKING, Any
 
 from sctpsim import _core
 from sctpsim._core import ScenarioError, SimulationError
-from sctpsim.results import RunResult
-from sctpsim.scenario import Scenario, load_scenario, run
-from sctpsim.sweep import Sweep, SweepError, load_sweep
 
 if TYPE_CHECKING:
     from sctpsim.compare import compare_results
     from sctpsim.plot import plot_sweep
     from sctpsim.reproduce import list_studies, load_study, run_study
     from sctpsim.runner import SweepOutcome, run_sweep
+    from sctpsim.results import RunResult
     from sctpsim.runreport import write_run_report
+    from sctpsim.scenario import Scenario, load_scenario, run
     from sctpsim.stats import summarize
     from sctpsim.store import load_runs
+    from sctpsim.sweep import Sweep, SweepError, load_sweep
 
 __version__: str = _core.__version__
 
@@ -95,9 +95,17 @@ __all__ = [
     "write_run_report",
 ]
 
-# Imported on first use: they pull in scipy, matplotlib or multiprocessing, which a
-# single run (or a sweep worker process) does not need.
+# Imported on first use, so that ``import sctpsim`` (and the command line, which imports
+# it) loads only what is used: the sweep and study modules pull in pandas, scipy,
+# matplotlib or multiprocessing, which ``sctpsim --version`` or a single run does not need.
 _LAZY = {
+    "RunResult": "sctpsim.results",
+    "Scenario": "sctpsim.scenario",
+    "load_scenario": "sctpsim.scenario",
+    "run": "sctpsim.scenario",
+    "Sweep": "sctpsim.sweep",
+    "SweepError": "sctpsim.sweep",
+    "load_sweep": "sctpsim.sweep",
     "run_sweep": "sctpsim.runner",
     "SweepOutcome": "sctpsim.runner",
     "load_runs": "sctpsim.store",
@@ -122,6 +130,10 @@ def __getattr__(name: str) -> Any:
     return value
 
 
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
+
+
 def run_file(
     path: str | os.PathLike[str],
     seed: int | None = None,
@@ -144,5 +156,7 @@ def run_file(
         ScenarioError: the scenario or an override is invalid.
         SimulationError: the run failed.
     """
+    from sctpsim.scenario import Scenario
+
     text = Path(path).read_text(encoding="utf-8")
     return Scenario(text, tuple(overrides), os.fspath(path)).run(seed, capture_dir)

@@ -11,6 +11,8 @@ Commands::
                  [--where KEY=VALUE ...]
     sctpsim compare DIR_A DIR_B [--rtol X] [--all]
     sctpsim reproduce --list | NAME [--quick] [--jobs N] [--dask ADDRESS|local] [--out DIR]
+    sctpsim real sink --bind ADDR[,ADDR...] [--port P] [--udp-port U] [--time T] [--once] ...
+    sctpsim real send --bind ADDR[,ADDR...] --peer ADDR[,ADDR...] [--bytes N | --time T] ...
 
 Error handling is uniform and script-friendly: every expected failure prints exactly
 one line ``error: ...`` on stderr — never a traceback — and exits with
@@ -31,20 +33,20 @@ from __future__ import annotations
 import contextlib
 import re
 import sys
-import tomllib
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
-from rich.console import Console
-from rich.table import Table
-from rich.text import Text
 
 from sctpsim import _core
 from sctpsim._core import ScenarioError, SimulationError
-from sctpsim.results import RunResult, atomic_output_dir
-from sctpsim.summary import print_summary, summary_console, sweep_tables
+
+# Each command imports what it uses when it runs: `sctpsim --version` and `--help` load
+# neither rich nor anything of the results, and `sctpsim run` none of numpy, pandas or
+# pyarrow (tests/test_imports.py holds it to that).
+if TYPE_CHECKING:
+    from rich.console import Console
 
 __all__ = ["cli", "main", "params_markdown"]
 
@@ -135,6 +137,8 @@ def _scenario_name(resolved: str, fallback: str) -> str:
     the output directory), so it is read from what ``check`` resolved; the file
     stem is a fallback that should never be needed.
     """
+    import tomllib
+
     try:
         name = tomllib.loads(resolved).get("name")
     except tomllib.TOMLDecodeError:  # the core wrote it, so this is not expected
@@ -148,6 +152,8 @@ def _safe_dir_name(name: str) -> str:
 
 
 def _print_params_table(params: list[dict[str, Any]], console: Console) -> None:
+    from rich.table import Table
+
     table = Table(
         title="Scenario keys",
         title_justify="left",
@@ -325,6 +331,8 @@ def cli() -> None:
       sctpsim compare results/failover /tmp/failover-new
       sctpsim reproduce --list
       sctpsim reproduce failover-tuning --quick
+      sctpsim real sink --bind 127.0.0.1,127.0.0.2 --once
+      sctpsim real send --bind 127.0.0.1 --udp-port 0 --peer 127.0.0.1,127.0.0.2 --bytes 100MB
 
     Errors are reported as one line starting with "error:"; the exit status is 2 for
     invalid input, 1 for a failed run.
@@ -377,6 +385,8 @@ def run(
       sctpsim run scenario.toml --out results/baseline --quiet
       sctpsim run examples/failover.toml --set record.packets=true --report
     """
+    from sctpsim.results import RunResult, atomic_output_dir
+
     text = _read_scenario(file)
     # Validate first: an invalid scenario must not create any directory.
     try:
@@ -416,6 +426,8 @@ def run(
         _fail("interrupted, nothing written", EXIT_INTERRUPTED)
 
     if not quiet:
+        from sctpsim.summary import print_summary, summary_console
+
         console = summary_console()
         print_summary(result, console)
         console.print()
@@ -518,6 +530,8 @@ def params(markdown: bool) -> None:
       sctpsim params
       sctpsim params --markdown > docs/scenario-reference.md
     """
+    from sctpsim.summary import summary_console
+
     items = [dict(p) for p in _core.params()]
     if markdown:
         click.echo(params_markdown(items), nl=False)
@@ -611,8 +625,12 @@ _DASK_OPTION = click.option(
 def sweep(
     file: str, jobs: int | None, out: Path | None, dask: str | None, quiet: bool, dry_run: bool
 ) -> None:
+    from rich.console import Console
+    from rich.text import Text
+
     from sctpsim.runner import plan_sweep, run_sweep
     from sctpsim.stats import MetricError
+    from sctpsim.summary import summary_console, sweep_tables
     from sctpsim.sweep import SweepError, load_sweep
 
     try:
@@ -663,6 +681,10 @@ def sweep(
 
 def _print_plan(definition: Any, plan: Any) -> None:
     """``sctpsim sweep --dry-run``: the combinations, the run count and the store's state."""
+    from rich.table import Table
+
+    from sctpsim.summary import summary_console
+
     points = definition.points()
     params = definition.parameters
     console = summary_console()
@@ -818,7 +840,11 @@ def compare(dir_a: str, dir_b: str, rtol: float, all_: bool) -> int:
       sctpsim compare results/failover /tmp/failover-new
       sctpsim compare results/two-path-delay /tmp/two-path-delay --rtol 1e-9
     """
+    from rich.table import Table
+    from rich.text import Text
+
     from sctpsim.compare import CompareError, compare_results
+    from sctpsim.summary import summary_console
 
     try:
         diff = compare_results(dir_a, dir_b, rtol=rtol)
@@ -919,7 +945,11 @@ def reproduce(
       sctpsim reproduce failover-tuning --quick
       sctpsim reproduce cc-new-stage --jobs 8 --out results/cc
     """
+    from rich.console import Console
+    from rich.table import Table
+
     from sctpsim.reproduce import StudyError, list_studies, load_study, run_study
+    from sctpsim.summary import summary_console
 
     if list_:
         if name is not None:
@@ -1006,3 +1036,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 if __name__ == "__main__":  # pragma: no cover
     raise SystemExit(main())
+
+
+# Real mode's commands live in their own module (registered last: it uses this module's
+# error helpers).
+from sctpsim.realcli import real as _real  # noqa: E402
+
+cli.add_command(_real)

@@ -31,21 +31,23 @@ again gives the same bytes), and :meth:`RunResult.paths`, :meth:`RunResult.flows
 
 from __future__ import annotations
 
+import array
 import contextlib
 import math
 import os
 import shutil
+import sys
 from collections.abc import Iterator, Mapping, Sequence, Sized
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-import pandas as pd
-import pyarrow as pa
-import pyarrow.parquet as pq
-
+# numpy, pandas and pyarrow are imported where a DataFrame or a Parquet file is read:
+# running a scenario, writing its files and printing its summary need none of them.
 if TYPE_CHECKING:
+    import numpy as np
+    import pandas as pd
+    import pyarrow as pa
     from matplotlib.figure import Figure
 
     from sctpsim._core import _RunOutput
@@ -71,12 +73,13 @@ PACKETS_FILE = "packets.parquet"
 #: Files every run directory contains (captures come in addition).
 RESULT_FILES: tuple[str, ...] = (SCENARIO_FILE, SCALARS_FILE, TIMESERIES_FILE, EVENTS_FILE)
 
-# Explicit little-endian dtypes: the buffer layout is fixed by the core's contract,
-# whatever the byte order of the machine decoding it.
-_U64 = np.dtype("<u8")
-_U32 = np.dtype("<u4")
-_U8 = np.dtype("u1")
-_F64 = np.dtype("<f8")
+# Explicit little-endian dtypes (numpy dtype strings): the buffer layout is fixed by the
+# core's contract, whatever the byte order of the machine decoding it.
+_U64 = "<u8"
+_U32 = "<u4"
+_U8 = "u1"
+_F64 = "<f8"
+_ITEMSIZE = {_U64: 8, _U32: 4, _U8: 1, _F64: 8}
 
 #: Names of the packet log's ``kind`` codes (netsim ``PacketKind``).
 PACKET_KINDS: tuple[str, ...] = ("data", "sack")
@@ -87,21 +90,48 @@ _PACKET_U32 = ("assoc", "path", "tsn", "length", "a_rwnd", "highest_tsn")
 _NS_PER_S = 1e9
 
 
-def _decode(buffer: bytes, dtype: np.dtype[Any], what: str) -> np.ndarray[Any, Any]:
-    """Decode a little-endian buffer, rejecting a length that is not whole elements."""
-    if len(buffer) % dtype.itemsize:
+def _count(buffer: bytes, dtype: str, what: str) -> int:
+    """The number of elements in a buffer, rejecting a length that is not whole elements."""
+    size = _ITEMSIZE[dtype]
+    if len(buffer) % size:
         raise ValueError(
             f"{what}: buffer of {len(buffer)} bytes is not a whole number of "
-            f"{dtype.itemsize}-byte elements"
+            f"{size}-byte elements"
         )
+    return len(buffer) // size
+
+
+def _decode(buffer: bytes, dtype: str, what: str) -> np.ndarray[Any, Any]:
+    """Decode a little-endian buffer, rejecting a length that is not whole elements."""
+    import numpy as np
+
+    _count(buffer, dtype, what)
+    dt = np.dtype(dtype)
     # frombuffer shares memory with the (immutable) bytes object; convert to native
     # byte order so pandas and arithmetic never see a byte-swapped array.
-    return np.frombuffer(buffer, dtype=dtype).astype(dtype.newbyteorder("="))
+    return np.frombuffer(buffer, dtype=dt).astype(dt.newbyteorder("="))
 
 
-def _check_lengths(what: str, columns: Mapping[str, Sized]) -> int:
-    """Return the common length of ``columns`` or raise ``ValueError`` naming them."""
-    lengths = {name: len(col) for name, col in columns.items()}
+# The array module's code of a 4-byte unsigned integer ("I" on every common platform).
+_U32_CODE = next(c for c in "ILH" if array.array(c).itemsize == 4)
+
+
+def _max_u32(buffer: bytes) -> int:
+    """The largest little-endian u32 in ``buffer`` (whole elements), -1 when it is empty."""
+    values = array.array(_U32_CODE, buffer)
+    if sys.byteorder == "big":
+        values.byteswap()
+    return max(values, default=-1)
+
+
+def _max_u8(buffer: bytes) -> int:
+    return max(buffer, default=-1)
+
+
+def _check_lengths(what: str, columns: Mapping[str, Sized | int]) -> int:
+    """Return the common length of ``columns`` (sized values or element counts) or raise
+    ``ValueError`` naming them."""
+    lengths = {name: col if isinstance(col, int) else len(col) for name, col in columns.items()}
     if len(set(lengths.values())) > 1:
         detail = ", ".join(f"{name}={n}" for name, n in lengths.items())
         raise ValueError(f"{what}: columns have different lengths ({detail})")
@@ -116,6 +146,8 @@ def decode_timeseries(
     Returns ``(names, time_s, series, value)``: ``names[i]`` is ``(kind, entity,
     metric, unit)`` of series ``i``, and ``series`` holds that index for each sample.
     """
+    import numpy as np
+
     names = raw["names"]
     table = list(zip(names["kind"], names["entity"], names["metric"], names["unit"], strict=True))
     time_ns = _decode(raw["time_ns"], _U64, "timeseries.time_ns")
@@ -132,6 +164,8 @@ def read_scalars(directory: str | os.PathLike[str]) -> pd.DataFrame:
         FileNotFoundError: there is no ``scalars.csv``.
         ValueError: it does not parse as one.
     """
+    import pandas as pd
+
     return pd.read_csv(
         Path(directory) / SCALARS_FILE,
         dtype={"kind": str, "entity": str, "metric": str, "unit": str, "value": "float64"},
@@ -164,6 +198,8 @@ def split_scalar_name(name: str) -> tuple[str, str, str]:
 
 def _str_column(values: Sequence[str]) -> pd.Series:
     """A string column in pandas' default string dtype, even when empty."""
+    import pandas as pd
+
     return pd.Series(list(values), dtype=str)
 
 
@@ -208,7 +244,7 @@ class RunResult:
         self._validate()
 
     def _validate(self) -> None:
-        """Check the raw columns cheaply (no DataFrames are built).
+        """Check the raw columns cheaply (no DataFrames are built, nothing is imported).
 
         Done at construction so a malformed result fails there, not later in the
         middle of writing files.
@@ -219,29 +255,29 @@ class RunResult:
                 {k: self._scalars_raw[k] for k in ("kind", "entity", "metric", "value", "unit")},
             )
             ts = self._timeseries_raw
-            series = _decode(ts["series"], _U32, "timeseries.series")
             _check_lengths(
                 "timeseries",
                 {
-                    "time_ns": _decode(ts["time_ns"], _U64, "timeseries.time_ns"),
-                    "series": series,
-                    "value": _decode(ts["value"], _F64, "timeseries.value"),
+                    "time_ns": _count(ts["time_ns"], _U64, "timeseries.time_ns"),
+                    "series": _count(ts["series"], _U32, "timeseries.series"),
+                    "value": _count(ts["value"], _F64, "timeseries.value"),
                 },
             )
             names = ts["names"]
             n_series = _check_lengths(
                 "timeseries.names", {k: names[k] for k in ("kind", "entity", "metric", "unit")}
             )
-            if len(series) and int(series.max()) >= n_series:
+            highest = _max_u32(ts["series"])
+            if highest >= n_series:
                 raise ValueError(
-                    f"timeseries.series: index {int(series.max())} out of range "
+                    f"timeseries.series: index {highest} out of range "
                     f"({n_series} series names)"
                 )
             ev = self._events_raw
             _check_lengths(
                 "events",
                 {
-                    "time_ns": _decode(ev["time_ns"], _U64, "events.time_ns"),
+                    "time_ns": _count(ev["time_ns"], _U64, "events.time_ns"),
                     "kind": ev["kind"],
                     "entity": ev["entity"],
                     "detail": ev["detail"],
@@ -255,20 +291,20 @@ class RunResult:
         raw = self._packets_raw
         if raw is None:
             return
-        columns = {k: _decode(raw[k], _U32, f"packets.{k}") for k in _PACKET_U32}
-        columns["time_ns"] = _decode(raw["time_ns"], _U64, "packets.time_ns")
-        columns["kind"] = _decode(raw["kind"], _U8, "packets.kind")
-        columns["retransmission"] = _decode(raw["retransmission"], _U8, "packets.retransmission")
+        columns = {k: _count(raw[k], _U32, f"packets.{k}") for k in _PACKET_U32}
+        columns["time_ns"] = _count(raw["time_ns"], _U64, "packets.time_ns")
+        columns["kind"] = _count(raw["kind"], _U8, "packets.kind")
+        columns["retransmission"] = _count(raw["retransmission"], _U8, "packets.retransmission")
         _check_lengths("packets", columns)
-        assoc = columns["assoc"]
-        if len(assoc) and int(assoc.max()) >= len(raw["assoc_names"]):
+        highest = _max_u32(raw["assoc"])
+        if highest >= len(raw["assoc_names"]):
             raise ValueError(
-                f"packets.assoc: index {int(assoc.max())} out of range "
+                f"packets.assoc: index {highest} out of range "
                 f"({len(raw['assoc_names'])} association names)"
             )
-        kind = columns["kind"]
-        if len(kind) and int(kind.max()) >= len(PACKET_KINDS):
-            raise ValueError(f"packets.kind: unknown kind code {int(kind.max())}")
+        kind = _max_u8(raw["kind"])
+        if kind >= len(PACKET_KINDS):
+            raise ValueError(f"packets.kind: unknown kind code {kind}")
 
     def __repr__(self) -> str:
         return (
@@ -283,6 +319,8 @@ class RunResult:
     def scalar_table(self) -> pd.DataFrame:
         """End-of-run scalars in long form: columns kind, entity, metric, value (float), unit
         (what ``scalars.csv`` holds)."""
+        import pandas as pd
+
         raw = self._scalars_raw
         return pd.DataFrame(
             {
@@ -302,6 +340,9 @@ class RunResult:
         Select one series with e.g.
         ``ts[(ts.entity == "R1/eth0") & (ts.metric == "queue_packets")]``.
         """
+        import numpy as np
+        import pandas as pd
+
         raw = self._timeseries_raw
         time_ns = _decode(raw["time_ns"], _U64, "timeseries.time_ns")
         series = _decode(raw["series"], _U32, "timeseries.series")
@@ -328,6 +369,9 @@ class RunResult:
     @cached_property
     def events(self) -> pd.DataFrame:
         """Event log: columns time_s (float seconds), kind, entity, detail."""
+        import numpy as np
+        import pandas as pd
+
         raw = self._events_raw
         time_ns = _decode(raw["time_ns"], _U64, "events.time_ns")
         return pd.DataFrame(
@@ -360,6 +404,9 @@ class RunResult:
         chunk's own TSN). TSNs are 32-bit serial numbers; unwrap them relative to the
         first (as :meth:`sequence` does) before doing arithmetic.
         """
+        import numpy as np
+        import pandas as pd
+
         raw = self._packets_raw
         if raw is None:
             return None
@@ -395,6 +442,31 @@ class RunResult:
         ``(names, time_s, series, value)`` as :func:`decode_timeseries` returns them."""
         return decode_timeseries(self._timeseries_raw)
 
+    def scalar_rows(self) -> Iterator[tuple[str, str, str, float, str]]:
+        """Every scalar as ``(kind, entity, metric, value, unit)``, in the core's order
+        (the rows of :attr:`scalar_table`, without pandas)."""
+        raw = self._scalars_raw
+        for k, e, m, v, u in zip(
+            raw["kind"], raw["entity"], raw["metric"], raw["value"], raw["unit"], strict=True
+        ):
+            yield str(k), str(e), str(m), math.nan if v is None else float(v), str(u)
+
+    def entities(self, kind: str) -> list[str]:
+        """The entities of ``kind`` (``"flow"``, ``"iface"``, ``"sctp"``, ...) that have
+        scalars, in the order the core reported them."""
+        return [e for k, e in self._by_entity if k == kind]
+
+    def entity_scalars(self, kind: str, entity: str) -> list[tuple[str, float]]:
+        """``(metric, value)`` of every scalar of one entity, in the core's order."""
+        return self._by_entity.get((kind, entity), [])
+
+    @cached_property
+    def _by_entity(self) -> dict[tuple[str, str], list[tuple[str, float]]]:
+        out: dict[tuple[str, str], list[tuple[str, float]]] = {}
+        for k, e, m, v, _ in self.scalar_rows():
+            out.setdefault((k, e), []).append((m, v))
+        return out
+
     @cached_property
     def _scalar_index(self) -> dict[tuple[str, str, str], float]:
         raw = self._scalars_raw
@@ -415,6 +487,8 @@ class RunResult:
         dictionary. These names are the scalar columns of a sweep's results; the long
         form with a unit column is :attr:`scalar_table`.
         """
+        import pandas as pd
+
         raw = self._scalars_raw
         names = [
             scalar_name(k, e, m)
@@ -561,11 +635,16 @@ class RunResult:
 def _ns(time_s: np.ndarray) -> bytes:
     """Seconds (as written) back to the core's nanoseconds: exact, since every time was
     a whole number of nanoseconds below 2**53."""
+    import numpy as np
+
     return np.rint(np.asarray(time_s, dtype=np.float64) * _NS_PER_S).astype(_U64).tobytes()
 
 
 def _codes(column: pa.ChunkedArray) -> tuple[np.ndarray, list[str]]:
     """A text column as (codes, categories), categories in order of first appearance."""
+    import numpy as np
+    import pyarrow as pa
+
     values = column.combine_chunks()
     if not pa.types.is_dictionary(values.type):
         values = values.dictionary_encode()
@@ -575,6 +654,9 @@ def _codes(column: pa.ChunkedArray) -> tuple[np.ndarray, list[str]]:
 
 
 def _timeseries_raw_from(path: Path) -> dict[str, Any]:
+    import numpy as np
+    import pyarrow.parquet as pq
+
     columns = ["kind", "entity", "metric", "unit"]
     table = pq.read_table(path, read_dictionary=columns)
     coded = [_codes(table.column(c)) for c in columns]
@@ -599,6 +681,8 @@ def _timeseries_raw_from(path: Path) -> dict[str, Any]:
 
 
 def _events_raw_from(path: Path) -> dict[str, Any]:
+    import pyarrow.parquet as pq
+
     table = pq.read_table(path)
     return {
         "time_ns": _ns(table.column("time_s").to_numpy()),
@@ -607,6 +691,9 @@ def _events_raw_from(path: Path) -> dict[str, Any]:
 
 
 def _packets_raw_from(path: Path) -> dict[str, Any]:
+    import numpy as np
+    import pyarrow.parquet as pq
+
     table = pq.read_table(path)
     assoc, names = _codes(table.column("association"))
     kind_codes, kind_names = _codes(table.column("kind"))
@@ -642,6 +729,9 @@ def _write_parquet(df: pd.DataFrame, path: Path) -> None:
     the file depends only on the data and the pyarrow version. Parquet itself
     stores no timestamps.
     """
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
     table = pa.Table.from_pandas(df, preserve_index=False)
     # Normalise every text column to plain ``string`` (pandas may hand over
     # large_string or string_view depending on its version), so the file layout
@@ -657,6 +747,8 @@ def _write_parquet(df: pd.DataFrame, path: Path) -> None:
 
 
 def _is_text(t: pa.DataType) -> bool:
+    import pyarrow as pa
+
     is_view = getattr(pa.types, "is_string_view", None)  # pyarrow >= 16
     return bool(
         pa.types.is_string(t) or pa.types.is_large_string(t) or (is_view is not None and is_view(t))

@@ -4,6 +4,10 @@
 //! Errors map in one place ([`scenario_error`], [`sim_error`]): invalid scenarios raise
 //! `ScenarioError` (a `ValueError`) whose message is one line with the key path; failures while
 //! simulating raise `SimulationError` (a `RuntimeError`). The GIL is released while simulating.
+//! Real mode (`real_send`, `real_sink`: the engine on UDP sockets, crate `sctp_udp`) returns
+//! the same dictionary as `run`; socket failures raise `SimulationError` too.
+
+mod real;
 
 use std::path::PathBuf;
 
@@ -160,5 +164,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(params, m)?)?;
     m.add_function(wrap_pyfunction!(check, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(real::real_send, m)?)?;
+    m.add_function(wrap_pyfunction!(real::real_sink, m)?)?;
     Ok(())
 }

@@ -13,6 +13,7 @@ pub mod mobility;
 pub mod model;
 pub mod overrides;
 pub mod reader;
+pub mod real;
 pub mod schema;
 pub mod units;
 
