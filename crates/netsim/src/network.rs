@@ -256,7 +256,7 @@ impl Channel {
     /// A channel in its initial state; `queue_rng` and `loss_rng` are the queue discipline's and
     /// the loss model's streams.
     pub fn new(config: ChannelConfig, queue_rng: SimRng, loss_rng: SimRng) -> Self {
-        let ctx = QueueContext { rate_bps: config.rate_bps, mtu: config.mtu, rng: queue_rng };
+        let ctx = QueueContext { rate_bps: config.rate_bps, delay: config.delay, mtu: config.mtu, rng: queue_rng };
         Channel {
             queue: config.queue.build(ctx),
             queue_dropped: Dropped::new(),

@@ -12,6 +12,7 @@ pub mod error;
 pub mod mobility;
 pub mod model;
 pub mod overrides;
+mod queues;
 pub mod reader;
 pub mod real;
 pub mod schema;

@@ -16,7 +16,6 @@ use netsim::apps::vbr::VbrConfig;
 use netsim::fault::FaultAction;
 use netsim::loss::LossConfig;
 use netsim::network::{ChannelConfig, IfaceId, LinkId, NodeKind};
-use netsim::queue::{DropTail, QueueConfig};
 use netsim::wire::PROTO_SCTP;
 use netsim::wire::{PROTO_TCP, PROTO_UDP};
 use netsim::{Duration, Instant};
@@ -394,11 +393,17 @@ impl Parser {
         }
         let queue = match r.table("queue")? {
             Some(mut q) => {
-                let cfg = self.queue(&mut q)?;
+                let cfg = crate::queues::read(&mut q, rate_bps, delay)?;
                 r.put_table("queue", q.finish());
                 cfg
             }
-            None => base.expect("queue has a default on links").queue.clone(),
+            None => {
+                let cfg = base.expect("queue has a default on links").queue.clone();
+                // Inherited from the link: its derived defaults must suit this direction too.
+                cfg.check(rate_bps, delay)
+                    .map_err(|e| r.error("queue", format!("the link's queue does not suit this direction: {e}")))?;
+                cfg
+            }
         };
         let loss = match r.table("loss")? {
             Some(mut l) => {
@@ -409,15 +414,6 @@ impl Parser {
             None => base.expect("loss has a default on links").loss,
         };
         Ok(ChannelConfig { rate_bps, delay, mtu: mtu as usize, queue, loss })
-    }
-
-    fn queue(&self, r: &mut Reader<'_>) -> Result<QueueConfig, ScenarioError> {
-        // The schema admits only the registry's kinds (`netsim::queue::KINDS`); each builds here.
-        let kind = r.str("kind")?;
-        match kind.as_str() {
-            DropTail::KIND => Ok(QueueConfig::DropTail { limit: r.queue_limit("limit")? }),
-            other => Err(r.error("kind", format!("unknown queue discipline {other:?}"))),
-        }
     }
 
     fn loss(r: &mut Reader<'_>) -> Result<LossConfig, ScenarioError> {

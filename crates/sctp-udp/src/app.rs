@@ -122,6 +122,7 @@ pub struct SinkOptions {
 
 /// Runs a bulk transfer to completion (or until `control` stops it) and returns its results.
 pub fn run_send(opts: &SendOptions, control: &mut dyn Control) -> Result<RealResult, DriverError> {
+    let cpu = CpuTime::now();
     let mut drv = UdpDriver::new(opts.config.clone(), &opts.local, Clock::start())?;
     let mut book = Book::new(&opts.name);
     let id = drv.open(&opts.peers, opts.peer_port, opts.local.remote_udp_port);
@@ -193,6 +194,7 @@ pub fn run_send(opts: &SendOptions, control: &mut dyn Control) -> Result<RealRes
     }
     book.transport_scalars(end, &drv, true, &mut scalars);
     let description = describe_send(opts, drv.udp_port());
+    cpu.report(&opts.name, acked, &mut scalars);
     finish(drv, book, scalars, end, s.interrupted, description)
 }
 
@@ -329,6 +331,7 @@ fn drain(drv: &mut UdpDriver, book: &mut Book, s: &mut Sender, id: AssocId) {
 /// Runs a sink until its time is up, its first association has closed (`once`) or `control`
 /// stops it, and returns its results.
 pub fn run_sink(opts: &SinkOptions, control: &mut dyn Control) -> Result<RealResult, DriverError> {
+    let cpu = CpuTime::now();
     let mut local = opts.local.clone();
     local.listening = true;
     let mut drv = UdpDriver::new(opts.config.clone(), &local, Clock::start())?;
@@ -403,6 +406,7 @@ pub fn run_sink(opts: &SinkOptions, control: &mut dyn Control) -> Result<RealRes
     }
     book.transport_scalars(end, &drv, false, &mut scalars);
     let description = describe_sink(opts, drv.udp_port());
+    cpu.report(&opts.name, k.delivered, &mut scalars);
     finish(drv, book, scalars, end, interrupted, description)
 }
 
@@ -520,6 +524,40 @@ impl Checker {
                 self.seen[word] |= 1 << bit;
             }
             CheckMode::Pattern => {}
+        }
+    }
+}
+
+/// CPU time of the calling thread (the loop runs on one), from `getrusage(RUSAGE_THREAD)`.
+#[derive(Clone, Copy, Debug)]
+struct CpuTime {
+    user: f64,
+    system: f64,
+}
+
+impl CpuTime {
+    fn now() -> Self {
+        // SAFETY: `getrusage` fills the zeroed struct it is given; RUSAGE_THREAD is valid on
+        // Linux, the only system this driver is built for.
+        let mut u: libc::rusage = unsafe { std::mem::zeroed() };
+        let ok = unsafe { libc::getrusage(libc::RUSAGE_THREAD, &mut u) } == 0;
+        let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
+        if ok {
+            CpuTime { user: secs(u.ru_utime), system: secs(u.ru_stime) }
+        } else {
+            CpuTime { user: f64::NAN, system: f64::NAN }
+        }
+    }
+
+    /// The loop's CPU time since `self` (user, system, total) and, for `bytes` of user data
+    /// delivered or acknowledged, the CPU time per byte.
+    fn report(self, name: &str, bytes: u64, out: &mut Scalars) {
+        let now = CpuTime::now();
+        let (user, system) = (now.user - self.user, now.system - self.system);
+        out.push("real", name, "cpu_user", user, "s");
+        out.push("real", name, "cpu_system", system, "s");
+        if bytes > 0 {
+            out.push("real", name, "cpu_per_byte", (user + system) / bytes as f64, "s/byte");
         }
     }
 }

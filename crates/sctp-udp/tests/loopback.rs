@@ -95,6 +95,12 @@ fn a_transfer_arrives_whole_and_ends_gracefully() {
     assert!(get(&s.scalars, "sctp_path", "send/path0", "srtt") < 0.5);
     assert!(get(&s.scalars, "sctp_path", "send/path0", "rto") >= 0.05);
     assert_eq!(get(&s.scalars, "real", "send", "bad_checksum"), 0.0);
+    // The loop's CPU time: some, and less than the run lasted.
+    for (r, name) in [(&s, "send"), (&k, "sink")] {
+        let cpu = get(&r.scalars, "real", name, "cpu_user") + get(&r.scalars, "real", name, "cpu_system");
+        assert!(cpu > 0.0 && cpu <= get(&r.scalars, "run", "run", "wall_time") + 0.01, "{name} {cpu}");
+        assert!(get(&r.scalars, "real", name, "cpu_per_byte") > 0.0);
+    }
 }
 
 #[test]
@@ -132,7 +138,7 @@ fn a_sink_refuses_associations_beyond_its_limit() {
     let mut sink = sink_opts(vec![A1], port, 5003);
     sink.local.max_associations = 1;
     sink.once = false;
-    sink.time = Some(Duration::from_secs(3));
+    sink.time = Some(Duration::from_secs(5));
     let t = thread::spawn(move || run_sink(&sink, &mut NoControl).expect("sink runs"));
     thread::sleep(std::time::Duration::from_millis(50));
     let mut first = send_opts(vec![A1], vec![A1], port, 5003);
@@ -143,11 +149,17 @@ fn a_sink_refuses_associations_beyond_its_limit() {
     thread::sleep(std::time::Duration::from_millis(300));
     let refused = run_send(&second, &mut NoControl).expect("second sender");
     let accepted = h.join().expect("first");
+    // The first association has closed and left: its place is free again.
+    let mut third = send_opts(vec![A1], vec![A1], port, 5003);
+    third.bytes = Some(1 << 20);
+    let later = run_send(&third, &mut NoControl).expect("third sender");
     let k = t.join().expect("sink");
+    assert_eq!(get(&later.scalars, "sctp", "send", "acked_bytes"), f64::from(1 << 20));
     assert!(refused.events.detail.iter().any(|d| d.contains("AbortedByPeer")), "{:?}", refused.events.detail);
     assert_eq!(get(&refused.scalars, "sctp", "send", "acked_bytes"), 0.0);
     assert!(get(&k.scalars, "real", "sink", "rejected_over_limit") >= 1.0);
-    assert_eq!(get(&k.scalars, "real", "sink", "associations"), 1.0);
+    assert_eq!(get(&k.scalars, "real", "sink", "associations"), 2.0);
+    assert_eq!(get(&k.scalars, "real", "sink", "associations_closed"), 2.0);
     assert!(get(&accepted.scalars, "sctp", "send", "acked_bytes") > 0.0);
 }
 
