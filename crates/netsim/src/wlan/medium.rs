@@ -437,7 +437,13 @@ impl Medium {
     ) -> u32 {
         let id = self.radios.len() as u32;
         let top_rate = crate::wlan::rate::RateState::new(config.rate).rate();
-        let ctx = QueueContext { rate_bps: top_rate.mbps() as u64 * 1_000_000, mtu: 2304, rng: queue_rng };
+        // Propagation over the air is microseconds and depends on distance: none for the queue.
+        let ctx = QueueContext {
+            rate_bps: top_rate.mbps() as u64 * 1_000_000,
+            delay: Duration::ZERO,
+            mtu: 2304,
+            rng: queue_rng,
+        };
         debug_assert!(matches!(config.role, Role::AccessPoint) == ap.is_none());
         self.radios.push(Radio {
             iface,
