@@ -9,6 +9,7 @@
 
 pub mod build;
 pub mod error;
+pub mod mobility;
 pub mod model;
 pub mod overrides;
 mod queues;

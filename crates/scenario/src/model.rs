@@ -22,6 +22,7 @@ use netsim::{Duration, Instant};
 use toml::{Table, Value};
 
 use crate::error::ScenarioError;
+use crate::mobility::MobilitySpec;
 use crate::reader::{show, suggest, Reader};
 use crate::schema::{EVENT_KINDS, ROOT};
 use crate::wlan::{RadioSpec, WlanSpec};
@@ -35,6 +36,8 @@ pub struct NodeSpec {
     pub kind: NodeKind,
     /// Interfaces: (name, address).
     pub ifaces: Vec<(String, Ipv4Addr)>,
+    /// Where it is and how it moves (`None`: no place in the world, as a wired-only node).
+    pub mobility: Option<MobilitySpec>,
 }
 
 /// An interface by position: node index and interface index within the node.
@@ -159,6 +162,8 @@ pub struct RecordSpec {
     pub capture: Vec<IfaceRef>,
     /// Keep the SCTP packet log (DATA chunks sent, SACK chunks received).
     pub packets: bool,
+    /// Sample node positions as time series.
+    pub positions: bool,
     /// When transports compute their checksums (`record.checksums`).
     pub checksums: netsim::world::ChecksumPolicy,
 }
@@ -355,7 +360,8 @@ impl Parser {
             ifaces.push((iname, addr));
         }
         r.put_list("interfaces", iface_readers.into_iter().map(Reader::finish).collect());
-        Ok(NodeSpec { name, kind, ifaces })
+        let mobility = crate::mobility::read(r)?;
+        Ok(NodeSpec { name, kind, ifaces, mobility })
     }
 
     /// Resolve each station's `ap` to an access point's radio on the same channel.
@@ -1117,6 +1123,7 @@ impl Parser {
                 name: host.clone(),
                 kind: NodeKind::Host,
                 ifaces: vec![("eth0".into(), host_addr)],
+                mobility: None,
             });
             self.nodes[router].ifaces.push((host.clone(), router_addr));
             self.addresses.insert(host_addr, format!("{host}/eth0"));
@@ -1274,12 +1281,14 @@ impl Parser {
         // No default in the resolved scenario: a scenario that does not ask for the log
         // resolves exactly as before the key existed.
         let packets = r.opt_bool("packets")?.unwrap_or(false);
+        // Absent too: positions are sampled only when asked for.
+        let positions = r.opt_bool("positions")?.unwrap_or(false);
         // Absent as well: "auto" unless the scenario says otherwise.
         let checksums = match r.opt_str("checksums")?.as_deref() {
             Some("always") => netsim::world::ChecksumPolicy::Always,
             _ => netsim::world::ChecksumPolicy::Auto,
         };
-        Ok(RecordSpec { interval, events, capture, packets, checksums })
+        Ok(RecordSpec { interval, events, capture, packets, positions, checksums })
     }
 }
 

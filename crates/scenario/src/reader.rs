@@ -144,7 +144,7 @@ impl<'a> Reader<'a> {
         self.resolved.insert(key.into(), value.into());
     }
 
-    fn typed<T>(
+    pub(crate) fn typed<T>(
         &mut self,
         key: &str,
         convert: impl Fn(&Value) -> Result<T, String>,

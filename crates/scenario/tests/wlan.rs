@@ -33,6 +33,9 @@ fn radio_keys_reach_the_mac() {
     assert_eq!(get(&rts, "iface", "sta1/wlan0", "mac_tx_rts"), 0.0);
     let far = run_with(&text, &["duration=1s", "nodes[2].interfaces[0].wlan.x=200.0"]);
     assert_eq!(get(&far, "iface", "sta0/wlan0", "mac_tx_acked"), 0.0, "out of range at 200 m");
+    // The node's own position (nodes[].position, or its mobility) wins over the radio's x, y.
+    let placed = run_with(&text, &["duration=1s", "nodes[2].position=[200.0, 0.0]"]);
+    assert_eq!(get(&placed, "iface", "sta0/wlan0", "mac_tx_acked"), 0.0);
     let q = run_with(&text, &["duration=1s", "nodes[2].interfaces[0].wlan.queue.limit=5"]);
     assert!(get(&q, "iface", "sta0/wlan0", "queue_packets") <= 5.0);
     let red = run_with(&text, &["duration=1s", "nodes[2].interfaces[0].wlan.queue.kind=\"red\""]);
