@@ -1,5 +1,5 @@
-//! Flow Random Early Drop (Lin & Morris, "Dynamics of Random Early Detection", SIGCOMM 1997,
-//! Fig. 8): RED with accounting for each flow that has packets in the buffer.
+//! Flow Random Early Drop (Lin & Morris, "Dynamics of Random Early Detection", SIGCOMM 1997, and
+//! its pseudocode there): RED with accounting for each flow that has packets in the buffer.
 //!
 //! Per active flow `i` FRED keeps `qlen_i`, the packets it has queued, and `strike_i`, how often
 //! it went over its allowance; globally the number of active flows `Nactive` and the average
