@@ -28,6 +28,10 @@ Sweeps (parameters x replications, resumable, in parallel or on Dask):
 * :func:`compare_results` compares two runs or two sweeps scalar by scalar
   (``sctpsim compare``).
 
+Real mode (``import sctpsim.real``): :func:`sctpsim.real.sink` and :func:`sctpsim.real.send`
+run the same SCTP engine over UDP sockets (SCTP over UDP, RFC 6951) and return a
+:class:`RunResult` like a simulation's.
+
 Reproductions: :func:`list_studies` and :func:`load_study` find the bundled studies;
 :func:`run_study` runs one and writes its tables, figures and HTML report (the
 ``sctpsim reproduce`` command).

@@ -12,6 +12,7 @@ at run time.
 """
 
 import os
+from collections.abc import Callable
 from typing import TypedDict
 
 __version__: str
@@ -183,4 +184,58 @@ def write_results(directory: str | os.PathLike[str], tables: _Tables) -> list[st
         ValueError: the tables are inconsistent (buffers of partial elements, columns of
             different lengths, an index out of range).
         OSError: a file cannot be written.
+    """
+
+class _RealOutput(_RunOutput):
+    interrupted: bool
+    """Ctrl-C (a pending KeyboardInterrupt) ended the run; results cover it up to then."""
+
+def real_sink(
+    bind: list[str],
+    port: int = 5001,
+    udp_port: int = 9899,
+    preset: str = "rfc9260",
+    sets: list[str] = ...,
+    time: float | None = None,
+    once: bool = False,
+    check: str = "none",
+    max_associations: int = 256,
+    faults: list[str] = ...,
+    pcap: str | os.PathLike[str] | None = None,
+    progress: Callable[[float, int, int, bool], object] | None = None,
+) -> _RealOutput:
+    """Real mode's sink on UDP sockets (see ``sctpsim.real.sink``); the GIL is released
+    while it runs.
+
+    Raises:
+        ScenarioError: a preset or ``sctp.KEY=VALUE`` setting is invalid.
+        ValueError: an address, a fault or the check mode is invalid.
+        SimulationError: a socket could not be bound or the capture written.
+    """
+
+def real_send(
+    bind: list[str],
+    peer: list[str],
+    peer_port: int = 5001,
+    peer_udp_port: int = 9899,
+    port: int = 0,
+    udp_port: int = 9899,
+    bytes: int | None = None,
+    time: float | None = None,
+    message_size: int = 1024,
+    streams: int = 1,
+    unordered: bool = False,
+    preset: str = "rfc9260",
+    sets: list[str] = ...,
+    faults: list[str] = ...,
+    pcap: str | os.PathLike[str] | None = None,
+    progress: Callable[[float, int, int, bool], object] | None = None,
+) -> _RealOutput:
+    """Real mode's bulk sender on UDP sockets (see ``sctpsim.real.send``); the GIL is
+    released while it runs.
+
+    Raises:
+        ScenarioError: a preset or ``sctp.KEY=VALUE`` setting is invalid.
+        ValueError: an address, a fault, the size or the byte/time target is invalid.
+        SimulationError: a socket could not be bound or the capture written.
     """

@@ -11,6 +11,8 @@ Commands::
                  [--where KEY=VALUE ...]
     sctpsim compare DIR_A DIR_B [--rtol X] [--all]
     sctpsim reproduce --list | NAME [--quick] [--jobs N] [--dask ADDRESS|local] [--out DIR]
+    sctpsim real sink --bind ADDR[,ADDR...] [--port P] [--udp-port U] [--time T] [--once] ...
+    sctpsim real send --bind ADDR[,ADDR...] --peer ADDR[,ADDR...] [--bytes N | --time T] ...
 
 Error handling is uniform and script-friendly: every expected failure prints exactly
 one line ``error: ...`` on stderr — never a traceback — and exits with
@@ -329,6 +331,8 @@ def cli() -> None:
       sctpsim compare results/failover /tmp/failover-new
       sctpsim reproduce --list
       sctpsim reproduce failover-tuning --quick
+      sctpsim real sink --bind 127.0.0.1,127.0.0.2 --once
+      sctpsim real send --bind 127.0.0.1 --udp-port 0 --peer 127.0.0.1,127.0.0.2 --bytes 100MB
 
     Errors are reported as one line starting with "error:"; the exit status is 2 for
     invalid input, 1 for a failed run.
@@ -1033,3 +1037,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 if __name__ == "__main__":  # pragma: no cover
     raise SystemExit(main())
+
+
+# Real mode's commands live in their own module (registered last: it uses this module's
+# error helpers).
+from sctpsim.realcli import real as _real  # noqa: E402
+
+cli.add_command(_real)

@@ -278,15 +278,59 @@ def _sctp_senders_table(result: RunResult) -> Table | None:
             ("heartbeats", "right"),
         ],
     )
+    # A real sender (sctpsim real send) reports its own goodput: bytes acknowledged over
+    # the time from the first send to the end of the association.
+    goodput = any(not _bad(result.scalar_or_nan("sctp", a, "acked_bytes")) for a in apps)
+    if goodput:
+        table.add_column("goodput", justify="right", no_wrap=True)
+        table.add_column("completion s", justify="right", no_wrap=True)
     for app in apps:
         s = partial(result.scalar_or_nan, "sctp", app)
-        table.add_row(
+        cells = [
             app,
             format_count(s("sent_bytes")),
             format_count(s("fast_retransmissions")),
             format_count(s("timeout_retransmissions")),
             format_count(s("t3_timeouts")),
             format_count(s("heartbeats_sent")),
+        ]
+        if goodput:
+            cells += [format_rate(s("goodput")), format_float(s("completion_time"), digits=3)]
+        table.add_row(*cells)
+    return table
+
+
+def _real_table(result: RunResult) -> Table | None:
+    # Real mode (sctpsim real): the UDP driver's counters.
+    entities = _entities(result, "real")
+    if not entities:
+        return None
+    table = _table(
+        "Real sockets (UDP datagrams)",
+        [
+            ("app", "left"),
+            ("sent", "right"),
+            ("received", "right"),
+            ("fault drops out", "right"),
+            ("fault drops in", "right"),
+            ("socket full", "right"),
+            ("bad CRC", "right"),
+            ("refused", "right"),
+            ("check errors", "right"),
+        ],
+    )
+    for app in entities:
+        s = partial(result.scalar_or_nan, "real", app)
+        table.add_row(
+            app,
+            format_count(s("datagrams_sent")),
+            format_count(s("datagrams_received")),
+            format_count(s("fault_dropped_tx")),
+            format_count(s("fault_dropped_rx")),
+            format_count(s("send_blocked")),
+            format_count(s("bad_checksum")),
+            format_count(s("rejected_over_limit")),
+            format_count(s("check_errors")),
         )
     return table
 
@@ -343,9 +387,14 @@ def _sctp_paths_table(result: RunResult) -> Table | None:
             ("T3", "right"),
         ],
     )
+    # Real runs report each path's final SRTT and RTO; simulated runs sample them instead.
+    rtt = any(not _bad(result.scalar_or_nan("sctp_path", p, "rto")) for p in paths)
+    if rtt:
+        table.add_column("SRTT ms", justify="right", no_wrap=True)
+        table.add_column("RTO ms", justify="right", no_wrap=True)
     for path in paths:
         s = partial(result.scalar_or_nan, "sctp_path", path)
-        table.add_row(
+        cells = [
             path,
             format_path_state(s("state")),
             format_count(s("packets_sent")),
@@ -353,7 +402,10 @@ def _sctp_paths_table(result: RunResult) -> Table | None:
             format_count(s("bytes_retransmitted")),
             format_count(s("bytes_acked")),
             format_count(s("t3_timeouts")),
-        )
+        ]
+        if rtt:
+            cells += [format_ms(s("srtt")), format_ms(s("rto"))]
+        table.add_row(*cells)
     return table
 
 
@@ -514,6 +566,11 @@ def header_line(result: RunResult) -> Text:
     events = result.scalar_or_nan("run", "run", "events")
     text = Text()
     text.append(result.name, style="bold")
+    wall_time = result.scalar_or_nan("run", "run", "wall_time")
+    if not _bad(wall_time):
+        # Real mode (sctpsim real): wall-clock time, no simulated events.
+        text.append(f"  real sockets  {wall_time:.3f} s")
+        return text
     text.append(f"  seed {result.seed}")
     text.append(f"  simulated {_MISSING if _bad(sim_time) else f'{sim_time:g}'} s")
     text.append(f"  {format_count(events)} events")
@@ -532,6 +589,7 @@ def summary_tables(result: RunResult) -> list[Table]:
         _sctp_paths_table(result),
         _sctp_path_data_table(result),
         _sctp_reordering_table(result),
+        _real_table(result),
         _ifaces_table(result),
         _nodes_table(result),
     )

@@ -41,6 +41,30 @@ pub enum Event {
     Fault(u32),
     /// Time-series sampling instant.
     Sample,
+    /// A WLAN channel's event ([`crate::wlan::medium`]).
+    Wlan {
+        /// The channel (index in the network's channels).
+        medium: u32,
+        /// What.
+        timer: WlanTimer,
+        /// A transmission or a radio, by the timer.
+        arg: u32,
+        /// Generation when scheduled (stale events are ignored).
+        gen: u32,
+    },
+}
+
+/// The events of a WLAN channel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WlanTimer {
+    /// The earliest backoff end: radios whose counter reaches zero send.
+    Access,
+    /// A transmission (`arg`) ends.
+    TxEnd,
+    /// A radio (`arg`) sends its response (ACK, CTS, or DATA after CTS) SIFS after a frame.
+    Respond,
+    /// A radio's (`arg`) ACK or CTS timeout.
+    Timeout,
 }
 
 /// Why a queue discipline dropped or marked a packet: a name the discipline defines (see
@@ -84,12 +108,14 @@ pub enum DropReason {
     PortUnreachable,
     /// The IP header could not be parsed.
     Malformed,
+    /// A WLAN MAC gave up on the frame after its retry limit (IEEE 802.11-2020 §10.3.4.4).
+    RetryLimit,
 }
 
 impl DropReason {
     /// Every reason outside the queue disciplines (whose reasons are an open set), in reporting
     /// order.
-    pub const NETWORK: [DropReason; 9] = [
+    pub const NETWORK: [DropReason; 10] = [
         DropReason::LinkDown,
         DropReason::IfaceDown,
         DropReason::NoRoute,
@@ -99,6 +125,7 @@ impl DropReason {
         DropReason::NotForThisHost,
         DropReason::PortUnreachable,
         DropReason::Malformed,
+        DropReason::RetryLimit,
     ];
 
     /// The name used in results (`drops_<name>` scalars, event details).
@@ -114,6 +141,7 @@ impl DropReason {
             DropReason::NotForThisHost => "not_for_this_host",
             DropReason::PortUnreachable => "port_unreachable",
             DropReason::Malformed => "malformed",
+            DropReason::RetryLimit => "retry_limit",
         }
     }
 
@@ -130,6 +158,7 @@ impl DropReason {
             DropReason::NotForThisHost => Some(6),
             DropReason::PortUnreachable => Some(7),
             DropReason::Malformed => Some(8),
+            DropReason::RetryLimit => Some(9),
         }
     }
 }

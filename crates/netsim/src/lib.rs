@@ -33,6 +33,7 @@ pub mod stats;
 pub mod transport;
 pub use simtime as time;
 pub mod wire;
+pub mod wlan;
 pub mod world;
 
 pub use time::{Duration, Instant};

@@ -23,7 +23,9 @@ use std::net::Ipv4Addr;
 
 use rustc_hash::FxHashMap;
 
-use crate::event::{DropCounts, DropReason, Event, Location, NetEvent, NetObserver, QueueCounts, QueueReason};
+use crate::event::{
+    DropCounts, DropReason, Event, Location, NetEvent, NetObserver, QueueCounts, QueueReason, WlanTimer,
+};
 use crate::ids::{AgentId, FlowId};
 pub use crate::ids::{IfaceId, LinkId, NodeId};
 use crate::kernel::{Scheduler, Ticket};
@@ -35,6 +37,19 @@ use crate::routing::{Graph, RoutedAddr, RoutingTable};
 use crate::stats::TimeAverage;
 use crate::time::{Duration, Instant};
 use crate::wire::{Packet, PacketMeta, UdpView, PROTO_SCTP, PROTO_TCP, PROTO_UDP};
+use crate::wlan::medium::{Medium, Output as WlanOutput};
+use crate::wlan::{RadioConfig, Role};
+
+/// Why a radio could not be attached.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum WlanError {
+    /// There is no WLAN channel with this index.
+    #[error("no WLAN channel {0}")]
+    NoSuchChannel(u32),
+    /// A station's AP interface is not an AP radio on the station's channel.
+    #[error("interface {0:?} is not an access point on the station's channel")]
+    NotAnAp(IfaceId),
+}
 
 /// Hosts originate and consume traffic; routers forward it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -90,9 +105,9 @@ impl IfaceAddr {
 }
 
 /// What an interface is attached to. Forwarding dispatches on it: a packet leaves through the
-/// attachment's transmitter and reaches whoever the attachment connects. Today an interface
-/// is one end of a point-to-point link; a shared medium (a WLAN channel, where the far end is
-/// chosen per packet among the stations) is the next kind.
+/// attachment's transmitter and reaches whoever the attachment connects: the far end of a
+/// point-to-point link, or on a shared medium (a WLAN channel) the radio the MAC addresses
+/// (a station's AP; for an AP, the station owning the destination).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Attachment {
     /// One end of a full-duplex point-to-point link.
@@ -102,7 +117,17 @@ pub enum Attachment {
         /// Which end (0 or 1): the interface transmits on `dirs[side]`.
         side: u8,
     },
+    /// A radio on a WLAN channel.
+    Wlan {
+        /// The channel (index in [`Network::wlans`]).
+        medium: u32,
+        /// The radio (index in the channel).
+        radio: u32,
+    },
 }
+
+/// Attachment keys of WLAN BSSs in the routing graph (link keys are link ids, below this).
+const WLAN_KEY: u32 = 1 << 31;
 
 /// A network interface: its addresses (possibly none) and what it is attached to.
 #[derive(Debug)]
@@ -146,6 +171,16 @@ impl Iface {
     pub fn link(&self) -> Option<(LinkId, usize)> {
         match self.attachment? {
             Attachment::Link { link, side } => Some((link, side as usize)),
+            Attachment::Wlan { .. } => None,
+        }
+    }
+
+    /// The channel and radio it is, if it is a WLAN interface.
+    #[inline]
+    pub fn wlan(&self) -> Option<(u32, u32)> {
+        match self.attachment? {
+            Attachment::Wlan { medium, radio } => Some((medium, radio)),
+            Attachment::Link { .. } => None,
         }
     }
 }
@@ -221,7 +256,7 @@ impl Channel {
     /// A channel in its initial state; `queue_rng` and `loss_rng` are the queue discipline's and
     /// the loss model's streams.
     pub fn new(config: ChannelConfig, queue_rng: SimRng, loss_rng: SimRng) -> Self {
-        let ctx = QueueContext { rate_bps: config.rate_bps, mtu: config.mtu, rng: queue_rng };
+        let ctx = QueueContext { rate_bps: config.rate_bps, delay: config.delay, mtu: config.mtu, rng: queue_rng };
         Channel {
             queue: config.queue.build(ctx),
             queue_dropped: Dropped::new(),
@@ -278,13 +313,24 @@ pub struct Network {
     pub ifaces: Vec<Iface>,
     /// Links by id.
     pub links: Vec<Link>,
+    /// WLAN channels.
+    pub wlans: Vec<Medium>,
+    /// What the last WLAN event produced (kept, emptied, reused).
+    wlan_out: Vec<WlanOutput>,
     next_uid: u64,
 }
 
 impl Network {
     /// An empty network.
     pub fn new() -> Self {
-        Network { nodes: Vec::new(), ifaces: Vec::new(), links: Vec::new(), next_uid: 0 }
+        Network {
+            nodes: Vec::new(),
+            ifaces: Vec::new(),
+            links: Vec::new(),
+            wlans: Vec::new(),
+            wlan_out: Vec::new(),
+            next_uid: 0,
+        }
     }
 
     /// Add a node.
@@ -320,6 +366,107 @@ impl Network {
         self.ifaces[b.index()].attachment = Some(Attachment::Link { link: id, side: 1 });
         self.links.push(Link { ends: [a, b], dirs, up: true, cost });
         id
+    }
+
+    /// Add a WLAN channel (built with its index, [`Network::next_wlan`]).
+    pub fn add_wlan(&mut self, medium: Medium) -> u32 {
+        self.wlans.push(medium);
+        self.wlans.len() as u32 - 1
+    }
+
+    /// The index the next WLAN channel gets.
+    pub fn next_wlan(&self) -> u32 {
+        self.wlans.len() as u32
+    }
+
+    /// Attach `iface` to WLAN channel `medium` as a radio. A station names its AP's interface,
+    /// which must already be a radio on the same channel. Returns the radio's index.
+    pub fn attach_radio(
+        &mut self,
+        iface: IfaceId,
+        medium: u32,
+        config: &RadioConfig,
+        rng: SimRng,
+        queue_rng: SimRng,
+    ) -> Result<u32, WlanError> {
+        let m = self.wlans.get(medium as usize).ok_or(WlanError::NoSuchChannel(medium))?;
+        let ap = match config.role {
+            Role::AccessPoint => None,
+            Role::Station { ap } => match self.ifaces.get(ap.index()).and_then(Iface::wlan) {
+                Some((am, ar)) if am == medium && m.ap_of(ar).is_none() => Some(ar),
+                _ => return Err(WlanError::NotAnAp(ap)),
+            },
+        };
+        let radio = self.wlans[medium as usize].add_radio(iface, config, ap, rng, queue_rng);
+        self.ifaces[iface.index()].attachment = Some(Attachment::Wlan { medium, radio });
+        self.refresh_radio_addrs(iface);
+        Ok(radio)
+    }
+
+    /// Tell a WLAN interface's channel its addresses.
+    fn refresh_radio_addrs(&mut self, iface: IfaceId) {
+        let i = &self.ifaces[iface.index()];
+        if let Some((m, r)) = i.wlan() {
+            let addrs = i.addrs.iter().map(|a| a.addr).collect();
+            self.wlans[m as usize].set_addrs(r, addrs);
+        }
+    }
+
+    /// A WLAN channel's event: run it and settle what it produced (deliveries, drops).
+    /// Returns the agent to deliver a packet to, if one reached its destination host.
+    #[allow(clippy::too_many_arguments)]
+    pub fn on_wlan<O: NetObserver + ?Sized>(
+        &mut self,
+        medium: u32,
+        timer: WlanTimer,
+        arg: u32,
+        gen: u32,
+        now: Instant,
+        sched: &mut Scheduler<Event>,
+        obs: &mut O,
+    ) -> Option<(AgentId, Packet)> {
+        let m = &mut self.wlans[medium as usize];
+        m.on_event(timer, arg, gen, now, sched);
+        self.settle_wlan(medium, now, sched, obs)
+    }
+
+    /// Account for what a WLAN channel produced: drops, and the packet delivered, if any
+    /// (at most one per event), which is received by its node.
+    fn settle_wlan<O: NetObserver + ?Sized>(
+        &mut self,
+        medium: u32,
+        now: Instant,
+        sched: &mut Scheduler<Event>,
+        obs: &mut O,
+    ) -> Option<(AgentId, Packet)> {
+        let mut out = std::mem::take(&mut self.wlan_out);
+        self.wlans[medium as usize].take_outputs(&mut out);
+        let mut delivered = None;
+        for o in out.drain(..) {
+            match o {
+                WlanOutput::Drop(radio, pkt, reason) => {
+                    let iface = self.wlans[medium as usize].iface(radio);
+                    self.drop(pkt, reason, Location::Iface(iface), now, obs);
+                }
+                WlanOutput::Deliver(radio, pkt) => {
+                    let to = self.wlans[medium as usize].iface(radio);
+                    let iface = &mut self.ifaces[to.index()];
+                    if !iface.up {
+                        self.drop(pkt, DropReason::IfaceDown, Location::Iface(to), now, obs);
+                        continue;
+                    }
+                    iface.rx_packets += 1;
+                    iface.rx_bytes += pkt.len() as u64;
+                    let node = iface.node;
+                    if obs.tracing() {
+                        obs.report(now, &NetEvent::Rx { iface: to, pkt: &pkt });
+                    }
+                    delivered = delivered.or(self.receive(node, pkt, now, sched, obs));
+                }
+            }
+        }
+        self.wlan_out = out;
+        delivered
     }
 
     /// Give `node` a place in the world that changes over time as `mobility` says.
@@ -450,6 +597,16 @@ impl Network {
         }
         let (link_id, side) = match iface.attachment {
             Some(Attachment::Link { link, side }) => (link, side as usize),
+            Some(Attachment::Wlan { medium, radio }) => {
+                if obs.tracing() {
+                    obs.report(now, &NetEvent::Tx { iface: out, pkt: &pkt });
+                }
+                self.wlans[medium as usize].send(radio, pkt, now, sched);
+                // A packet given to a MAC is delivered by a later event, never at once.
+                let delivered = self.settle_wlan(medium, now, sched, obs);
+                debug_assert!(delivered.is_none());
+                return;
+            }
             None => return self.drop(pkt, DropReason::LinkDown, Location::Iface(out), now, obs),
         };
         let link = &mut self.links[link_id.index()];
@@ -783,8 +940,13 @@ impl Network {
     ) {
         match at {
             Location::Node(n) => self.nodes[n.index()].drops.add(reason),
-            Location::Iface(i) | Location::Link(_, i) => match self.ifaces[i.index()].link() {
-                Some((l, side)) => self.links[l.index()].dirs[side].stats.drops.add(reason),
+            Location::Iface(i) | Location::Link(_, i) => match self.ifaces[i.index()].attachment {
+                Some(Attachment::Link { link, side }) => {
+                    self.links[link.index()].dirs[side as usize].stats.drops.add(reason)
+                }
+                Some(Attachment::Wlan { medium, radio }) => {
+                    self.wlans[medium as usize].radio_drops_mut(radio).add(reason)
+                }
                 None => self.nodes[self.ifaces[i.index()].node.index()].drops.add(reason),
             },
         }
@@ -849,6 +1011,7 @@ impl Network {
         i.addrs.push(addr);
         let node = i.node;
         self.refresh_local(node);
+        self.refresh_radio_addrs(iface);
         self.recompute_routes();
         true
     }
@@ -863,6 +1026,7 @@ impl Network {
         }
         let node = i.node;
         self.refresh_local(node);
+        self.refresh_radio_addrs(iface);
         self.recompute_routes();
         true
     }
@@ -889,7 +1053,25 @@ impl Network {
         let far_end = |iface: &Iface| {
             let (l, side) = iface.link()?;
             let link = &self.links[l.index()];
-            Some((l, self.ifaces[link.ends[1 - side].index()].node.index(), link.cost))
+            Some((l.0, self.ifaces[link.ends[1 - side].index()].node.index(), link.cost))
+        };
+        // A WLAN interface reaches its BSS: a station its AP, an AP each of its stations
+        // (cost 1 per hop). Only a station's addresses are reached through the BSS: an AP's
+        // own address on its WLAN side is not routed (it bridges).
+        let bss_neighbours = |id: IfaceId| -> Vec<(u32, usize, u64)> {
+            let Some((m, r)) = self.ifaces[id.index()].wlan() else { return Vec::new() };
+            let medium = &self.wlans[m as usize];
+            let node_of = |i: IfaceId| self.ifaces[i.index()].node.index();
+            match medium.ap_of(r) {
+                Some(ap) => vec![(WLAN_KEY | (m << 16) | ap, node_of(medium.iface(ap)), 1)],
+                None => medium.stations_of(r).map(|s| (WLAN_KEY | (m << 16) | r, node_of(s), 1)).collect(),
+            }
+        };
+        let station_end = |id: IfaceId| {
+            let (m, r) = self.ifaces[id.index()].wlan()?;
+            let medium = &self.wlans[m as usize];
+            let ap = medium.ap_of(r)?;
+            Some((WLAN_KEY | (m << 16) | ap, (self.ifaces[medium.iface(ap).index()].node.index(), 1)))
         };
         Graph {
             transit: self.nodes.iter().map(|n| n.kind == NodeKind::Router).collect(),
@@ -899,7 +1081,11 @@ impl Network {
                 .map(|n| {
                     n.ifaces
                         .iter()
-                        .filter_map(|&i| far_end(&self.ifaces[i.index()]).map(|(l, nb, cost)| (i, nb, cost, l.0)))
+                        .flat_map(|&i| {
+                            let wired = far_end(&self.ifaces[i.index()]).map(|(l, nb, cost)| (i, nb, cost, l));
+                            let wireless = bss_neighbours(i).into_iter().map(move |(key, nb, cost)| (i, nb, cost, key));
+                            wired.into_iter().chain(wireless)
+                        })
                         .collect()
                 })
                 .collect(),
@@ -911,7 +1097,8 @@ impl Network {
                         .iter()
                         .flat_map(|&i| {
                             let iface = &self.ifaces[i.index()];
-                            let attached = far_end(iface).map(|(l, nb, cost)| (l.0, (nb, cost)));
+                            let attached =
+                                far_end(iface).map(|(l, nb, cost)| (l, (nb, cost))).or_else(|| station_end(i));
                             iface.addrs.iter().map(move |a| RoutedAddr {
                                 addr: a.addr,
                                 prefix_len: a.prefix_len,

@@ -69,6 +69,8 @@ pub struct Names {
     pub links: Vec<String>,
     /// Flow names by id.
     pub flows: Vec<String>,
+    /// WLAN channel names by index.
+    pub wlans: Vec<String>,
 }
 
 impl Names {

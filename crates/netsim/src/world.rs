@@ -14,12 +14,13 @@ use crate::fault::{Fault, FaultAction};
 use crate::ids::{AgentId, FlowId, IfaceId, LinkId, NodeId};
 use crate::kernel::{ScheduleInPast, Scheduler};
 use crate::mobility::Mobility;
-use crate::network::{Channel, ChannelConfig, IfaceAddr, Network, NodeKind};
+use crate::network::{Channel, ChannelConfig, IfaceAddr, Network, NodeKind, WlanError};
 use crate::packetlog::PacketLog;
 use crate::recorder::{EventTable, Recorder, Scalars, TimeSeries, TraceEvent, TraceSink};
 use crate::rng::RngTree;
 use crate::routing::StaticRoute;
 use crate::time::{Duration, Instant};
+use crate::wlan::{ChannelConfig as WlanChannelConfig, Medium, RadioConfig, Role};
 
 /// Errors a run can end with.
 #[derive(Debug, thiserror::Error)]
@@ -66,6 +67,7 @@ pub struct WorldBuilder {
     sample_interval: Option<Duration>,
     groups: Vec<(String, Vec<u32>)>,
     checksums: ChecksumPolicy,
+    record_positions: bool,
 }
 
 /// When transports compute the checksums of their packets (SCTP's CRC32c, RFC 9260 §6.8).
@@ -99,6 +101,7 @@ impl WorldBuilder {
             sample_interval: None,
             groups: Vec::new(),
             checksums: ChecksumPolicy::Auto,
+            record_positions: false,
         }
     }
 
@@ -157,6 +160,52 @@ impl WorldBuilder {
         ];
         self.rec.names.links.push(name.to_string());
         self.net.add_link(a, b, dirs, cost)
+    }
+
+    /// Add a WLAN channel called `name`; its shadowing draws from `wlan/<name>/shadowing`.
+    pub fn wlan_channel(&mut self, name: &str, config: WlanChannelConfig) -> u32 {
+        let id = self.net.next_wlan();
+        let medium = Medium::new(id, config, self.rng.stream(&format!("wlan/{name}/shadowing")));
+        self.rec.names.wlans.push(name.to_string());
+        self.net.add_wlan(medium)
+    }
+
+    /// Add a WLAN interface called `name` on `node`, a radio on channel `medium` (a station's
+    /// AP must have been added first). Its MAC draws from `wlan/<channel>/<iface>/mac` and its
+    /// queue from `wlan/<channel>/<iface>/queue`.
+    pub fn wlan_iface(
+        &mut self,
+        node: NodeId,
+        name: &str,
+        addr: Option<IfaceAddr>,
+        medium: u32,
+        config: &RadioConfig,
+    ) -> Result<IfaceId, WlanError> {
+        let channel = self.rec.names.wlans.get(medium as usize).cloned().ok_or(WlanError::NoSuchChannel(medium))?;
+        if let Role::Station { ap } = config.role {
+            let ok = self.net.ifaces.get(ap.index()).and_then(|i| i.wlan()).is_some_and(|(m, _)| m == medium);
+            if !ok {
+                return Err(WlanError::NotAnAp(ap));
+            }
+        }
+        let iface = self.iface_with(node, name, addr);
+        let full = &self.rec.names.ifaces[iface.index()];
+        let rng = self.rng.stream(&format!("wlan/{channel}/{full}/mac"));
+        let queue_rng = self.rng.stream(&format!("wlan/{channel}/{full}/queue"));
+        self.net.attach_radio(iface, medium, config, rng, queue_rng)?;
+        Ok(iface)
+    }
+
+    /// Radios of nodes with a mobility model are where it says ([`crate::wlan::position`]).
+    fn place_radios(&mut self) {
+        for m in 0..self.net.wlans.len() {
+            for radio in 0..self.net.wlans[m].radios() as u32 {
+                let node = self.net.ifaces[self.net.wlans[m].iface(radio).index()].node;
+                if let Some(mobility) = self.net.nodes[node.index()].mobility.clone() {
+                    self.net.wlans[m].set_mobility(radio, mobility);
+                }
+            }
+        }
     }
 
     /// Add an explicit route on `node`.
@@ -218,10 +267,17 @@ impl WorldBuilder {
         self.rec.packets.get_or_insert_with(PacketLog::default);
     }
 
+    /// Sample the position of every node that has one at each sampling interval (time
+    /// series kind `node`, metrics `x` and `y` in metres).
+    pub fn record_positions(&mut self) {
+        self.record_positions = true;
+    }
+
     /// Compute routes and produce a world ready to run.
     pub fn build(mut self) -> World {
         self.rec.checksums = self.checksums == ChecksumPolicy::Always || self.rec.tracer.sees_checksums();
         self.net.recompute_routes();
+        self.place_radios();
         for (node, route) in self.statics {
             self.net.nodes[node.index()].routes.add_static(route);
         }
@@ -246,6 +302,7 @@ impl WorldBuilder {
             last_tx_bytes: vec![0; n_ifaces],
             last_flow_bytes: vec![(0, 0); n_flows],
             groups: self.groups,
+            record_positions: self.record_positions,
             started: false,
         }
     }
@@ -264,6 +321,8 @@ pub struct World {
     last_tx_bytes: Vec<u64>,
     last_flow_bytes: Vec<(u64, u64)>,
     groups: Vec<(String, Vec<u32>)>,
+    /// Whether node positions are sampled.
+    record_positions: bool,
     /// Whether the agents have been started (by the first `run_until`).
     started: bool,
 }
@@ -380,6 +439,13 @@ impl World {
                     self.with_agent(now, agent, |a, ctx| a.on_packet(ctx, pkt));
                 }
             }
+            Event::Wlan { medium, timer, arg, gen } => {
+                if let Some((agent, pkt)) =
+                    self.net.on_wlan(medium, timer, arg, gen, now, &mut self.sched, &mut self.rec)
+                {
+                    self.with_agent(now, agent, |a, ctx| a.on_packet(ctx, pkt));
+                }
+            }
             Event::Timer { agent, token } => self.with_agent(now, agent, |a, ctx| a.on_timer(ctx, token)),
             Event::Fault(i) => self.apply_at(now, self.faults[i as usize].action),
             Event::Sample => {
@@ -413,6 +479,14 @@ impl World {
                 self.series.push(now, "flow", name, "rx_rate", "bit/s", rate(rx));
             }
         }
+        if self.record_positions {
+            for (node, name) in net.nodes.iter().zip(&rec.names.nodes) {
+                if let Some(p) = node.mobility.as_ref().map(|m| m.position_at(now)) {
+                    self.series.push(now, "node", name, "x", "m", p.x);
+                    self.series.push(now, "node", name, "y", "m", p.y);
+                }
+            }
+        }
         for slot in &self.agents {
             slot.agent.sample(now, &mut self.series);
         }
@@ -426,6 +500,7 @@ impl World {
         self.report_flows(now, &mut out);
         self.report_groups(&mut out);
         self.report_ifaces(now, &mut out);
+        self.report_wlans(now, &mut out);
         for (node, name) in self.net.nodes.iter().zip(&self.rec.names.nodes) {
             push_drops(&mut out, "node", name, &node.drops);
         }
@@ -503,6 +578,52 @@ impl World {
             push_marks(out, "iface", name, &s.marks);
             for stat in ch.queue().stats() {
                 row(out, stat.name, stat.value, stat.unit);
+            }
+        }
+    }
+}
+
+impl World {
+    /// Per WLAN interface its MAC's counters, per channel its utilisation (only when the
+    /// network has WLAN channels).
+    fn report_wlans(&self, now: Instant, out: &mut Scalars) {
+        for (medium, name) in self.net.wlans.iter().zip(&self.rec.names.wlans) {
+            let row = |out: &mut Scalars, metric: &str, v: f64, unit: &str| out.push("wlan", name, metric, v, unit);
+            row(out, "channel", medium.config().channel as f64, "1");
+            row(out, "radios", medium.radios() as f64, "radios");
+            row(out, "frames", medium.stats.frames as f64, "frames");
+            row(out, "collisions", medium.stats.collisions as f64, "frames");
+            let util = if now > Instant::ZERO { medium.stats.busy.as_secs_f64() / now.as_secs_f64() } else { 0.0 };
+            row(out, "utilization", util.min(1.0), "1");
+            for radio in 0..medium.radios() as u32 {
+                let iface = medium.iface(radio);
+                let name = &self.rec.names.ifaces[iface.index()];
+                let s = medium.radio_stats(radio);
+                let row =
+                    |out: &mut Scalars, metric: &str, v: f64, unit: &str| out.push("iface", name, metric, v, unit);
+                row(out, "mac_tx_data", s.tx_data as f64, "frames");
+                row(out, "mac_tx_acked", s.tx_acked as f64, "frames");
+                row(out, "mac_retries", s.retries as f64, "frames");
+                row(out, "mac_tx_failed", s.tx_failed as f64, "frames");
+                row(out, "mac_tx_collisions", s.tx_collisions as f64, "frames");
+                row(out, "mac_tx_rts", s.tx_rts as f64, "frames");
+                row(out, "mac_tx_cts", s.tx_cts as f64, "frames");
+                row(out, "mac_tx_ack", s.tx_ack as f64, "frames");
+                row(out, "mac_tx_frames", s.tx_frames as f64, "frames");
+                row(out, "mac_rx_data", s.rx_data as f64, "frames");
+                row(out, "mac_rx_duplicates", s.rx_duplicates as f64, "frames");
+                row(out, "mac_rx_ok", s.rx_ok as f64, "frames");
+                row(out, "mac_rx_collisions", s.rx_collisions as f64, "frames");
+                row(out, "mac_rx_errors", s.rx_errors as f64, "frames");
+                row(out, "mac_retry_limit_drops", s.retry_limit_drops as f64, "frames");
+                row(out, "mac_rate", medium.radio_rate(radio).mbps() as f64 * 1e6, "bit/s");
+                row(out, "queue_packets", medium.backlog(radio) as f64, "packets");
+                if s.mac_delay.count() > 0 {
+                    for (metric, value) in s.mac_delay.summary() {
+                        row(out, &format!("mac_{metric}"), value, "s");
+                    }
+                }
+                push_drops(out, "iface", name, &s.drops);
             }
         }
     }

@@ -6,6 +6,10 @@
 //! path; failures while simulating raise `SimulationError` (a `RuntimeError`); failures to
 //! write result files raise `OSError` (with the errno and file name when the system gave
 //! one). The GIL is released while simulating and while writing result files.
+//! Real mode (`real_send`, `real_sink`: the engine on UDP sockets, crate `sctp_udp`) returns
+//! the same dictionary as `run`; socket failures raise `SimulationError` too.
+
+mod real;
 
 use std::path::{Path, PathBuf};
 
@@ -307,5 +311,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(check, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(write_results, m)?)?;
+    m.add_function(wrap_pyfunction!(real::real_send, m)?)?;
+    m.add_function(wrap_pyfunction!(real::real_sink, m)?)?;
     Ok(())
 }

@@ -36,6 +36,11 @@ impl Scenario {
             let n = b.node(&node.name, node.kind);
             node_ids.push(n);
             ids.push(node.ifaces.iter().map(|(name, addr)| b.iface(n, name, *addr)).collect::<Vec<_>>());
+            if let Some(spec) = &node.mobility {
+                // Random models draw from the node's own stream (validation built them once).
+                let rng = b.rng().stream(&netsim::mobility::stream_name(&node.name));
+                b.mobility(n, spec.build(rng).map_err(std::io::Error::other)?);
+            }
         }
         debug_assert!(self.nodes.iter().enumerate().all(|(n, spec)| (0..spec.ifaces.len())
             .all(|i| ids[n][i] == crate::model::IfaceRef { node: n, iface: i }.global_id(&self.nodes))));
@@ -127,6 +132,9 @@ impl Scenario {
         }
         if self.record.packets {
             b.record_packets();
+        }
+        if self.record.positions {
+            b.record_positions();
         }
         b.checksums(self.record.checksums);
         if !self.record.events.is_empty() {

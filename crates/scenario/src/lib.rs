@@ -9,9 +9,12 @@
 
 pub mod build;
 pub mod error;
+pub mod mobility;
 pub mod model;
 pub mod overrides;
+mod queues;
 pub mod reader;
+pub mod real;
 pub mod schema;
 pub mod units;
 

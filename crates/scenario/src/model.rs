@@ -16,13 +16,13 @@ use netsim::apps::vbr::VbrConfig;
 use netsim::fault::FaultAction;
 use netsim::loss::LossConfig;
 use netsim::network::{ChannelConfig, IfaceId, LinkId, NodeKind};
-use netsim::queue::{DropTail, QueueConfig};
 use netsim::wire::PROTO_SCTP;
 use netsim::wire::{PROTO_TCP, PROTO_UDP};
 use netsim::{Duration, Instant};
 use toml::{Table, Value};
 
 use crate::error::ScenarioError;
+use crate::mobility::MobilitySpec;
 use crate::reader::{show, suggest, Reader};
 use crate::schema::{EVENT_KINDS, ROOT};
 
@@ -35,6 +35,8 @@ pub struct NodeSpec {
     pub kind: NodeKind,
     /// Interfaces: (name, address).
     pub ifaces: Vec<(String, Ipv4Addr)>,
+    /// Where it is and how it moves (`None`: no place in the world, as a wired-only node).
+    pub mobility: Option<MobilitySpec>,
 }
 
 /// An interface by position: node index and interface index within the node.
@@ -159,6 +161,8 @@ pub struct RecordSpec {
     pub capture: Vec<IfaceRef>,
     /// Keep the SCTP packet log (DATA chunks sent, SACK chunks received).
     pub packets: bool,
+    /// Sample node positions as time series.
+    pub positions: bool,
     /// When transports compute their checksums (`record.checksums`).
     pub checksums: netsim::world::ChecksumPolicy,
 }
@@ -326,7 +330,8 @@ impl Parser {
             ifaces.push((iname, addr));
         }
         r.put_list("interfaces", iface_readers.into_iter().map(Reader::finish).collect());
-        Ok(NodeSpec { name, kind, ifaces })
+        let mobility = crate::mobility::read(r)?;
+        Ok(NodeSpec { name, kind, ifaces, mobility })
     }
 
     /// Resolve a node name.
@@ -388,11 +393,17 @@ impl Parser {
         }
         let queue = match r.table("queue")? {
             Some(mut q) => {
-                let cfg = self.queue(&mut q)?;
+                let cfg = crate::queues::read(&mut q, rate_bps, delay)?;
                 r.put_table("queue", q.finish());
                 cfg
             }
-            None => base.expect("queue has a default on links").queue.clone(),
+            None => {
+                let cfg = base.expect("queue has a default on links").queue.clone();
+                // Inherited from the link: its derived defaults must suit this direction too.
+                cfg.check(rate_bps, delay)
+                    .map_err(|e| r.error("queue", format!("the link's queue does not suit this direction: {e}")))?;
+                cfg
+            }
         };
         let loss = match r.table("loss")? {
             Some(mut l) => {
@@ -403,15 +414,6 @@ impl Parser {
             None => base.expect("loss has a default on links").loss,
         };
         Ok(ChannelConfig { rate_bps, delay, mtu: mtu as usize, queue, loss })
-    }
-
-    fn queue(&self, r: &mut Reader<'_>) -> Result<QueueConfig, ScenarioError> {
-        // The schema admits only the registry's kinds (`netsim::queue::KINDS`); each builds here.
-        let kind = r.str("kind")?;
-        match kind.as_str() {
-            DropTail::KIND => Ok(QueueConfig::DropTail { limit: r.queue_limit("limit")? }),
-            other => Err(r.error("kind", format!("unknown queue discipline {other:?}"))),
-        }
     }
 
     fn loss(r: &mut Reader<'_>) -> Result<LossConfig, ScenarioError> {
@@ -1060,6 +1062,7 @@ impl Parser {
                 name: host.clone(),
                 kind: NodeKind::Host,
                 ifaces: vec![("eth0".into(), host_addr)],
+                mobility: None,
             });
             self.nodes[router].ifaces.push((host.clone(), router_addr));
             self.addresses.insert(host_addr, format!("{host}/eth0"));
@@ -1217,12 +1220,14 @@ impl Parser {
         // No default in the resolved scenario: a scenario that does not ask for the log
         // resolves exactly as before the key existed.
         let packets = r.opt_bool("packets")?.unwrap_or(false);
+        // Absent too: positions are sampled only when asked for.
+        let positions = r.opt_bool("positions")?.unwrap_or(false);
         // Absent as well: "auto" unless the scenario says otherwise.
         let checksums = match r.opt_str("checksums")?.as_deref() {
             Some("always") => netsim::world::ChecksumPolicy::Always,
             _ => netsim::world::ChecksumPolicy::Auto,
         };
-        Ok(RecordSpec { interval, events, capture, packets, checksums })
+        Ok(RecordSpec { interval, events, capture, packets, positions, checksums })
     }
 }
 

@@ -144,7 +144,7 @@ impl<'a> Reader<'a> {
         self.resolved.insert(key.into(), value.into());
     }
 
-    fn typed<T>(
+    pub(crate) fn typed<T>(
         &mut self,
         key: &str,
         convert: impl Fn(&Value) -> Result<T, String>,
@@ -275,6 +275,31 @@ impl<'a> Reader<'a> {
                 Err(format!("{} is out of range (expected a probability between 0 and 1)", show(v)))
             }
         })?;
+        Ok(self.required(key, v))
+    }
+
+    /// A number within the schema's bounds (an integer or a float), if given or defaulted.
+    pub fn opt_number(&mut self, key: &str) -> Result<Option<f64>, ScenarioError> {
+        let Ty::Number(lo, hi) = self.field(key).ty else { panic!("{} is not a number key", self.key_path(key)) };
+        self.typed(key, |v| {
+            let x = match v {
+                Value::Float(x) => *x,
+                Value::Integer(n) => *n as f64,
+                _ => return Err(format!("{} is not a number", show(v))),
+            };
+            if x.is_finite() && (lo..=hi).contains(&x) {
+                Ok(x)
+            } else if hi == f64::MAX {
+                Err(format!("{} is out of range (expected a number >= {lo})", show(v)))
+            } else {
+                Err(format!("{} is out of range (expected a number from {lo} to {hi})", show(v)))
+            }
+        })
+    }
+
+    /// A number that has a default or is required.
+    pub fn number(&mut self, key: &str) -> Result<f64, ScenarioError> {
+        let v = self.opt_number(key)?;
         Ok(self.required(key, v))
     }
 

@@ -21,6 +21,8 @@ pub enum Ty {
     Int(i64, i64),
     /// A probability: a number in [0, 1] or a percentage string such as `"1%"`.
     Probability,
+    /// A number (integer or float) within bounds.
+    Number(f64, f64),
     /// One of a fixed set of words.
     Enum(&'static [&'static str]),
     /// An IPv4 address such as `"10.0.1.1"`.
@@ -33,6 +35,16 @@ pub enum Ty {
     Destination,
     /// A queue capacity: an integer (packets) or a size string (bytes).
     QueueLimit,
+    /// A speed string such as `"4.5km/h"` or `"1.25m/s"`.
+    Speed,
+    /// A non-negative number of metres.
+    Metres,
+    /// A point `[x, y]` in metres.
+    Point,
+    /// A rectangle: `[width, height]` from the origin, or corners `[[x0, y0], [x1, y1]]`, metres.
+    Area,
+    /// Waypoints: a list of points `[x, y]`, or of tables `{ at = duration, position = [x, y] }`.
+    Waypoints,
     /// `true` or `false`.
     Bool,
     /// A list of strings.
@@ -54,12 +66,19 @@ impl Ty {
             Ty::Size => "size".into(),
             Ty::Int(lo, hi) => format!("integer {lo}..{hi}"),
             Ty::Probability => "probability".into(),
+            Ty::Number(lo, hi) if *hi == f64::MAX => format!("number >= {lo}"),
+            Ty::Number(lo, hi) => format!("number {lo}..{hi}"),
             Ty::Enum(words) => words.iter().map(|w| format!("\"{w}\"")).collect::<Vec<_>>().join(" | "),
             Ty::Addr => "IPv4 address".into(),
             Ty::Prefix => "IPv4 prefix".into(),
             Ty::Endpoint => "\"node/iface\"".into(),
             Ty::Destination => "address, node or \"node/iface\"".into(),
             Ty::QueueLimit => "packets (integer) or size".into(),
+            Ty::Speed => "speed".into(),
+            Ty::Metres => "number (metres)".into(),
+            Ty::Point => "[x, y] (metres)".into(),
+            Ty::Area => "[width, height] or [[x0, y0], [x1, y1]] (metres)".into(),
+            Ty::Waypoints => "list of [x, y], or of { at = duration, position = [x, y] }".into(),
             Ty::Bool => "boolean".into(),
             Ty::StrList => "list of strings".into(),
             Ty::Table(_) => "table".into(),
@@ -75,6 +94,7 @@ impl Ty {
                 | Ty::Name
                 | Ty::Duration
                 | Ty::Rate
+                | Ty::Speed
                 | Ty::Enum(_)
                 | Ty::Addr
                 | Ty::Prefix
@@ -170,9 +190,76 @@ pub static NODE: Section = Section {
             "",
             "Network interfaces, each with one IPv4 address (several for a multihomed host).",
         ),
+        f("position", Ty::Point, Absent("none: the node has no place in the world (wired only)"), "m", "Where the node is at time zero (a WLAN station or access point needs one); it stays there unless mobility says otherwise."),
+        f("mobility", Ty::Table(&MOBILITY), Absent("stationary at position"), "", "How the node moves. Positions are functions of time: nothing is sampled or ticked."),
     ],
     tag: None,
     variants: &[],
+};
+
+/// Speed keys shared by the random models.
+const RANDOM_SPEEDS: [Field; 3] = [
+    f(
+        "speed",
+        Ty::Speed,
+        Absent("speed_min..speed_max"),
+        "m/s",
+        "A fixed speed, e.g. \"4.5km/h\" or \"1.25m/s\" (instead of speed_min and speed_max).",
+    ),
+    f(
+        "speed_min",
+        Ty::Speed,
+        Absent("speed"),
+        "m/s",
+        "Lowest speed of the range each leg's speed is drawn from uniformly (positive; with speed_max).",
+    ),
+    f("speed_max", Ty::Speed, Absent("speed"), "m/s", "Highest speed of that range (at least speed_min)."),
+];
+
+/// `nodes[].mobility`.
+pub static MOBILITY: Section = Section {
+    path: "nodes[].mobility",
+    fields: &[f(
+        "model",
+        Ty::Enum(&["stationary", "waypoints", "random-waypoint", "random-walk"]),
+        Value("stationary"),
+        "",
+        "stationary: stays at position. waypoints: straight lines at constant speed through the given points. random-waypoint: pause, then to a destination drawn uniformly in the area at a speed drawn uniformly in the range, pause, and so on (Broch et al. 1998, as ns-2 setdest and ns-3; it starts with a pause). random-walk: ns-3's RandomWalk2d, a new speed and direction each step, reflected at the area's borders. Random draws come from the node's own stream (\"node/<name>/mobility\").",
+    )],
+    tag: Some("model"),
+    variants: &[
+        ("stationary", &[]),
+        (
+            "waypoints",
+            &[
+                f("waypoints", Ty::Waypoints, Required, "m", "The points in order. Plain [x, y] points are visited at speed, starting from position (or the first point); timed waypoints { at = \"10s\", position = [x, y] } are reached at their instants (not decreasing; two at one instant make a jump), moving linearly in between. The node stays at the last point."),
+                f("speed", Ty::Speed, Absent("required with plain [x, y] waypoints"), "m/s", "Speed between plain waypoints, e.g. \"4.5km/h\" or \"1.25m/s\"."),
+                f("start", Ty::Duration, Absent("0s"), "s", "When the node leaves its start for the first plain waypoint."),
+                f("pause", Ty::Duration, Absent("0s"), "s", "Pause at each plain waypoint reached before the last."),
+            ],
+        ),
+        (
+            "random-waypoint",
+            &[
+                f("area", Ty::Area, Required, "m", "Where destinations are drawn, and where position (if given) must lie; without position the start is drawn there too."),
+                RANDOM_SPEEDS[0],
+                RANDOM_SPEEDS[1],
+                RANDOM_SPEEDS[2],
+                f("pause", Ty::Duration, Value("0s"), "s", "Pause at the start and at each destination."),
+            ],
+        ),
+        (
+            "random-walk",
+            &[
+                f("area", Ty::Area, Required, "m", "The rectangle the node walks in, reflected at its borders; position (if given) must lie in it, else the start is drawn there."),
+                RANDOM_SPEEDS[0],
+                RANDOM_SPEEDS[1],
+                RANDOM_SPEEDS[2],
+                f("step", Ty::Duration, Absent("1s unless step_distance is given"), "s", "A new speed and direction every this long (ns-3 mode Time)."),
+                f("step_distance", Ty::Metres, Absent("none"), "m", "Instead of step: a new speed and direction after walking this far (ns-3 mode Distance)."),
+            ],
+        ),
+    ],
 };
 
 /// `nodes[].interfaces[]`.
@@ -254,17 +341,178 @@ pub static QUEUE: Section = Section {
     path: "links[].queue",
     fields: &[f("kind", Ty::Enum(netsim::queue::KINDS), Value("droptail"), "", "Queue discipline.")],
     tag: Some("kind"),
-    variants: &[(
-        netsim::queue::DropTail::KIND,
-        &[f(
-            "limit",
-            Ty::QueueLimit,
-            Value("100"),
-            "packets|bytes",
-            "Capacity: an integer is packets, a size string (\"64KiB\") is bytes; arrivals beyond it are dropped.",
-        )],
-    )],
+    variants: &[
+        (netsim::queue::DropTail::KIND, &[QUEUE_LIMIT]),
+        (netsim::queue::Red::KIND, RED),
+        (netsim::queue::Fred::KIND, FRED),
+        (netsim::queue::Blue::KIND, BLUE),
+        (netsim::queue::Rem::KIND, REM),
+        (netsim::queue::Pi::KIND, PI),
+    ],
 };
+
+/// The hard limit of every discipline's buffer.
+const QUEUE_LIMIT: Field = f(
+    "limit",
+    Ty::QueueLimit,
+    Value("100"),
+    "packets|bytes",
+    "Capacity: an integer is packets, a size string (\"64KiB\") is bytes; arrivals beyond it are dropped.",
+);
+
+/// Any non-negative number.
+const NUMBER: Ty = Ty::Number(0.0, f64::MAX);
+
+/// The ECN switch of the classic AQMs.
+const AQM_ECN: Field = f(
+    "ecn",
+    Ty::Bool,
+    Value("false"),
+    "",
+    "Mark ECN-capable packets Congestion Experienced instead of dropping them early (RFC 3168); Not-ECT packets are dropped as before, and forced and overflow drops stay drops.",
+);
+
+/// `links[].queue` with `kind = "red"`: defaults are ns-2.35's `Queue/RED` (ns-default.tcl).
+const RED: &[Field] = &[
+    QUEUE_LIMIT,
+    f("mode", Ty::Enum(&["bytes", "packets"]), Value("bytes"), "", "What the average, the thresholds' unit and the count measure: bytes (thresholds in packets of mean_pktsize bytes, drop probability scaled by size) or packets (ns-2 bytes_ and queue_in_bytes_, true)."),
+    f("min_th", NUMBER, Absent("automatic: max(5, target_delay x C / 2) for C mean-size packets per second, as ns-2"), "packets", "Minimum threshold of the average queue."),
+    f("max_th", NUMBER, Absent("3 min_th"), "packets", "Maximum threshold of the average queue; more than min_th."),
+    f("w_q", Ty::Number(0.0, 1.0), Absent("automatic: 1 - exp(-1 / (10 rtt C)), rtt = max(100 ms, 3 (delay + 1/C)), as ns-2"), "", "Weight of the newest sample in the average queue."),
+    f("max_p", Ty::Probability, Value("0.1"), "", "Drop probability at max_th (the start value with adaptive)."),
+    f("gentle", Ty::Bool, Value("true"), "", "Gentle RED: between max_th and 2 max_th the probability rises from max_p to 1 instead of every packet being dropped."),
+    f("wait", Ty::Bool, Value("true"), "", "Spread drops uniformly between 1/p_b and 2/p_b packets (ns-2 wait_); false: p_b / (1 - count p_b) as in Floyd & Jacobson."),
+    f("mean_pktsize", Ty::Size, Value("500"), "bytes", "Mean packet size: the unit of the thresholds in byte mode and of the decay of the average over idle time."),
+    AQM_ECN,
+    f("mark_p", Ty::Probability, Value("0.1"), "", "With ecn, mark only while the drop probability p_b is at most this; drop above (ns-2 mark_p_)."),
+    f("adaptive", Ty::Bool, Value("false"), "", "Adaptive RED (Floyd, Gummadi, Shenker 2001): adapt max_p every interval to keep the average between the thresholds."),
+    f("target_delay", Ty::Duration, Value("5ms"), "s", "Queueing delay the automatic min_th aims at."),
+    f("interval", Ty::Duration, Value("500ms"), "s", "Adaptive RED: time between changes of max_p."),
+    f("alpha", NUMBER, Value("0.01"), "", "Adaptive RED: additive increase of max_p (at most max_p / 4)."),
+    f("beta", Ty::Number(0.0, 1.0), Value("0.9"), "", "Adaptive RED: multiplicative decrease of max_p."),
+    f("top", Ty::Probability, Value("0.5"), "", "Adaptive RED: upper bound of max_p."),
+    f("bottom", Ty::Probability, Absent("min(0.01, 80 kbit/s / rate), as ns-2"), "", "Adaptive RED: lower bound of max_p."),
+];
+
+/// `links[].queue` with `kind = "fred"`: paper 003's Table 2 where it gives a value.
+const FRED: &[Field] = &[
+    QUEUE_LIMIT,
+    f(
+        "min_th",
+        NUMBER,
+        Value("10"),
+        "packets",
+        "Minimum threshold of the average queue (paper 003, Table 2); also a flow's allowance below max_th.",
+    ),
+    f(
+        "max_th",
+        NUMBER,
+        Value("30"),
+        "packets",
+        "Maximum threshold of the average queue (paper 003, Table 2); more than min_th.",
+    ),
+    f(
+        "w_q",
+        Ty::Number(0.0, 1.0),
+        Value("0.002"),
+        "",
+        "Weight of the newest sample in the average queue (paper 003, Table 2).",
+    ),
+    f(
+        "max_p",
+        Ty::Probability,
+        Value("0.02"),
+        "",
+        "Drop probability at max_th (1/50, Floyd & Jacobson's and Lin & Morris's value).",
+    ),
+    f("min_q", NUMBER, Value("2"), "packets", "Packets a flow may queue without random drops (Lin & Morris)."),
+    f(
+        "mean_pktsize",
+        Ty::Size,
+        Value("500"),
+        "bytes",
+        "Mean packet size, for the decay of the average over idle time (paper 003, Table 2).",
+    ),
+    AQM_ECN,
+];
+
+/// `links[].queue` with `kind = "blue"`: paper 003's Table 2 increments.
+const BLUE: &[Field] = &[
+    QUEUE_LIMIT,
+    f(
+        "d1",
+        Ty::Probability,
+        Value("0.02"),
+        "",
+        "Increase of the marking probability on a loss event (paper 003, Table 2).",
+    ),
+    f(
+        "d2",
+        Ty::Probability,
+        Value("0.002"),
+        "",
+        "Decrease of the marking probability on a link idle event (paper 003, Table 2).",
+    ),
+    f("freeze_time", Ty::Duration, Value("100ms"), "s", "Minimum time between two changes of the marking probability."),
+    f(
+        "increase_above",
+        Ty::Int(0, 1_000_000_000),
+        Absent("only when the buffer overflows"),
+        "packets",
+        "Also raise the probability when an arrival finds more than this many packets queued (the paper's L).",
+    ),
+    AQM_ECN,
+];
+
+/// `links[].queue` with `kind = "rem"`: defaults are ns-2.35's `Queue/REM`.
+const REM: &[Field] = &[
+    QUEUE_LIMIT,
+    f("gamma", NUMBER, Value("0.001"), "", "Step size of the price update."),
+    f("phi", NUMBER, Value("1.001"), "", "Base of the marking probability 1 - phi^-price; more than 1."),
+    f("alpha", NUMBER, Value("0.1"), "", "Weight of the backlog mismatch in the price update (fixed in ns-2)."),
+    f("b_ref", NUMBER, Value("20"), "packets", "Target backlog."),
+    f("interval", Ty::Duration, Value("2ms"), "s", "Time between price updates."),
+    f(
+        "inw",
+        Ty::Number(0.0, 1.0),
+        Value("1"),
+        "",
+        "Weight of the newest interval in the filtered input rate; more than zero.",
+    ),
+    f(
+        "mean_pktsize",
+        Ty::Size,
+        Value("1000"),
+        "bytes",
+        "Mean packet size: the unit of the link capacity per interval, and of backlog and input in byte mode.",
+    ),
+    f(
+        "mode",
+        Ty::Enum(&["packets", "bytes"]),
+        Value("packets"),
+        "",
+        "What backlog and input count; in byte mode the probability is scaled by the packet's size.",
+    ),
+    AQM_ECN,
+];
+
+/// `links[].queue` with `kind = "pi"`: defaults are ns-2.35's `Queue/PI`.
+const PI: &[Field] = &[
+    QUEUE_LIMIT,
+    f("a", NUMBER, Value("1.822e-5"), "", "Coefficient of the current queue error (Hollot et al. 2002)."),
+    f("b", NUMBER, Value("1.816e-5"), "", "Coefficient of the previous queue error."),
+    f("w", NUMBER, Value("170"), "Hz", "Sampling frequency of the controller; more than zero."),
+    f("q_ref", NUMBER, Value("50"), "packets", "Reference queue length the controller holds."),
+    f("mean_pktsize", Ty::Size, Value("500"), "bytes", "Mean packet size: the unit of the queue in byte mode."),
+    f(
+        "mode",
+        Ty::Enum(&["packets", "bytes"]),
+        Value("packets"),
+        "",
+        "What the queue counts; in byte mode the probability is scaled by the packet's size.",
+    ),
+    AQM_ECN,
+];
 
 /// `links[].loss`.
 pub static LOSS: Section = Section {
@@ -635,6 +883,7 @@ pub static RECORD: Section = Section {
         f("events", Ty::StrList, Value("[\"fault\"]"), "", "Event kinds to log: fault, drop, enqueue, dequeue, tx, rx, tcp (state changes and loss episodes of TCP connections)."),
         f("capture", Ty::StrList, Value("[]"), "", "Interfaces (\"node/iface\") to capture to pcap files, packets sent and received there."),
         f("checksums", Ty::Enum(&["auto", "always"]), Absent("auto"), "", "When SCTP endpoints compute their packets' CRC32c (RFC 9260 §6.8): \"auto\" only when a capture is taken (nothing in the simulated network alters a packet's bytes, so the checksum detects nothing and results are the same without it; captured packets carry correct checksums), \"always\" on every packet."),
+        f("positions", Ty::Bool, Absent("false"), "", "Sample the x and y of every node that has a position at each interval (time series kind \"node\", metrics x and y, in metres)."),
         f("packets", Ty::Bool, Absent("false"), "", "Log each SCTP DATA chunk sent and SACK chunk received (time, association, path, TSN or cumulative TSN ack, retransmission) to packets.parquet, for time-sequence graphs (sctpsim show)."),
     ],
     tag: None,

@@ -93,6 +93,7 @@ mod tests {
     use super::*;
     use crate::queue::{QueueConfig, QueueContext};
     use crate::rng::RngTree;
+    use crate::time::Duration;
     use crate::wire::PacketMeta;
 
     fn pkt(len: usize, uid: u64) -> Packet {
@@ -105,7 +106,8 @@ mod tests {
 
     #[test]
     fn packet_limit_drops_the_arrival_beyond_it() {
-        let ctx = QueueContext { rate_bps: 1_000_000, mtu: 1500, rng: RngTree::new(1).stream("q") };
+        let ctx =
+            QueueContext { rate_bps: 1_000_000, delay: Duration::ZERO, mtu: 1500, rng: RngTree::new(1).stream("q") };
         let mut q = QueueConfig::DropTail { limit: QueueLimit::Packets(3) }.build(ctx);
         assert_eq!(q.kind(), "droptail");
         let mut dropped = Dropped::new();

@@ -20,23 +20,34 @@
 //! flow, under the reason's name. A discipline may also report statistics of its own
 //! ([`QueueDisc::stats`]).
 //!
-//! A discipline is built by [`QueueConfig::build`] with the link direction's rate and MTU and its
-//! own random stream ([`QueueContext`]), derived from a stable name
+//! A discipline is built by [`QueueConfig::build`] with the link direction's rate, propagation
+//! delay and MTU and its own random stream ([`QueueContext`]), derived from a stable name
 //! (`link/<link>/<iface>/queue`), so adding a discipline never changes another component's
 //! numbers. Scenario files choose a discipline by name (`queue.kind`, one of [`KINDS`]).
 //!
 //! Disciplines are work-conserving: while packets are resident, `dequeue` returns one unless it
 //! drops them all.
 
+pub mod blue;
 pub mod droptail;
+mod fifo;
+pub mod fred;
+pub mod pi;
+pub mod red;
+pub mod rem;
 
+pub use blue::{Blue, BlueConfig};
 pub use droptail::DropTail;
+pub use fred::{Fred, FredConfig};
+pub use pi::{Pi, PiConfig};
+pub use red::{Red, RedConfig};
+pub use rem::{Rem, RemConfig};
 
 use std::sync::Arc;
 
 pub use crate::event::QueueReason;
 use crate::rng::SimRng;
-use crate::time::Instant;
+use crate::time::{Duration, Instant};
 use crate::wire::Packet;
 
 /// What became of an offered packet.
@@ -190,6 +201,8 @@ impl QueueDisc for Queue {
 pub struct QueueContext {
     /// The direction's data rate in bit/s.
     pub rate_bps: u64,
+    /// The direction's one-way propagation delay (RED's automatic queue weight uses it).
+    pub delay: Duration,
     /// The direction's MTU in bytes (largest packet the queue will see).
     pub mtu: usize,
     /// The discipline's own random stream (`link/<link>/<iface>/queue`).
@@ -206,7 +219,7 @@ pub enum QueueLimit {
 }
 
 /// The registry: the name of every discipline a scenario can choose (`queue.kind`).
-pub const KINDS: &[&str] = &[DropTail::KIND];
+pub const KINDS: &[&str] = &[DropTail::KIND, Red::KIND, Fred::KIND, Blue::KIND, Rem::KIND, Pi::KIND];
 
 /// Which discipline to build and with what parameters.
 #[derive(Clone, Debug, PartialEq)]
@@ -216,6 +229,16 @@ pub enum QueueConfig {
         /// Capacity.
         limit: QueueLimit,
     },
+    /// Random Early Detection (Floyd & Jacobson 1993), gentle and adaptive variants.
+    Red(RedConfig),
+    /// Flow Random Early Drop (Lin & Morris 1997).
+    Fred(FredConfig),
+    /// BLUE (Feng et al. 2002).
+    Blue(BlueConfig),
+    /// Random Exponential Marking (Athuraliya, Low et al. 2001).
+    Rem(RemConfig),
+    /// The PI controller (Hollot, Misra, Towsley, Gong 2002).
+    Pi(PiConfig),
     /// A discipline defined outside this crate (an experiment, a test), built by a function.
     /// Scenario files cannot name it; the Rust API can.
     Custom(CustomQueue),
@@ -253,7 +276,25 @@ impl QueueConfig {
     pub fn kind(&self) -> &'static str {
         match self {
             QueueConfig::DropTail { .. } => DropTail::KIND,
+            QueueConfig::Red(_) => Red::KIND,
+            QueueConfig::Fred(_) => Fred::KIND,
+            QueueConfig::Blue(_) => Blue::KIND,
+            QueueConfig::Rem(_) => Rem::KIND,
+            QueueConfig::Pi(_) => Pi::KIND,
             QueueConfig::Custom(c) => c.kind,
+        }
+    }
+
+    /// Check the parameters for a link direction of `rate_bps` and `delay` (some defaults are
+    /// derived from them). [`QueueConfig::build`] expects a configuration that passes.
+    pub fn check(&self, rate_bps: u64, delay: Duration) -> Result<(), ParamError> {
+        match self {
+            QueueConfig::DropTail { .. } | QueueConfig::Custom(_) => Ok(()),
+            QueueConfig::Red(c) => c.resolve(rate_bps, delay).map(|_| ()),
+            QueueConfig::Fred(c) => c.check(),
+            QueueConfig::Blue(c) => c.check(),
+            QueueConfig::Rem(c) => c.check(),
+            QueueConfig::Pi(c) => c.check(),
         }
     }
 
@@ -264,7 +305,47 @@ impl QueueConfig {
                 let _ = ctx; // drop-tail needs neither the rate nor a random stream
                 Queue::DropTail(DropTail::new(*limit))
             }
+            QueueConfig::Red(c) => Queue::Boxed(Box::new(Red::new(c, ctx))),
+            QueueConfig::Fred(c) => Queue::Boxed(Box::new(Fred::new(c, ctx))),
+            QueueConfig::Blue(c) => Queue::Boxed(Box::new(Blue::new(c, ctx))),
+            QueueConfig::Rem(c) => Queue::Boxed(Box::new(Rem::new(c, ctx))),
+            QueueConfig::Pi(c) => Queue::Boxed(Box::new(Pi::new(c, ctx))),
             QueueConfig::Custom(c) => Queue::Boxed((c.build)(ctx)),
         }
+    }
+}
+
+/// A parameter of a discipline that is out of range or inconsistent with another.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[error("{key}: {message}")]
+pub struct ParamError {
+    /// The parameter's name, as a scenario spells it (`max_th`).
+    pub key: &'static str,
+    /// What is wrong, with the offending value.
+    pub message: String,
+}
+
+impl ParamError {
+    /// An error about `key`.
+    pub fn new(key: &'static str, message: impl Into<String>) -> Self {
+        ParamError { key, message: message.into() }
+    }
+}
+
+/// `Ok` if `value` lies in `range`, else an error naming `key` and the value.
+pub(crate) fn in_range(key: &'static str, value: f64, range: std::ops::RangeInclusive<f64>) -> Result<(), ParamError> {
+    if range.contains(&value) {
+        Ok(())
+    } else {
+        Err(ParamError::new(key, format!("{value} is out of range (expected {} to {})", range.start(), range.end())))
+    }
+}
+
+/// `Ok` if `value` is more than zero (and finite), else an error naming `key` and the value.
+pub(crate) fn positive(key: &'static str, value: f64) -> Result<(), ParamError> {
+    if value > 0.0 && value.is_finite() {
+        Ok(())
+    } else {
+        Err(ParamError::new(key, format!("{value} must be more than zero")))
     }
 }

@@ -1,0 +1,1073 @@
+//! One WLAN channel: the radios on it, what each hears, and the DCF of each
+//! (IEEE 802.11-2020 §10.3).
+//!
+//! # Physical layer
+//!
+//! A transmission from radio `i` reaches radio `j` at `P_ij` mW (transmit power less path loss
+//! and shadowing, [`crate::wlan::propagation`]), at the same instant (zero propagation delay).
+//! At or above the CCA threshold it makes the medium busy at `j` (physical carrier sense,
+//! §10.3.2.1) and, if `j` is neither sending nor already receiving, `j` locks onto it. A second
+//! transmission at or above the threshold while `j` is locked collides with the frame unless
+//! capture is on and the locked frame is stronger by the capture threshold; weaker signals
+//! only add interference. At the end of the frame, `j` has received it if it did not collide,
+//! `P_ij` reaches the rate's sensitivity, and a draw against the NIST frame success
+//! probability at SINR `P_ij / (noise + I)` succeeds, `I` the largest interference seen while
+//! locked ([`crate::wlan::error`]; no draw when the probability is 1). Otherwise it is an
+//! errored frame: the next idle period at `j` starts with EIFS instead of DIFS (§10.3.2.3.7).
+//!
+//! # DCF
+//!
+//! A radio with a frame contends: after the medium (physical carrier sense and NAV,
+//! §10.3.2.4) has been idle for DIFS (or EIFS), its backoff counter counts down one per idle
+//! slot, frozen while the medium is busy (§10.3.4.3); at zero it sends. The counter is never
+//! ticked: a radio keeps `count_from`, the instant its current counter value started counting,
+//! and when the medium goes busy the slots elapsed since are subtracted at once. The channel
+//! keeps one access event, at the earliest instant some radio's counter reaches zero, and moves
+//! it only when the medium changes, so a contention round costs the same whatever the number
+//! of idle slots.
+//!
+//! After each attempt the counter is drawn again, uniformly in `0..=CW` (post-backoff,
+//! §10.3.4.3), CW doubling on each failure up to CWmax and back to CWmin on success or drop
+//! (§10.3.3). A frame arriving at an idle MAC whose counter is zero is sent as soon as the
+//! medium has been idle for DIFS; if the medium is busy a counter is drawn.
+//!
+//! Exchanges: DATA - SIFS - ACK (§10.3.2.11), or with a frame longer than the RTS threshold
+//! RTS - SIFS - CTS - SIFS - DATA - SIFS - ACK (§10.3.2.9), each frame's Duration field setting
+//! the NAV of the radios that receive it and are not its destination. A CTS is sent only if the
+//! NAV is idle. When the receiver decoded the frame the response goes out SIFS after it; the
+//! sender learns the outcome when the response ends (a response it fails to receive is a
+//! failure then). When nothing answers, the failure is declared ACKTimeout (SIFS + slot +
+//! aRxPHYStartDelay) after the frame, and the next count starts DIFS after that. Retry limits
+//! (§10.3.4.4): the short limit counts attempts of frames sent without RTS and of RTSs, the
+//! long limit attempts of data frames after CTS; a frame reaching its limit is dropped
+//! (`retry_limit`). Duplicates (§10.3.2.14): a receiver keeps the last sequence number from each
+//! sender and acknowledges but does not deliver a retransmission of it.
+//!
+//! A data frame's packet is moved to the receiver when it is first received whole, not
+//! copied: a retransmission of a frame already delivered is a duplicate, whose contents
+//! nobody reads.
+//!
+//! Not modelled: NAV reset after an RTS with no data (§10.3.2.4), fragmentation, power save,
+//! QoS (EDCA), and the switch to a stronger frame in the middle of a reception.
+
+use std::net::Ipv4Addr;
+
+use rand::Rng;
+
+use crate::event::{DropCounts, DropReason, Event, WlanTimer};
+use crate::ids::IfaceId;
+use crate::kernel::Scheduler;
+use crate::queue::{Dropped, Passed, Queue, QueueContext, QueueDisc};
+use crate::rng::SimRng;
+use crate::stats::DelayStats;
+use crate::time::{Duration, Instant};
+use crate::wire::Packet;
+use crate::wlan::error::success_probability;
+use crate::wlan::phy::{self, Rate, Timing};
+use crate::wlan::position::Positions;
+use crate::wlan::propagation::{channel_frequency_hz, dbm_to_mw};
+use crate::wlan::rate::RateState;
+use crate::wlan::{ChannelConfig, RadioConfig, Role};
+
+/// No radio / no transmission.
+const NONE: u32 = u32::MAX;
+/// Sequence numbers are 12 bits (§9.2.4.4.2).
+const SEQ_MASK: u16 = 0x0fff;
+
+/// What a channel hands back to the network after an event.
+#[derive(Debug)]
+pub enum Output {
+    /// A data frame's packet reached the radio's interface.
+    Deliver(u32, Packet),
+    /// A packet the radio's MAC dropped.
+    Drop(u32, Packet, DropReason),
+}
+
+/// Kinds of frames on the air.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    Data,
+    Ack,
+    Rts,
+    Cts,
+}
+
+/// A transmission on the air.
+#[derive(Debug)]
+struct Tx {
+    src: u32,
+    dst: u32,
+    kind: Kind,
+    rate: Rate,
+    /// PSDU bits.
+    bits: u64,
+    /// Duration field (§9.2.4.2): the NAV it sets.
+    nav: Duration,
+    seq: u16,
+    retry: bool,
+    /// Another transmission was on the air at some point during this one.
+    overlapped: bool,
+}
+
+/// A frame a radio's MAC is trying to deliver.
+#[derive(Debug)]
+struct Outgoing {
+    /// The packet, until the receiver has it.
+    pkt: Option<Packet>,
+    /// IP datagram length.
+    len: usize,
+    dst: u32,
+    seq: u16,
+    /// When it reached the head of the queue (MAC delay starts).
+    since: Instant,
+    /// It has been sent before (the Retry bit).
+    retry: bool,
+    /// The current attempt uses RTS/CTS.
+    rts: bool,
+    /// In the current attempt, the data frame itself went out (after CTS).
+    data_sent: bool,
+    /// The current attempt's frame overlapped another transmission.
+    overlapped: bool,
+}
+
+/// What a radio sends SIFS after a frame.
+#[derive(Clone, Copy, Debug)]
+enum Response {
+    Ack {
+        to: u32,
+        rate: Rate,
+    },
+    Cts {
+        to: u32,
+        rate: Rate,
+        nav: Duration,
+    },
+    /// Its own data frame, after the CTS.
+    Data,
+}
+
+/// Where a radio's MAC is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Mac {
+    /// No frame to send (post-backoff may be counting).
+    Idle,
+    /// A frame waits for the backoff to end.
+    Contend,
+    /// In a frame exchange: sending, waiting SIFS for its own next frame, or for a response.
+    Exchange,
+}
+
+/// Counters of one radio, reported per interface.
+#[derive(Clone, Debug, Default)]
+pub struct RadioStats {
+    /// Data frames sent (every attempt).
+    pub tx_data: u64,
+    /// Data frames acknowledged.
+    pub tx_acked: u64,
+    /// Retransmissions (attempts after the first, data or RTS).
+    pub retries: u64,
+    /// Attempts that failed (no CTS or ACK).
+    pub tx_failed: u64,
+    /// Failed attempts whose frame overlapped another transmission on the channel.
+    pub tx_collisions: u64,
+    /// RTS frames sent.
+    pub tx_rts: u64,
+    /// CTS frames sent.
+    pub tx_cts: u64,
+    /// ACK frames sent.
+    pub tx_ack: u64,
+    /// Frames of any kind sent.
+    pub tx_frames: u64,
+    /// Data frames received whole and new (delivered).
+    pub rx_data: u64,
+    /// Data frames received whole that were retransmissions of one already delivered.
+    pub rx_duplicates: u64,
+    /// Frames locked onto and received whole (any destination).
+    pub rx_ok: u64,
+    /// Frames locked onto that collided with another transmission.
+    pub rx_collisions: u64,
+    /// Frames locked onto and lost to noise or weak signal.
+    pub rx_errors: u64,
+    /// Frames dropped at the retry limit (whether or not their packet had been delivered).
+    pub retry_limit_drops: u64,
+    /// From head of the queue to the ACK, per acknowledged frame.
+    pub mac_delay: DelayStats,
+    /// Packets dropped at the interface (queue, retry limit, no station for the destination).
+    pub drops: DropCounts,
+}
+
+/// Counters of a channel.
+#[derive(Clone, Debug, Default)]
+pub struct ChannelStats {
+    /// Transmissions of every kind.
+    pub frames: u64,
+    /// Transmissions that overlapped another one.
+    pub collisions: u64,
+    /// Time at least one transmission was on the air.
+    pub busy: Duration,
+}
+
+/// One radio: PHY and MAC state of a WLAN interface.
+struct Radio {
+    iface: IfaceId,
+    /// The AP's radio for a station; `NONE` for an AP.
+    ap: u32,
+    tx_power_dbm: f64,
+    rts_threshold: Option<usize>,
+    short_limit: u32,
+    long_limit: u32,
+    cw_min: u32,
+    cw_max: u32,
+    rate: RateState,
+    queue: Queue,
+    queue_dropped: Dropped,
+    /// Its interface's addresses (an AP finds the station owning a destination here).
+    addrs: Vec<Ipv4Addr>,
+    rng: SimRng,
+    // --- PHY ---
+    /// Transmissions at or above the CCA threshold on the air here (not its own).
+    cs: u32,
+    transmitting: bool,
+    /// Total power of every transmission on the air here, mW.
+    signal_mw: f64,
+    /// The transmission it is locked onto, or `NONE`.
+    rx: u32,
+    rx_signal_mw: f64,
+    rx_interference_mw: f64,
+    rx_collided: bool,
+    // --- channel access ---
+    /// When the physical medium last went idle here.
+    idle_since: Instant,
+    /// NAV: the medium is virtually busy until then.
+    nav_end: Instant,
+    /// The MAC does not count before then (`Instant::MAX` while in an exchange).
+    defer_until: Instant,
+    /// The last frame received was errored: the next idle period starts with EIFS.
+    eifs: bool,
+    /// Backoff counter.
+    backoff: u32,
+    /// While idle: when the current counter value started counting.
+    count_from: Instant,
+    cw: u32,
+    // --- MAC ---
+    mac: Mac,
+    current: Option<Outgoing>,
+    /// Waiting for a response of this kind to its own frame.
+    awaiting: Option<Kind>,
+    short_retries: u32,
+    long_retries: u32,
+    next_seq: u16,
+    /// Last sequence number received from each radio (`u16::MAX`: none).
+    last_seq: Vec<u16>,
+    response: Option<Response>,
+    respond_gen: u32,
+    timeout_gen: u32,
+    stats: RadioStats,
+}
+
+impl Radio {
+    #[inline]
+    fn phys_busy(&self) -> bool {
+        self.cs > 0 || self.transmitting
+    }
+
+    /// Counting its backoff at `t`: physically idle, NAV idle, not deferring.
+    #[inline]
+    fn idle_at(&self, t: Instant) -> bool {
+        !self.phys_busy() && self.nav_end <= t && self.defer_until <= t
+    }
+
+    /// Subtract the idle slots elapsed by `t` from the counter.
+    #[inline]
+    fn settle(&mut self, t: Instant, slot: Duration) {
+        if self.backoff > 0 && t > self.count_from {
+            let k = (((t - self.count_from).0 / slot.0) as u32).min(self.backoff);
+            self.backoff -= k;
+            self.count_from += Duration(slot.0 * k as u64);
+        }
+    }
+
+    /// Before a change at `t`: settle the counter if it was counting. Returns whether it was.
+    #[inline]
+    fn before(&mut self, t: Instant, slot: Duration) -> bool {
+        let idle = self.idle_at(t);
+        if idle {
+            self.settle(t, slot);
+        }
+        idle
+    }
+
+    /// After a change: where counting (re)starts, if the medium is physically idle.
+    #[inline]
+    fn after(&mut self, was_idle: bool, timing: &Timing) {
+        if self.phys_busy() {
+            return;
+        }
+        let ifs = if self.eifs { timing.eifs } else { timing.difs };
+        let base = self.idle_since.max(self.nav_end).max(self.defer_until).saturating_add(ifs);
+        self.count_from = if was_idle { self.count_from.max(base) } else { base };
+    }
+
+    /// When its counter reaches zero with a frame to send, if it is counting.
+    #[inline]
+    fn access_time(&self, now: Instant, slot: Duration) -> Option<Instant> {
+        if self.mac != Mac::Contend || self.phys_busy() {
+            return None;
+        }
+        Some(self.count_from.saturating_add(Duration(slot.0 * self.backoff as u64)).max(now))
+    }
+
+    fn draw_backoff(&mut self) {
+        self.backoff = self.rng.random_range(0..=self.cw);
+    }
+}
+
+/// One channel and its radios.
+pub struct Medium {
+    id: u32,
+    config: ChannelConfig,
+    timing: Timing,
+    freq_hz: f64,
+    cca_mw: f64,
+    noise_mw: f64,
+    capture_ratio: Option<f64>,
+    radios: Vec<Radio>,
+    positions: Positions,
+    /// Received power in mW: `gain[i][j]` from radio `i` at radio `j`.
+    gain: Vec<Vec<f64>>,
+    shadowing: Vec<Vec<f64>>,
+    shadow_rng: SimRng,
+    txs: Vec<Option<Tx>>,
+    free: Vec<u32>,
+    on_air: u32,
+    busy_since: Instant,
+    access_gen: u32,
+    access_at: Option<Instant>,
+    /// Its counters.
+    pub stats: ChannelStats,
+    out: Vec<Output>,
+}
+
+impl Medium {
+    /// An empty channel with index `id` in the network; `shadow_rng` draws its shadowing.
+    pub fn new(id: u32, config: ChannelConfig, shadow_rng: SimRng) -> Self {
+        Medium {
+            id,
+            timing: Timing::erp(config.slot, config.eifs_ack),
+            freq_hz: channel_frequency_hz(config.channel),
+            cca_mw: dbm_to_mw(config.cca_threshold_dbm),
+            noise_mw: dbm_to_mw(config.noise_floor_dbm),
+            capture_ratio: config.capture_threshold_db.map(|db| 10f64.powf(db / 10.0)),
+            config,
+            radios: Vec::new(),
+            positions: Positions::default(),
+            gain: Vec::new(),
+            shadowing: Vec::new(),
+            shadow_rng,
+            txs: Vec::new(),
+            free: Vec::new(),
+            on_air: 0,
+            busy_since: Instant::ZERO,
+            access_gen: 0,
+            access_at: None,
+            stats: ChannelStats::default(),
+            out: Vec::new(),
+        }
+    }
+
+    /// Its parameters.
+    pub fn config(&self) -> &ChannelConfig {
+        &self.config
+    }
+
+    /// Its MAC timing.
+    pub fn timing(&self) -> &Timing {
+        &self.timing
+    }
+
+    /// Number of radios.
+    pub fn radios(&self) -> usize {
+        self.radios.len()
+    }
+
+    /// The interface of a radio.
+    pub fn iface(&self, radio: u32) -> IfaceId {
+        self.radios[radio as usize].iface
+    }
+
+    /// A radio's counters.
+    pub fn radio_stats(&self, radio: u32) -> &RadioStats {
+        &self.radios[radio as usize].stats
+    }
+
+    /// A radio's drop counters.
+    pub fn radio_drops_mut(&mut self, radio: u32) -> &mut DropCounts {
+        &mut self.radios[radio as usize].stats.drops
+    }
+
+    /// A radio's current data rate.
+    pub fn radio_rate(&self, radio: u32) -> Rate {
+        self.radios[radio as usize].rate.rate()
+    }
+
+    /// Packets waiting in a radio's queue.
+    pub fn backlog(&self, radio: u32) -> usize {
+        self.radios[radio as usize].queue.len_packets()
+    }
+
+    /// The associated AP's radio of a station (`None` for an AP).
+    pub fn ap_of(&self, radio: u32) -> Option<u32> {
+        Some(self.radios[radio as usize].ap).filter(|&a| a != NONE)
+    }
+
+    /// Received power in dBm at radio `rx` of a transmission by radio `tx`.
+    pub fn rx_power_dbm(&self, tx: u32, rx: u32) -> f64 {
+        crate::wlan::propagation::mw_to_dbm(self.gain[tx as usize][rx as usize])
+    }
+
+    /// Add a radio for `iface`; `ap` is the AP's radio for a station ([`Role::Station`]), and
+    /// `rng` the radio's stream (backoff and reception draws), `queue_rng` its queue's.
+    pub fn add_radio(
+        &mut self,
+        iface: IfaceId,
+        config: &RadioConfig,
+        ap: Option<u32>,
+        rng: SimRng,
+        queue_rng: SimRng,
+    ) -> u32 {
+        let id = self.radios.len() as u32;
+        let top_rate = crate::wlan::rate::RateState::new(config.rate).rate();
+        // Propagation over the air is microseconds and depends on distance: none for the queue.
+        let ctx = QueueContext {
+            rate_bps: top_rate.mbps() as u64 * 1_000_000,
+            delay: Duration::ZERO,
+            mtu: 2304,
+            rng: queue_rng,
+        };
+        debug_assert!(matches!(config.role, Role::AccessPoint) == ap.is_none());
+        self.radios.push(Radio {
+            iface,
+            ap: ap.unwrap_or(NONE),
+            tx_power_dbm: config.tx_power_dbm,
+            rts_threshold: config.rts_threshold,
+            short_limit: config.short_retry_limit.max(1),
+            long_limit: config.long_retry_limit.max(1),
+            cw_min: config.cw_min,
+            cw_max: config.cw_max.max(config.cw_min),
+            rate: RateState::new(config.rate),
+            queue: config.queue.build(ctx),
+            queue_dropped: Dropped::new(),
+            addrs: Vec::new(),
+            rng,
+            cs: 0,
+            transmitting: false,
+            signal_mw: 0.0,
+            rx: NONE,
+            rx_signal_mw: 0.0,
+            rx_interference_mw: 0.0,
+            rx_collided: false,
+            idle_since: Instant::ZERO,
+            nav_end: Instant::ZERO,
+            defer_until: Instant::ZERO,
+            eifs: false,
+            backoff: 0,
+            count_from: Instant::ZERO + self.timing.difs,
+            cw: config.cw_min,
+            mac: Mac::Idle,
+            current: None,
+            awaiting: None,
+            short_retries: 0,
+            long_retries: 0,
+            next_seq: 0,
+            last_seq: Vec::new(),
+            response: None,
+            respond_gen: 0,
+            timeout_gen: 0,
+            stats: RadioStats::default(),
+        });
+        self.positions.push(config.position);
+        // Shadowing is drawn once per pair of radios (the same both ways), in the order the
+        // radios were added, so it depends only on the channel's stream and the radio order.
+        let row: Vec<f64> = (0..id).map(|_| self.config.propagation.shadowing_db(&mut self.shadow_rng)).collect();
+        for (i, s) in row.iter().enumerate() {
+            self.shadowing[i].push(*s);
+        }
+        let mut own = row;
+        own.push(0.0);
+        self.shadowing.push(own);
+        self.add_gains(Instant::ZERO);
+        for r in &mut self.radios {
+            r.last_seq.resize(id as usize + 1, u16::MAX);
+        }
+        id
+    }
+
+    /// Received power in mW at radio `j` of a transmission by radio `i`, from the positions at
+    /// `t`.
+    fn gain_at(&self, i: usize, j: usize, t: Instant) -> f64 {
+        if i == j {
+            return 0.0;
+        }
+        let (a, b) = (self.positions.at(i, t), self.positions.at(j, t));
+        let loss = self.config.propagation.path_loss.loss_db(a.distance(&b), self.freq_hz);
+        dbm_to_mw(self.radios[i].tx_power_dbm - loss - self.shadowing[i][j])
+    }
+
+    /// Extend the table of received powers with the last radio added (radios stand still, so
+    /// the table holds for the whole run).
+    fn add_gains(&mut self, t: Instant) {
+        let n = self.radios.len();
+        let last = n - 1;
+        for i in 0..last {
+            let g = self.gain_at(i, last, t);
+            self.gain[i].push(g);
+        }
+        let row = (0..n).map(|j| self.gain_at(last, j, t)).collect();
+        self.gain.push(row);
+    }
+
+    /// Radio `radio` moves (or stands) as `mobility` says, from the start of the run.
+    pub fn set_mobility(&mut self, radio: u32, mobility: crate::mobility::Mobility) {
+        let r = radio as usize;
+        self.positions.set_mobility(r, mobility);
+        for i in 0..self.radios.len() {
+            self.gain[i][r] = self.gain_at(i, r, Instant::ZERO);
+            self.gain[r][i] = self.gain_at(r, i, Instant::ZERO);
+        }
+    }
+
+    /// Set the addresses of a radio's interface (an AP delivers to the station owning a
+    /// destination).
+    pub fn set_addrs(&mut self, radio: u32, addrs: Vec<Ipv4Addr>) {
+        self.radios[radio as usize].addrs = addrs;
+    }
+
+    /// The interface of every station associated with `ap` (for routing).
+    pub fn stations_of(&self, ap: u32) -> impl Iterator<Item = IfaceId> + '_ {
+        self.radios.iter().filter(move |r| r.ap == ap).map(|r| r.iface)
+    }
+
+    /// Take what the last call produced.
+    pub fn take_outputs(&mut self, into: &mut Vec<Output>) {
+        into.append(&mut self.out);
+    }
+
+    // ------------------------------------------------------------------------------------
+    // Inputs
+    // ------------------------------------------------------------------------------------
+
+    /// A packet leaves by `radio`: through its queue into its MAC.
+    pub fn send(&mut self, radio: u32, pkt: Packet, now: Instant, sched: &mut Scheduler<Event>) {
+        let r = &mut self.radios[radio as usize];
+        if r.current.is_none() && r.mac == Mac::Idle {
+            let next = match r.queue.enqueue_dequeue(pkt, now, &mut r.queue_dropped) {
+                Passed::Through(p) => Some(p),
+                Passed::Otherwise(arrival, next) => {
+                    if let crate::queue::Enqueued::Dropped(p, reason) = arrival {
+                        self.out.push(Output::Drop(radio, p, DropReason::Queue(reason)));
+                    }
+                    next.map(|d| d.pkt)
+                }
+            };
+            self.flush_queue_drops(radio);
+            if let Some(p) = next {
+                self.start_frame(radio, p, now);
+            }
+        } else {
+            if let crate::queue::Enqueued::Dropped(p, reason) = r.queue.enqueue(pkt, now, &mut r.queue_dropped) {
+                self.out.push(Output::Drop(radio, p, DropReason::Queue(reason)));
+            }
+            self.flush_queue_drops(radio);
+        }
+        self.schedule_access(now, sched);
+    }
+
+    /// A channel event.
+    pub fn on_event(&mut self, timer: WlanTimer, arg: u32, gen: u32, now: Instant, sched: &mut Scheduler<Event>) {
+        match timer {
+            WlanTimer::Access => {
+                if gen != self.access_gen {
+                    return;
+                }
+                self.access_at = None;
+                self.on_access(now, sched);
+            }
+            WlanTimer::TxEnd => self.on_tx_end(arg, now, sched),
+            WlanTimer::Respond => {
+                if self.radios[arg as usize].respond_gen == gen {
+                    self.on_respond(arg, now, sched);
+                }
+            }
+            WlanTimer::Timeout => {
+                let r = &self.radios[arg as usize];
+                if r.timeout_gen == gen && r.awaiting.is_some() {
+                    self.finish(arg, false, now);
+                }
+            }
+        }
+        self.schedule_access(now, sched);
+    }
+
+    // ------------------------------------------------------------------------------------
+    // Channel access
+    // ------------------------------------------------------------------------------------
+
+    /// Keep the access event at the earliest backoff end.
+    fn schedule_access(&mut self, now: Instant, sched: &mut Scheduler<Event>) {
+        let slot = self.timing.slot;
+        let next = self.radios.iter().filter_map(|r| r.access_time(now, slot)).min();
+        if next == self.access_at {
+            return;
+        }
+        self.access_gen = self.access_gen.wrapping_add(1);
+        self.access_at = next;
+        if let Some(at) = next {
+            let event = Event::Wlan { medium: self.id, timer: WlanTimer::Access, arg: 0, gen: self.access_gen };
+            sched.schedule_in(at - now, event);
+        }
+    }
+
+    /// Every radio whose counter reaches zero now sends.
+    fn on_access(&mut self, now: Instant, sched: &mut Scheduler<Event>) {
+        let slot = self.timing.slot;
+        let ready: Vec<u32> = (0..self.radios.len() as u32)
+            .filter(|&i| self.radios[i as usize].access_time(now, slot) == Some(now))
+            .collect();
+        for i in ready {
+            self.begin_attempt(i, now, sched);
+        }
+    }
+
+    /// A frame reached the head of the queue at `now`: contend for the medium.
+    fn start_frame(&mut self, radio: u32, pkt: Packet, now: Instant) {
+        let dst = match self.next_hop(radio, &pkt) {
+            Some(d) => d,
+            None => {
+                self.out.push(Output::Drop(radio, pkt, DropReason::NoRoute));
+                return;
+            }
+        };
+        let slot = self.timing.slot;
+        let r = &mut self.radios[radio as usize];
+        let seq = r.next_seq;
+        r.next_seq = (r.next_seq + 1) & SEQ_MASK;
+        r.current = Some(Outgoing {
+            len: pkt.len(),
+            pkt: Some(pkt),
+            dst,
+            seq,
+            since: now,
+            retry: false,
+            rts: false,
+            data_sent: false,
+            overlapped: false,
+        });
+        r.mac = Mac::Contend;
+        if r.idle_at(now) {
+            r.settle(now, slot);
+        } else if r.backoff == 0 {
+            // §10.3.4.3: a frame finding the medium busy waits a random backoff.
+            r.draw_backoff();
+        }
+    }
+
+    /// The receiver of a packet leaving by `radio`: its AP, or for an AP the associated
+    /// station owning the destination address.
+    fn next_hop(&self, radio: u32, pkt: &Packet) -> Option<u32> {
+        let r = &self.radios[radio as usize];
+        if r.ap != NONE {
+            return Some(r.ap);
+        }
+        let dst = pkt.ip()?.dst();
+        self.radios.iter().position(|s| s.ap == radio && s.addrs.contains(&dst)).map(|i| i as u32)
+    }
+
+    /// Take the next packet from the queue, if any, as the current frame.
+    fn next_frame(&mut self, radio: u32, now: Instant) {
+        loop {
+            let r = &mut self.radios[radio as usize];
+            let next = r.queue.dequeue(now, &mut r.queue_dropped);
+            self.flush_queue_drops(radio);
+            let Some(d) = next else {
+                self.radios[radio as usize].mac = Mac::Idle;
+                return;
+            };
+            self.start_frame(radio, d.pkt, now);
+            if self.radios[radio as usize].current.is_some() {
+                return;
+            }
+        }
+    }
+
+    fn flush_queue_drops(&mut self, radio: u32) {
+        let r = &mut self.radios[radio as usize];
+        for (p, reason) in r.queue_dropped.drain(..) {
+            self.out.push(Output::Drop(radio, p, DropReason::Queue(reason)));
+        }
+    }
+
+    /// Its counter reached zero: send RTS or DATA.
+    fn begin_attempt(&mut self, radio: u32, now: Instant, sched: &mut Scheduler<Event>) {
+        let basic = self.config.basic_rates;
+        let sifs = self.timing.sifs;
+        let r = &mut self.radios[radio as usize];
+        let Some(cur) = r.current.as_mut() else { return };
+        let rate = r.rate.rate();
+        let mpdu = cur.len + phy::DATA_OVERHEAD;
+        cur.rts = r.rts_threshold.is_some_and(|th| mpdu > th);
+        cur.data_sent = false;
+        cur.overlapped = false;
+        if cur.retry {
+            r.stats.retries += 1;
+        }
+        r.mac = Mac::Exchange;
+        let control = basic.response_rate(rate);
+        let ack = phy::frame_duration(phy::ACK_BYTES, control);
+        let (dst, seq, retry) = (cur.dst, cur.seq, cur.retry);
+        if cur.rts {
+            // §10.3.2.9 / §9.2.5.2: RTS Duration covers CTS, DATA, ACK and three SIFS.
+            let cts = phy::frame_duration(phy::CTS_BYTES, control);
+            let nav = sifs + cts + sifs + phy::frame_duration(mpdu, rate) + sifs + ack;
+            r.stats.tx_rts += 1;
+            r.awaiting = Some(Kind::Cts);
+            self.start_tx(radio, Kind::Rts, dst, control, phy::RTS_BYTES, nav, seq, retry, now, sched);
+        } else {
+            r.stats.tx_data += 1;
+            cur.data_sent = true;
+            r.awaiting = Some(Kind::Ack);
+            self.start_tx(radio, Kind::Data, dst, rate, mpdu, sifs + ack, seq, retry, now, sched);
+        }
+    }
+
+    // ------------------------------------------------------------------------------------
+    // Physical layer
+    // ------------------------------------------------------------------------------------
+
+    #[allow(clippy::too_many_arguments)]
+    fn start_tx(
+        &mut self,
+        src: u32,
+        kind: Kind,
+        dst: u32,
+        rate: Rate,
+        bytes: usize,
+        nav: Duration,
+        seq: u16,
+        retry: bool,
+        now: Instant,
+        sched: &mut Scheduler<Event>,
+    ) {
+        let (slot, timing) = (self.timing.slot, self.timing);
+        let end = phy::frame_duration(bytes, rate);
+        let overlapped = self.on_air > 0;
+        if overlapped {
+            for tx in self.txs.iter_mut().flatten() {
+                tx.overlapped = true;
+            }
+        } else {
+            self.busy_since = now;
+        }
+        self.on_air += 1;
+        self.stats.frames += 1;
+        let tx = Tx { src, dst, kind, rate, bits: 8 * bytes as u64, nav, seq, retry, overlapped };
+        let id = match self.free.pop() {
+            Some(i) => {
+                self.txs[i as usize] = Some(tx);
+                i
+            }
+            None => {
+                self.txs.push(Some(tx));
+                self.txs.len() as u32 - 1
+            }
+        };
+        {
+            let r = &mut self.radios[src as usize];
+            let was = r.before(now, slot);
+            r.transmitting = true;
+            r.rx = NONE; // half duplex: a reception in progress is lost
+            r.stats.tx_frames += 1;
+            r.after(was, &timing);
+        }
+        if self.positions.any_moving() {
+            // Received powers from the positions now; the row stays for the frame's end (a
+            // radio has one transmission on the air at a time).
+            let row = (0..self.radios.len()).map(|j| self.gain_at(src as usize, j, now)).collect();
+            self.gain[src as usize] = row;
+        }
+        let capture = self.capture_ratio;
+        let gains = &self.gain[src as usize];
+        for (j, r) in self.radios.iter_mut().enumerate() {
+            if j as u32 == src {
+                continue;
+            }
+            let p = gains[j];
+            r.signal_mw += p;
+            if p >= self.cca_mw {
+                let was = r.before(now, slot);
+                r.cs += 1;
+                if !r.transmitting {
+                    if r.rx == NONE {
+                        r.rx = id;
+                        r.rx_signal_mw = p;
+                        r.rx_interference_mw = r.signal_mw - p;
+                        r.rx_collided = false;
+                    } else if capture.is_some_and(|c| r.rx_signal_mw >= c * p) {
+                        r.rx_interference_mw = r.rx_interference_mw.max(r.signal_mw - r.rx_signal_mw);
+                    } else {
+                        r.rx_collided = true;
+                    }
+                }
+                r.after(was, &timing);
+            } else if r.rx != NONE {
+                r.rx_interference_mw = r.rx_interference_mw.max(r.signal_mw - r.rx_signal_mw);
+            }
+        }
+        let event = Event::Wlan { medium: self.id, timer: WlanTimer::TxEnd, arg: id, gen: 0 };
+        sched.schedule_in(end, event);
+    }
+
+    fn on_tx_end(&mut self, id: u32, now: Instant, sched: &mut Scheduler<Event>) {
+        let Some(tx) = self.txs.get_mut(id as usize).and_then(Option::take) else { return };
+        self.free.push(id);
+        self.on_air -= 1;
+        if self.on_air == 0 {
+            self.stats.busy = self.stats.busy + (now - self.busy_since);
+        }
+        if tx.overlapped {
+            self.stats.collisions += 1;
+        }
+        let (slot, timing) = (self.timing.slot, self.timing);
+        {
+            let r = &mut self.radios[tx.src as usize];
+            let was = r.before(now, slot);
+            r.transmitting = false;
+            if r.cs == 0 {
+                r.idle_since = now;
+            }
+            if matches!(tx.kind, Kind::Ack | Kind::Cts) {
+                // The response is out: back to counting unless in an exchange of its own.
+                r.defer_until = if r.mac == Mac::Exchange { Instant::MAX } else { Instant::ZERO };
+            } else if let Some(cur) = r.current.as_mut() {
+                cur.overlapped |= tx.overlapped;
+            }
+            r.after(was, &timing);
+        }
+        let mut addressed = None;
+        for j in 0..self.radios.len() {
+            if j as u32 == tx.src {
+                continue;
+            }
+            let p = self.gain[tx.src as usize][j];
+            let noise = self.noise_mw;
+            let on_air = self.on_air;
+            let r = &mut self.radios[j];
+            r.signal_mw = if on_air == 0 { 0.0 } else { (r.signal_mw - p).max(0.0) };
+            let mut received = false;
+            if p >= self.cca_mw {
+                let was = r.before(now, slot);
+                r.cs -= 1;
+                if r.rx == id {
+                    r.rx = NONE;
+                    received = if r.rx_collided {
+                        r.stats.rx_collisions += 1;
+                        false
+                    } else if p < dbm_to_mw(tx.rate.sensitivity_dbm()) {
+                        r.stats.rx_errors += 1;
+                        false
+                    } else {
+                        let sinr = p / (noise + r.rx_interference_mw);
+                        let prob = success_probability(tx.rate, sinr, tx.bits);
+                        let ok = prob >= 1.0 || r.rng.random::<f64>() < prob;
+                        if !ok {
+                            r.stats.rx_errors += 1;
+                        }
+                        ok
+                    };
+                    r.eifs = !received;
+                    if received {
+                        r.stats.rx_ok += 1;
+                        if tx.dst != j as u32 && tx.nav > Duration::ZERO {
+                            // §10.3.2.4: a frame for another station sets the NAV.
+                            r.nav_end = r.nav_end.max(now + tx.nav);
+                        }
+                    }
+                }
+                if r.cs == 0 && !r.transmitting {
+                    r.idle_since = now;
+                }
+                r.after(was, &timing);
+            }
+            if tx.dst == j as u32 {
+                addressed = Some(received);
+            }
+        }
+        let mut answered = false;
+        if let Some(ok) = addressed {
+            answered = self.on_addressed(&tx, ok, now, sched);
+        }
+        if matches!(tx.kind, Kind::Data | Kind::Rts) && !answered {
+            // Nothing will answer: the attempt fails at ACKTimeout / CTSTimeout (§10.3.2.11).
+            let r = &mut self.radios[tx.src as usize];
+            r.timeout_gen = r.timeout_gen.wrapping_add(1);
+            let event = Event::Wlan { medium: self.id, timer: WlanTimer::Timeout, arg: tx.src, gen: r.timeout_gen };
+            sched.schedule_in(self.timing.ack_timeout, event);
+        }
+    }
+
+    /// The destination of `tx` received it (`ok`) or not. Returns whether a response to a DATA
+    /// or RTS frame will be sent.
+    fn on_addressed(&mut self, tx: &Tx, ok: bool, now: Instant, sched: &mut Scheduler<Event>) -> bool {
+        let j = tx.dst;
+        let basic = self.config.basic_rates;
+        match tx.kind {
+            Kind::Data => {
+                if !ok {
+                    return false;
+                }
+                let last = self.radios[j as usize].last_seq[tx.src as usize];
+                if tx.retry && last == tx.seq {
+                    self.radios[j as usize].stats.rx_duplicates += 1;
+                } else {
+                    self.radios[j as usize].last_seq[tx.src as usize] = tx.seq;
+                    let pkt = self.radios[tx.src as usize].current.as_mut().and_then(|c| c.pkt.take());
+                    if let Some(pkt) = pkt {
+                        self.radios[j as usize].stats.rx_data += 1;
+                        self.out.push(Output::Deliver(j, pkt));
+                    }
+                }
+                self.respond(j, Response::Ack { to: tx.src, rate: basic.response_rate(tx.rate) }, now, sched);
+                true
+            }
+            Kind::Rts => {
+                let r = &self.radios[j as usize];
+                // §10.3.2.9: CTS only if the NAV is idle (and the radio is not busy with an
+                // exchange of its own).
+                if !ok || r.nav_end > now || r.mac == Mac::Exchange || r.response.is_some() {
+                    return false;
+                }
+                let rate = basic.response_rate(tx.rate);
+                let cts = phy::frame_duration(phy::CTS_BYTES, rate);
+                let nav = Duration(tx.nav.0.saturating_sub((self.timing.sifs + cts).0));
+                self.respond(j, Response::Cts { to: tx.src, rate, nav }, now, sched);
+                true
+            }
+            Kind::Cts => {
+                let r = &self.radios[j as usize];
+                if r.awaiting != Some(Kind::Cts) || r.current.as_ref().is_none_or(|c| c.dst != tx.src) {
+                    return false;
+                }
+                if ok {
+                    self.radios[j as usize].awaiting = None;
+                    self.respond(j, Response::Data, now, sched);
+                } else {
+                    self.finish(j, false, now);
+                }
+                false
+            }
+            Kind::Ack => {
+                let r = &self.radios[j as usize];
+                if r.awaiting != Some(Kind::Ack) || r.current.as_ref().is_none_or(|c| c.dst != tx.src) {
+                    return false;
+                }
+                self.finish(j, ok, now);
+                false
+            }
+        }
+    }
+
+    /// Send `what` SIFS from now; the radio does not contend meanwhile.
+    fn respond(&mut self, radio: u32, what: Response, now: Instant, sched: &mut Scheduler<Event>) {
+        let (slot, timing) = (self.timing.slot, self.timing);
+        let r = &mut self.radios[radio as usize];
+        let was = r.before(now, slot);
+        r.defer_until = Instant::MAX;
+        r.after(was, &timing);
+        r.response = Some(what);
+        r.respond_gen = r.respond_gen.wrapping_add(1);
+        let event = Event::Wlan { medium: self.id, timer: WlanTimer::Respond, arg: radio, gen: r.respond_gen };
+        sched.schedule_in(self.timing.sifs, event);
+    }
+
+    fn on_respond(&mut self, radio: u32, now: Instant, sched: &mut Scheduler<Event>) {
+        let basic = self.config.basic_rates;
+        let sifs = self.timing.sifs;
+        let r = &mut self.radios[radio as usize];
+        let Some(what) = r.response.take() else { return };
+        match what {
+            Response::Ack { to, rate } => {
+                r.stats.tx_ack += 1;
+                self.start_tx(radio, Kind::Ack, to, rate, phy::ACK_BYTES, Duration::ZERO, 0, false, now, sched);
+            }
+            Response::Cts { to, rate, nav } => {
+                r.stats.tx_cts += 1;
+                self.start_tx(radio, Kind::Cts, to, rate, phy::CTS_BYTES, nav, 0, false, now, sched);
+            }
+            Response::Data => {
+                let rate = r.rate.rate();
+                let Some(cur) = r.current.as_mut() else { return };
+                cur.data_sent = true;
+                let mpdu = cur.len + phy::DATA_OVERHEAD;
+                let ack = phy::frame_duration(phy::ACK_BYTES, basic.response_rate(rate));
+                let (dst, seq, retry) = (cur.dst, cur.seq, cur.retry);
+                r.stats.tx_data += 1;
+                r.awaiting = Some(Kind::Ack);
+                self.start_tx(radio, Kind::Data, dst, rate, mpdu, sifs + ack, seq, retry, now, sched);
+            }
+        }
+    }
+
+    /// The current attempt of `radio` ended: acknowledged (`ok`) or failed.
+    fn finish(&mut self, radio: u32, ok: bool, now: Instant) {
+        let (slot, timing) = (self.timing.slot, self.timing);
+        let r = &mut self.radios[radio as usize];
+        r.awaiting = None;
+        r.timeout_gen = r.timeout_gen.wrapping_add(1);
+        let Some(mut cur) = r.current.take() else { return };
+        if ok {
+            r.stats.tx_acked += 1;
+            r.stats.mac_delay.record(now - cur.since);
+            r.rate.on_success();
+            r.cw = r.cw_min;
+            r.short_retries = 0;
+            r.long_retries = 0;
+        } else {
+            r.stats.tx_failed += 1;
+            if cur.overlapped {
+                r.stats.tx_collisions += 1;
+            }
+            r.rate.on_failure();
+            if cur.rts && cur.data_sent {
+                r.long_retries += 1;
+            } else {
+                r.short_retries += 1;
+            }
+            r.cw = (2 * r.cw + 1).min(r.cw_max);
+            if r.short_retries >= r.short_limit || r.long_retries >= r.long_limit {
+                // §10.3.4.4: the retry limit is reached; the frame is discarded.
+                r.stats.retry_limit_drops += 1;
+                r.cw = r.cw_min;
+                r.short_retries = 0;
+                r.long_retries = 0;
+                if let Some(pkt) = cur.pkt.take() {
+                    self.out.push(Output::Drop(radio, pkt, DropReason::RetryLimit));
+                }
+            } else {
+                cur.retry = true;
+                r.current = Some(cur);
+            }
+        }
+        let r = &mut self.radios[radio as usize];
+        let was = r.before(now, slot);
+        // The count restarts DIFS after the end of the exchange at the earliest (after an
+        // ACKTimeout: DIFS after the timeout).
+        r.defer_until = now;
+        r.after(was, &timing);
+        r.draw_backoff();
+        if r.current.is_some() {
+            r.mac = Mac::Contend;
+        } else {
+            r.mac = Mac::Idle;
+            self.next_frame(radio, now);
+        }
+    }
+}

@@ -1,0 +1,140 @@
+//! IEEE 802.11g wireless LANs: a shared medium per channel, the ERP-OFDM PHY and the DCF MAC
+//! (IEEE 802.11-2020 Clause 10.3, Clauses 17 and 18).
+//!
+//! - [`phy`]: rates, frame durations, interframe spaces.
+//! - [`propagation`]: path loss, shadowing, dBm/mW; [`position`]: where radios are.
+//! - [`error`]: frame success from SINR (NIST OFDM error model).
+//! - [`rate`]: fixed rate, ARF, AARF.
+//! - [`medium`]: one channel: every radio on it, what each hears, carrier sense, receptions,
+//!   collisions, and the DCF of each radio (backoff, NAV, ACK, RTS/CTS, retries, duplicates).
+//!
+//! A WLAN interface is attached to a channel ([`crate::network::Attachment::Wlan`]); packets
+//! it sends pass its queue discipline (drop-tail 50 by default) into its MAC. Infrastructure
+//! mode: an access point is a radio on a router node, which bridges its BSS to its wired
+//! links by routing (one subnet per AP); a station's radio is associated with an AP from the
+//! start and sends every frame to it, and the AP sends to the station owning the
+//! destination address. Beacons, scanning, authentication and (re)association frames and
+//! roaming are not modelled yet; [`Role`] and the association held per radio are where they
+//! will go.
+//!
+//! Time: propagation delay over the air is taken as zero (a few hundred metres are about
+//! 1 us, far below a 9 us slot, whose budget includes aAirPropagationTime, §10.3.2.3.1), so a
+//! transmission starts and ends at the same instant at every radio. No event is scheduled per
+//! backoff slot: a radio's backoff end is computed from when the medium went idle, and the
+//! channel keeps one access event at the earliest backoff end, rescheduled only when the
+//! medium changes.
+
+pub mod error;
+pub mod medium;
+pub mod phy;
+pub mod position;
+pub mod propagation;
+pub mod rate;
+
+pub use medium::{ChannelStats, Medium, RadioStats};
+pub use phy::{BasicRates, EifsAck, Rate, SlotTime, Timing};
+pub use position::Position;
+pub use propagation::{PathLoss, Propagation};
+pub use rate::RateControl;
+
+use crate::queue::{QueueConfig, QueueLimit};
+
+/// Parameters of a channel (a shared medium).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ChannelConfig {
+    /// Channel number, 1..=13 (sets the centre frequency).
+    pub channel: u8,
+    /// Slot time.
+    pub slot: SlotTime,
+    /// The rate `AckTxTime` of EIFS is computed at.
+    pub eifs_ack: EifsAck,
+    /// The basic rate set (rates of control responses).
+    pub basic_rates: BasicRates,
+    /// Propagation model.
+    pub propagation: Propagation,
+    /// Background noise in dBm over the 20 MHz channel (default -93.97: thermal noise
+    /// -174 dBm/Hz + 10 log10(20 MHz) + a 7 dB noise figure, as ns-3's default).
+    pub noise_floor_dbm: f64,
+    /// Clear channel assessment threshold in dBm: a transmission received at or above it makes
+    /// the medium busy and is a frame the radio can lock onto (§17.3.10.6: the start of a valid
+    /// OFDM transmission at the 6 Mbit/s sensitivity, -82 dBm). Below it, a signal is only
+    /// interference.
+    pub cca_threshold_dbm: f64,
+    /// Capture: a frame survives an overlapping transmission whose power at the receiver is at
+    /// least this many dB lower. `None` (the default): any overlap above the CCA threshold
+    /// destroys both.
+    pub capture_threshold_db: Option<f64>,
+}
+
+impl Default for ChannelConfig {
+    fn default() -> Self {
+        ChannelConfig {
+            channel: 1,
+            slot: SlotTime::Short,
+            eifs_ack: EifsAck::Dsss1,
+            basic_rates: BasicRates::default(),
+            propagation: Propagation::default(),
+            noise_floor_dbm: -174.0 + 10.0 * 20e6f64.log10() + 7.0,
+            cca_threshold_dbm: -82.0,
+            capture_threshold_db: None,
+        }
+    }
+}
+
+/// What a radio is in its BSS. Association is static for now: a station is associated with its
+/// AP from the start.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    /// An access point: sends to the associated station owning a packet's destination.
+    AccessPoint,
+    /// A station associated with the AP whose radio is on this interface.
+    Station {
+        /// The AP's interface (on the same channel).
+        ap: crate::ids::IfaceId,
+    },
+}
+
+/// Parameters of one radio (a WLAN interface).
+#[derive(Clone, Debug, PartialEq)]
+pub struct RadioConfig {
+    /// AP or station.
+    pub role: Role,
+    /// Where it stands.
+    pub position: Position,
+    /// Transmit power in dBm (default 16.02, 40 mW, as ns-3's default).
+    pub tx_power_dbm: f64,
+    /// Rate control of data frames.
+    pub rate: RateControl,
+    /// Data frames whose MPDU is longer than this many bytes are preceded by RTS/CTS
+    /// (`dot11RTSThreshold`; `None`: never).
+    pub rts_threshold: Option<usize>,
+    /// dot11ShortRetryLimit (§10.3.4.4): attempts of a frame not preceded by RTS, and of an RTS.
+    pub short_retry_limit: u32,
+    /// dot11LongRetryLimit: attempts of a data frame sent after RTS/CTS.
+    pub long_retry_limit: u32,
+    /// aCWmin (§18.4.4: 15 for an ERP BSS without 802.11b stations).
+    pub cw_min: u32,
+    /// aCWmax (1023).
+    pub cw_max: u32,
+    /// The interface queue.
+    pub queue: QueueConfig,
+}
+
+impl RadioConfig {
+    /// A radio with the defaults: 16.02 dBm, 54 Mbit/s fixed, no RTS/CTS, retry limits 7 and
+    /// 4, CW 15..1023, drop-tail 50.
+    pub fn new(role: Role, position: Position) -> Self {
+        RadioConfig {
+            role,
+            position,
+            tx_power_dbm: 10.0 * 40f64.log10(),
+            rate: RateControl::default(),
+            rts_threshold: None,
+            short_retry_limit: 7,
+            long_retry_limit: 4,
+            cw_min: 15,
+            cw_max: 1023,
+            queue: QueueConfig::DropTail { limit: QueueLimit::Packets(50) },
+        }
+    }
+}

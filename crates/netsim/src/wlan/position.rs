@@ -1,0 +1,51 @@
+//! Where a radio is. Positions are in metres on a plane ([`crate::mobility::Position`]). A
+//! radio stands where its configuration puts it unless its node has a mobility model
+//! ([`crate::mobility::Mobility`]), which then says where it is at each instant; every position
+//! is read through [`Positions::at`].
+
+pub use crate::mobility::Position;
+
+use crate::mobility::Mobility;
+use crate::time::Instant;
+
+/// The positions of a channel's radios.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Positions {
+    fixed: Vec<Position>,
+    moving: Vec<Option<Mobility>>,
+    any_moving: bool,
+}
+
+impl Positions {
+    /// Add a radio standing at `p`.
+    pub(crate) fn push(&mut self, p: Position) {
+        self.fixed.push(p);
+        self.moving.push(None);
+    }
+
+    /// Radio `i` moves as `m` says from now on (a stationary model just places it).
+    pub(crate) fn set_mobility(&mut self, i: usize, m: Mobility) {
+        if let Mobility::Stationary(p) = m {
+            self.fixed[i] = p;
+            self.moving[i] = None;
+        } else {
+            self.moving[i] = Some(m);
+            self.any_moving = true;
+        }
+    }
+
+    /// True if some radio moves (received powers then change with time).
+    #[inline]
+    pub(crate) fn any_moving(&self) -> bool {
+        self.any_moving
+    }
+
+    /// Where radio `i` is at `t`.
+    #[inline]
+    pub(crate) fn at(&self, i: usize, t: Instant) -> Position {
+        match &self.moving[i] {
+            Some(m) => m.position_at(t),
+            None => self.fixed[i],
+        }
+    }
+}

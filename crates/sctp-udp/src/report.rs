@@ -1,0 +1,295 @@
+//! Results of a real run, in the simulator's shape: scalars, time series and events under
+//! the same kinds, entities and metrics (`sctp/<app>/...`, `sctp_path/<app>/path<i>/...`),
+//! so the same summaries, files and analyses serve both.
+//!
+//! Associations are named as the simulator names them: the first under the application's
+//! name, the next ones `<name>/assoc<k>`. A sink serving many associations keeps detailed
+//! records of the first [`MAX_RECORDS`] and counts the rest only in its totals, so a
+//! long-running server's results stay bounded.
+
+use std::collections::BTreeMap;
+use std::net::Ipv4Addr;
+use std::path::PathBuf;
+
+use netsim::recorder::{EventTable, Scalars, TimeSeries};
+use sctp::{AssocId, Association, Event, PathState};
+use simtime::Instant;
+
+use crate::driver::UdpDriver;
+
+/// Associations recorded in detail by one application.
+pub(crate) const MAX_RECORDS: usize = 64;
+
+/// What a real run produced.
+#[derive(Clone, Debug, Default)]
+pub struct RealResult {
+    /// Run name (`real-send`, `real-sink`).
+    pub name: String,
+    /// A description of the run as TOML (addresses, ports, options), for `scenario.toml`.
+    pub description: String,
+    /// End-of-run scalars.
+    pub scalars: Scalars,
+    /// Sampled time series.
+    pub timeseries: TimeSeries,
+    /// Events (`sctp` engine events, `fault` injections).
+    pub events: EventTable,
+    /// Capture files written.
+    pub captures: Vec<PathBuf>,
+    /// The run was ended by a stop request (Ctrl-C) rather than by completing.
+    pub interrupted: bool,
+}
+
+/// The failover bookkeeping of an association this side opened, as the simulator keeps it:
+/// times after the primary path broke (the start of a total fault on the local address the
+/// primary path leaves from).
+#[derive(Clone, Debug, Default)]
+struct Failover {
+    break_at: Option<Instant>,
+    pf_at: Option<Instant>,
+    inactive_at: Option<Instant>,
+    alt_rtx_at: Option<Instant>,
+    moved_at: Option<Instant>,
+    back_at: Option<Instant>,
+}
+
+/// What is kept about one association.
+#[derive(Debug)]
+pub(crate) struct AssocRecord {
+    /// Name in results.
+    pub entity: String,
+    /// When it reached ESTABLISHED.
+    pub connected_at: Option<Instant>,
+    /// When it closed, and why.
+    pub closed_at: Option<Instant>,
+    pub close_reason: Option<String>,
+    path_changes: u64,
+    failover: Failover,
+    /// Its final state once it has left the endpoint.
+    pub finished: Option<Box<Association>>,
+    /// Sink side: user bytes and messages read, first and last read.
+    pub delivered_bytes: u64,
+    pub delivered_messages: u64,
+    pub first_delivery: Option<Instant>,
+    pub last_delivery: Option<Instant>,
+}
+
+/// Results being gathered during a run.
+#[derive(Debug, Default)]
+pub(crate) struct Book {
+    pub name: String,
+    pub records: Vec<AssocRecord>,
+    index: BTreeMap<AssocId, usize>,
+    pub events: EventTable,
+    pub series: TimeSeries,
+    /// Associations met beyond the detailed ones.
+    pub unrecorded: u64,
+}
+
+impl Book {
+    pub(crate) fn new(name: &str) -> Self {
+        Book { name: name.to_string(), ..Book::default() }
+    }
+
+    /// The record of `id`, created when met (None beyond [`MAX_RECORDS`]).
+    pub(crate) fn record(&mut self, id: AssocId) -> Option<&mut AssocRecord> {
+        if let Some(&i) = self.index.get(&id) {
+            return self.records.get_mut(i);
+        }
+        if self.records.len() >= MAX_RECORDS {
+            self.unrecorded += 1;
+            self.index.insert(id, usize::MAX);
+            return None;
+        }
+        let k = self.records.len();
+        let entity = if k == 0 { self.name.clone() } else { format!("{}/assoc{k}", self.name) };
+        self.records.push(AssocRecord {
+            entity,
+            connected_at: None,
+            closed_at: None,
+            close_reason: None,
+            path_changes: 0,
+            failover: Failover::default(),
+            finished: None,
+            delivered_bytes: 0,
+            delivered_messages: 0,
+            first_delivery: None,
+            last_delivery: None,
+        });
+        self.index.insert(id, k);
+        self.records.get_mut(k)
+    }
+
+    /// Forgets the index entry of an association that left, unless it is recorded.
+    pub(crate) fn left(&mut self, id: AssocId, a: Association) {
+        match self.index.get(&id) {
+            Some(&i) if i != usize::MAX => {
+                if let Some(r) = self.records.get_mut(i) {
+                    r.finished = Some(Box::new(a));
+                }
+            }
+            _ => {
+                self.index.remove(&id);
+            }
+        }
+    }
+
+    /// An event an application's driver logs (kind, detail) under the run's name.
+    pub(crate) fn log(&mut self, now: Instant, kind: &str, detail: String) {
+        self.events.time_ns.push(now.as_nanos());
+        self.events.kind.push(kind.to_string());
+        self.events.entity.push(self.name.clone());
+        self.events.detail.push(detail);
+    }
+
+    /// An engine event of association `id`: logged, and the failover bookkeeping kept.
+    pub(crate) fn on_event(&mut self, now: Instant, id: AssocId, e: &Event, drv: &UdpDriver) {
+        let primary = drv.endpoint().association(id).map(|a| a.primary());
+        let primary_local = drv.endpoint().association(id).and_then(|a| {
+            let p = a.paths().get(a.primary())?;
+            drv.local_for(id, p.remote)
+        });
+        let faults = drv.faults().to_vec();
+        let Some(rec) = self.record(id) else { return };
+        let after_break = rec.failover.break_at.is_some_and(|b| now >= b);
+        match e {
+            Event::Connected => {
+                rec.connected_at.get_or_insert(now);
+                rec.failover.break_at = break_time(&faults, primary_local);
+            }
+            Event::PathStateChanged { path, to, .. } => {
+                rec.path_changes += 1;
+                if Some(*path) == primary && after_break {
+                    match to {
+                        PathState::PotentiallyFailed => {
+                            rec.failover.pf_at.get_or_insert(now);
+                        }
+                        PathState::Inactive => {
+                            rec.failover.inactive_at.get_or_insert(now);
+                        }
+                        PathState::Active => {}
+                    }
+                }
+            }
+            Event::RetransmitOnAlternate { .. } if after_break => {
+                rec.failover.alt_rtx_at.get_or_insert(now);
+            }
+            Event::DataPathChanged { to, .. } if after_break => {
+                if Some(*to) == primary && rec.failover.moved_at.is_some() {
+                    rec.failover.back_at.get_or_insert(now);
+                } else {
+                    rec.failover.moved_at.get_or_insert(now);
+                }
+            }
+            Event::Closed { reason } => {
+                rec.closed_at.get_or_insert(now);
+                rec.close_reason = Some(format!("{reason:?}"));
+            }
+            _ => {}
+        }
+        let entity = rec.entity.clone();
+        self.events.time_ns.push(now.as_nanos());
+        self.events.kind.push("sctp".into());
+        self.events.entity.push(entity);
+        self.events.detail.push(format!("{e:?}"));
+    }
+
+    /// Samples every recorded live association: per path cwnd, ssthresh, flight size, RTO,
+    /// SRTT and state, then the association's windows and the bytes delivered so far.
+    pub(crate) fn sample(&mut self, now: Instant, drv: &UdpDriver) {
+        let ids: Vec<(AssocId, usize)> =
+            self.index.iter().filter(|(_, &i)| i != usize::MAX).map(|(a, i)| (*a, *i)).collect();
+        for (id, i) in ids {
+            let Some(a) = drv.endpoint().association(id) else { continue };
+            let Some(rec) = self.records.get(i) else { continue };
+            let name = rec.entity.clone();
+            let delivered = rec.delivered_bytes;
+            for (p, path) in a.paths() {
+                let entity = format!("{name}/path{p}");
+                let ts = &mut self.series;
+                ts.push(now, "sctp_path", &entity, "cwnd", "bytes", f64::from(path.cc.cwnd));
+                ts.push(now, "sctp_path", &entity, "ssthresh", "bytes", f64::from(path.cc.ssthresh));
+                ts.push(now, "sctp_path", &entity, "flight_size", "bytes", f64::from(path.flight_size));
+                ts.push(now, "sctp_path", &entity, "rto", "s", path.rto.rto.as_secs_f64());
+                if let Some(srtt) = path.rto.srtt {
+                    ts.push(now, "sctp_path", &entity, "srtt", "s", srtt.as_secs_f64());
+                }
+                ts.push(now, "sctp_path", &entity, "state", "0=active,1=pf,2=inactive", f64::from(path.state.code()));
+            }
+            self.series.push(now, "sctp", &name, "a_rwnd", "bytes", f64::from(a.a_rwnd()));
+            self.series.push(now, "sctp", &name, "peer_rwnd", "bytes", f64::from(a.peer_rwnd()));
+            if delivered > 0 {
+                self.series.push(now, "sctp", &name, "delivered_bytes", "bytes", delivered as f64);
+            }
+        }
+    }
+
+    /// The transport scalars of every recorded association (as the simulator's socket
+    /// reports them, plus each path's final SRTT and RTO); `sender`: the side that sends
+    /// data, which also reports its retransmission counters and failover times.
+    pub(crate) fn transport_scalars(&self, now: Instant, drv: &UdpDriver, sender: bool, out: &mut Scalars) {
+        for (&id, &i) in &self.index {
+            let Some(rec) = self.records.get(i) else { continue };
+            let Some(a) = drv.endpoint().association(id).or(rec.finished.as_deref()) else { continue };
+            report_association(now, rec, a, sender, out);
+        }
+    }
+}
+
+/// When the primary path of an association breaks: the start of a total fault on the local
+/// address its primary path leaves from.
+fn break_time(faults: &[crate::Fault], primary_local: Option<Ipv4Addr>) -> Option<Instant> {
+    let local = primary_local?;
+    faults.iter().filter(|f| f.addr == local && f.drop >= 1.0).map(|f| f.at).min()
+}
+
+fn report_association(now: Instant, rec: &AssocRecord, a: &Association, sender: bool, out: &mut Scalars) {
+    let name = &rec.entity;
+    let sum = |f: fn(&sctp::PathStats) -> u64| a.paths().values().map(|p| f(&p.stats)).sum::<u64>() as f64;
+    if sender {
+        out.push("sctp", name, "sent_bytes", sum(|s| s.bytes_sent), "bytes");
+        out.push("sctp", name, "fast_retransmissions", sum(|s| s.fast_retransmissions), "chunks");
+        out.push("sctp", name, "timeout_retransmissions", sum(|s| s.timeout_retransmissions), "chunks");
+        out.push("sctp", name, "retransmitted_bytes", sum(|s| s.bytes_retransmitted), "bytes");
+        out.push("sctp", name, "t3_timeouts", sum(|s| s.t3_timeouts), "events");
+        out.push("sctp", name, "rwnd_blocked_time", a.rwnd_blocked_time(now).as_secs_f64(), "s");
+        let f = &rec.failover;
+        if let Some(b) = f.break_at {
+            let since = |t: Option<Instant>| t.map(|t| t.saturating_since(b).as_secs_f64());
+            out.push("sctp", name, "primary_break_at", b.as_secs_f64(), "s");
+            for (metric, t) in [
+                ("failover_time", since(f.inactive_at)),
+                ("pf_time", since(f.pf_at)),
+                ("first_alternate_rtx_time", since(f.alt_rtx_at)),
+                ("data_moved_time", since(f.moved_at)),
+                ("switch_back_time", since(f.back_at)),
+            ] {
+                if let Some(v) = t {
+                    out.push("sctp", name, metric, v, "s");
+                }
+            }
+        }
+    }
+    out.push("sctp", name, "reordered_tsns", a.reordered_tsns() as f64, "chunks");
+    out.push("sctp", name, "heartbeats_sent", sum(|s| s.heartbeats_sent), "chunks");
+    out.push("sctp", name, "path_state_changes", rec.path_changes as f64, "events");
+    out.push("sctp", name, "closed", f64::from(u8::from(rec.closed_at.is_some())), "bool");
+    let new_total = sum(|s| s.bytes_sent);
+    for (i, p) in a.paths() {
+        let entity = format!("{name}/path{i}");
+        out.push("sctp_path", &entity, "bytes_sent", p.stats.bytes_sent as f64, "bytes");
+        if new_total > 0.0 {
+            out.push("sctp_path", &entity, "new_data_share", p.stats.bytes_sent as f64 / new_total, "fraction");
+        }
+        out.push("sctp_path", &entity, "bytes_retransmitted", p.stats.bytes_retransmitted as f64, "bytes");
+        out.push("sctp_path", &entity, "bytes_acked", p.stats.bytes_acked as f64, "bytes");
+        out.push("sctp_path", &entity, "fast_retransmissions", p.stats.fast_retransmissions as f64, "chunks");
+        out.push("sctp_path", &entity, "t3_timeouts", p.stats.t3_timeouts as f64, "events");
+        out.push("sctp_path", &entity, "pf_episodes", p.stats.pf_episodes as f64, "events");
+        out.push("sctp_path", &entity, "packets_sent", p.stats.packets_sent as f64, "packets");
+        out.push("sctp_path", &entity, "state", f64::from(p.state.code()), "0=active,1=pf,2=inactive");
+        if let Some(srtt) = p.rto.srtt {
+            out.push("sctp_path", &entity, "srtt", srtt.as_secs_f64(), "s");
+        }
+        out.push("sctp_path", &entity, "rto", p.rto.rto.as_secs_f64(), "s");
+    }
+}

@@ -1,0 +1,131 @@
+"""Interoperability of ``sctpsim real`` with usrsctp (Debian ``libusrsctp-examples``): its
+``tsctp`` program as receiver and as sender, with UDP encapsulation (RFC 6951).
+
+tsctp's options (usrsctp programs/tsctp.c): ``-E`` its own UDP encapsulation port, ``-U``
+the peer's, ``-p`` the SCTP port, ``-L`` the local address, ``-l``/``-n`` message length
+and count, ``-T`` seconds to send; without an address it is a server that reads each
+association to its end and prints ``first length, messages, recv calls, bytes, seconds,
+throughput, notifications``; it sends messages of the byte ``b``. The Debian build logs
+every packet on stdout, which the tests read and throw away.
+
+Failover in the direction usrsctp -> sctpsim cannot be exercised quickly: tsctp offers no
+way to shorten usrsctp's RTO.Min (1 s) or Path.Max.Retrans (5), so it keeps sending new
+data to a failed primary for a minute. The multihomed case runs with sctpsim sending.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from pathlib import Path
+
+import pandas as pd
+from realmode import TSCTP_RESULT, Proc, free_udp_port, scalars, sctpsim_real, usrsctp
+
+MB100 = 100_000_000
+
+
+def closed_reasons(run_dir: Path) -> list[str]:
+    events = pd.read_parquet(run_dir / "events.parquet")
+    return [d for d in events["detail"] if d.startswith("Closed")]
+
+
+def tsctp_server(port: int, udp_port: int, *extra: str) -> Proc:
+    server = Proc([str(usrsctp("tsctp")), "-E", str(udp_port), "-p", str(port), *extra], keep=TSCTP_RESULT)
+    server.wait_ready()  # its first debug line comes once it has bound its UDP socket
+    return server
+
+
+def tsctp_result(server: Proc) -> tuple[int, int]:
+    """(messages, bytes) of the association tsctp served."""
+    deadline = time.monotonic() + 10
+    while not server.out and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert server.out, "tsctp printed no result"
+    m = TSCTP_RESULT.match(server.out[0])
+    assert m is not None
+    return int(m.group(2)), int(m.group(4))
+
+
+def test_usrsctp_receives_100_mb_from_sctpsim(tmp_path: Path) -> None:
+    udp = free_udp_port()
+    server = tsctp_server(5001, udp)
+    try:
+        send = Proc(sctpsim_real(
+            "send", "--bind", "127.0.0.1", "--udp-port", "0", "--peer", "127.0.0.1", "--peer-udp-port", str(udp),
+            "--peer-port", "5001", "--bytes", "100MB", "--message-size", "8KiB", "--out", str(tmp_path / "send"),
+        ))  # fmt: skip
+        assert send.wait(120) == 0, send.err
+        messages, nbytes = tsctp_result(server)
+    finally:
+        server.stop()
+    s = scalars(tmp_path / "send")
+    # Handshake, every byte counted by usrsctp, graceful shutdown.
+    assert nbytes == MB100 == s["sctp", "send", "acked_bytes"] == s["sctp", "send", "queued_bytes"]
+    assert messages == s["sctp", "send", "queued_messages"] == -(-MB100 // 8192)
+    assert closed_reasons(tmp_path / "send") == ["Closed { reason: Shutdown }"]
+    assert s["real", "send", "bad_checksum"] == 0
+
+
+def test_sctpsim_receives_100_mb_from_usrsctp(tmp_path: Path) -> None:
+    ours, theirs = free_udp_port(), free_udp_port()
+    sink = Proc(sctpsim_real("sink", "--bind", "127.0.0.1", "--udp-port", str(ours), "--once", "--check", "fill:98",
+                             "--time", "120s", "--out", str(tmp_path / "sink")))  # fmt: skip
+    try:
+        sink.wait_ready()
+        client = Proc(
+            [str(usrsctp("tsctp")), "-E", str(theirs), "-U", str(ours), "-p", "5001", "-l", "1000", "-n", "100000",
+             "127.0.0.1"],
+            keep=re.compile(r"^(Sending of|Throughput)"),
+        )  # fmt: skip
+        try:
+            client.wait(120)
+        finally:
+            client.stop()
+        assert sink.wait(60) == 0, sink.err
+    finally:
+        sink.stop()
+    assert any(line.startswith("Sending of 100000 messages of length 1000") for line in client.out), client.out
+    k = scalars(tmp_path / "sink")
+    # Every byte arrived, each message whole and made of tsctp's 'b' (98).
+    assert k["sctp", "sink", "delivered_bytes"] == MB100
+    assert k["sctp", "sink", "delivered_messages"] == 100_000
+    assert k["real", "sink", "checked_messages"] == 100_000
+    assert k["real", "sink", "check_errors"] == 0
+    assert closed_reasons(tmp_path / "sink") == ["Closed { reason: Shutdown }"]
+
+
+def test_a_multihomed_sctpsim_keeps_its_association_with_usrsctp_when_one_address_fails(tmp_path: Path) -> None:
+    udp = free_udp_port()
+    # usrsctp bound to 127.0.0.1 alone: one destination; our side has two addresses.
+    server = tsctp_server(5001, udp, "-L", "127.0.0.1")
+    try:
+        send = Proc(sctpsim_real(
+            "send", "--bind", "127.0.0.1,127.0.0.2", "--udp-port", "0", "--peer", "127.0.0.1",
+            "--peer-udp-port", str(udp), "--peer-port", "5001", "--time", "3s", "--fault", "127.0.0.1@1s",
+            "--set", "sctp.rto_initial=200ms", "--set", "sctp.rto_min=200ms", "--set", "sctp.rto_max=800ms",
+            "--out", str(tmp_path / "send"),
+        ))  # fmt: skip
+        assert send.wait(60) == 0, send.err
+        messages, nbytes = tsctp_result(server)
+    finally:
+        server.stop()
+    s = scalars(tmp_path / "send")
+    # Everything sent before and after the loss of 127.0.0.1 was delivered, and the
+    # association ended gracefully.
+    assert nbytes == s["sctp", "send", "acked_bytes"] == s["sctp", "send", "queued_bytes"]
+    assert messages == s["sctp", "send", "queued_messages"]
+    assert closed_reasons(tmp_path / "send") == ["Closed { reason: Shutdown }"]
+    # The one destination timed out and its packets moved to 127.0.0.2.
+    assert s["sctp", "send", "t3_timeouts"] >= 1
+    assert s["real", "send", "source_changes"] >= 1
+    assert s["real", "send", "fault_dropped_tx"] + s["real", "send", "fault_dropped_rx"] > 0
+    events = pd.read_parquet(tmp_path / "send" / "events.parquet")
+    moved = events[events["detail"].str.contains("source_changed")]
+    assert len(moved) and (moved["time_s"] >= 1.0).all()
+    assert "to=127.0.0.2" in moved["detail"].iloc[0]
+    # Data kept flowing after the fault: megabytes acknowledged after the first second.
+    series = pd.read_parquet(tmp_path / "send" / "timeseries.parquet")
+    acked = series[(series["entity"] == "send") & (series["metric"] == "acked_bytes")]
+    at_fault = acked[acked["time_s"] <= 1.0]["value"].max()
+    assert acked["value"].max() - at_fault > 1e6
