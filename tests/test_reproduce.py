@@ -30,7 +30,10 @@ from sctpsim.reproduce import COMPARISON_COLUMNS, list_studies, load_study, stud
 
 from pages import check_page, screenshot
 
+#: The studies whose --quick reproduction these tests run (cmt-aqm's takes minutes; its own
+#: tests are in test_cmt_aqm.py).
 STUDIES = ("cc-new-stage", "failover-tuning")
+ALL_STUDIES = ("cc-new-stage", "cmt-aqm", "failover-tuning")
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
 
@@ -60,7 +63,7 @@ def test_studies_ship_inside_the_package() -> None:
     root = studies_root()
     assert root.is_dir()
     assert Path(sctpsim.__file__).resolve().parent in root.resolve().parents
-    assert [s.name for s in list_studies()] == list(STUDIES)
+    assert [s.name for s in list_studies()] == list(ALL_STUDIES)
     for study in list_studies():
         for name in ("study.toml", "reference.csv", "analysis.py", "README.md"):
             assert (study.directory / name).is_file(), (study.name, name)
@@ -84,7 +87,7 @@ def test_list_shows_name_summary_and_paper(capsys: pytest.CaptureFixture[str]) -
             ["reproduce", "failover-tunning"],
             'unknown study "failover-tunning" (did you mean "failover-tuning"?',
         ),
-        (["reproduce", "nothing-like-it"], "known studies: cc-new-stage, failover-tuning"),
+        (["reproduce", "nothing-like-it"], "known studies: cc-new-stage, cmt-aqm, failover-tuning"),
         (["reproduce"], "missing study NAME"),
         (["reproduce", "--list", "cc-new-stage"], "--list takes no study name"),
     ],
