@@ -181,7 +181,9 @@ impl WorldBuilder {
         medium: u32,
         config: &RadioConfig,
     ) -> Result<IfaceId, WlanError> {
-        let channel = self.rec.names.wlans.get(medium as usize).cloned().ok_or(WlanError::NoSuchChannel(medium))?;
+        if medium as usize >= self.rec.names.wlans.len() {
+            return Err(WlanError::NoSuchChannel(medium));
+        }
         if let Role::Station { ap } = config.role {
             let ok = self.net.ifaces.get(ap.index()).and_then(|i| i.wlan()).is_some_and(|(m, _)| m == medium);
             if !ok {
@@ -189,11 +191,19 @@ impl WorldBuilder {
             }
         }
         let iface = self.iface_with(node, name, addr);
+        self.attach_wlan(iface, medium, config)?;
+        Ok(iface)
+    }
+
+    /// Make an existing (unattached) interface a radio on channel `medium` (see
+    /// [`WorldBuilder::wlan_iface`]).
+    pub fn attach_wlan(&mut self, iface: IfaceId, medium: u32, config: &RadioConfig) -> Result<(), WlanError> {
+        let channel = self.rec.names.wlans.get(medium as usize).cloned().ok_or(WlanError::NoSuchChannel(medium))?;
         let full = &self.rec.names.ifaces[iface.index()];
         let rng = self.rng.stream(&format!("wlan/{channel}/{full}/mac"));
         let queue_rng = self.rng.stream(&format!("wlan/{channel}/{full}/queue"));
         self.net.attach_radio(iface, medium, config, rng, queue_rng)?;
-        Ok(iface)
+        Ok(())
     }
 
     /// Radios of nodes with a mobility model are where it says ([`crate::wlan::position`]).

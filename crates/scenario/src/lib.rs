@@ -17,6 +17,7 @@ pub mod reader;
 pub mod real;
 pub mod schema;
 pub mod units;
+pub mod wlan;
 
 pub use error::ScenarioError;
 pub use model::{parse, Scenario};
