@@ -440,6 +440,9 @@ pub static QUEUE: Section = Section {
         (netsim::queue::Blue::KIND, BLUE),
         (netsim::queue::Rem::KIND, REM),
         (netsim::queue::Pi::KIND, PI),
+        (netsim::queue::CoDel::KIND, CODEL),
+        (netsim::queue::FqCodel::KIND, FQ_CODEL),
+        (netsim::queue::Pie::KIND, PIE),
     ],
 };
 
@@ -604,6 +607,41 @@ const PI: &[Field] = &[
         "What the queue counts; in byte mode the probability is scaled by the packet's size.",
     ),
     AQM_ECN,
+];
+
+/// `links[].queue` with `kind = "codel"` (RFC 8289).
+const CODEL: &[Field] = &[
+    f("limit", Ty::QueueLimit, Value("1000"), "packets|bytes", "Hard capacity (packets, or bytes as a size string); arrivals beyond it are dropped (Linux's default)."),
+    f("target", Ty::Duration, Value("5ms"), "s", "Acceptable standing queue delay (RFC 8289 §4.4); more than zero."),
+    f("interval", Ty::Duration, Value("100ms"), "s", "Time the sojourn time must stay above target before dropping starts, and the base of the control law interval/sqrt(count) (RFC 8289 §4.3); more than zero."),
+    f("ecn", Ty::Bool, Value("false"), "", "Mark ECN-capable packets Congestion Experienced instead of dropping them."),
+];
+
+/// `links[].queue` with `kind = "fq-codel"` (RFC 8290).
+const FQ_CODEL: &[Field] = &[
+    f("limit", Ty::Int(1, 1 << 30), Value("10240"), "packets", "Packets held in all flow queues before packets are dropped from the head of the flow with the most bytes (RFC 8290 §5.2.3)."),
+    f("flows", Ty::Int(1, 65536), Value("1024"), "", "Number of flow queues the 5-tuple hash spreads packets over (RFC 8290 §5.2.5)."),
+    f("quantum", Ty::Size, Value("1514"), "bytes", "Bytes a flow may send per deficit round-robin round (RFC 8290 §5.2.4); at least one."),
+    f("drop_batch", Ty::Int(1, 65536), Value("64"), "packets", "On overflow, drop from the fattest flow until half its bytes are gone, at most this many packets (Linux's batch; 1 drops one packet)."),
+    f("target", Ty::Duration, Value("5ms"), "s", "Each flow queue's CoDel target (RFC 8290 §5.2.2); more than zero."),
+    f("interval", Ty::Duration, Value("100ms"), "s", "Each flow queue's CoDel interval (RFC 8290 §5.2.1); more than zero."),
+    f("ecn", Ty::Bool, Value("true"), "", "Mark ECN-capable packets instead of dropping them (on by default: RFC 8290 §5.2.6, Linux)."),
+];
+
+/// `links[].queue` with `kind = "pie"` (RFC 8033).
+const PIE: &[Field] = &[
+    f("limit", Ty::QueueLimit, Value("1000"), "packets|bytes", "Hard capacity (packets, or bytes as a size string); arrivals beyond it are dropped (Linux's default)."),
+    f("target", Ty::Duration, Value("15ms"), "s", "Reference queueing delay QDELAY_REF (RFC 8033 §4.2); more than zero."),
+    f("t_update", Ty::Duration, Value("15ms"), "s", "Interval of the drop-probability update T_UPDATE (RFC 8033 §4.2); more than zero."),
+    f("alpha", NUMBER, Value("0.125"), "1/s", "Weight of the delay's distance to the reference (RFC 8033 §4.2); more than zero."),
+    f("beta", NUMBER, Value("1.25"), "1/s", "Weight of the delay's change since the last update (RFC 8033 §4.2); more than zero."),
+    f("max_burst", Ty::Duration, Value("150ms"), "s", "Burst allowance MAX_BURST: no early drops for this long after a calm spell (RFC 8033 §4.4)."),
+    f("delay", Ty::Enum(&["departure-rate", "timestamp"]), Value("departure-rate"), "", "Queueing delay from queued bytes over the measured departure rate (RFC 8033 §4.3, §5.2), or the sojourn time of the last packet to leave."),
+    f("dq_threshold", Ty::Size, Value("\"16KiB\""), "bytes", "Bytes per departure-rate measurement cycle (RFC 8033 §5.2); at least one."),
+    f("ecn", Ty::Bool, Value("false"), "", "Mark ECN-capable packets instead of dropping them while the probability is below mark_ecnth (RFC 8033 §5.1)."),
+    f("mark_ecnth", Ty::Probability, Value("0.1"), "", "Probability above which ECN-capable packets are dropped too (RFC 8033 §5.1)."),
+    f("cap_drop_adjustment", Ty::Bool, Value("true"), "", "Above 10 %, raise the probability by at most 2 % per update (RFC 8033 §5.5)."),
+    f("derandomize", Ty::Bool, Value("false"), "", "De-randomize drops by the accumulated probability of arrivals (RFC 8033 §5.4)."),
 ];
 
 /// `links[].loss`.
