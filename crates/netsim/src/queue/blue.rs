@@ -1,4 +1,4 @@
-//! BLUE (Feng, Kandlur, Saha & Shin, "The BLUE Active Queue Management Algorithms", IEEE/ACM
+//! BLUE (Feng, Shin, Kandlur & Saha, "The BLUE Active Queue Management Algorithms", IEEE/ACM
 //! ToN 10(4), 2002): one marking probability `p_m`, driven by packet loss and link idle events
 //! rather than by the queue length.
 //!

@@ -279,7 +279,7 @@ impl Red {
         }
     }
 
-    /// Adaptive RED's AIMD step on `max_p` (Floyd, Gummadi & Shenker 2001, Fig. 2; ns-2
+    /// Adaptive RED's AIMD step on `max_p` (Floyd, Gummadi & Shenker 2001; ns-2
     /// `REDQueue::updateMaxP`): keep the average in the middle of the band between the thresholds.
     fn adapt_max_p(&mut self, now: Instant) {
         let RedParams { min_th, max_th, bottom, .. } = self.params;

@@ -62,7 +62,7 @@ use crate::rng::SimRng;
 use crate::stats::DelayStats;
 use crate::time::{Duration, Instant};
 use crate::wire::Packet;
-use crate::wlan::error::success_probability;
+use crate::wlan::error::{coded_ber, frame_success, success_probability};
 use crate::wlan::phy::{self, Rate, Timing};
 use crate::wlan::position::Positions;
 use crate::wlan::propagation::{channel_frequency_hz, dbm_to_mw};
@@ -308,13 +308,14 @@ impl Radio {
         self.count_from = if was_idle { self.count_from.max(base) } else { base };
     }
 
-    /// When its counter reaches zero with a frame to send, if it is counting.
+    /// When its counter reaches zero with a frame to send (`u64::MAX`: it is not counting),
+    /// in nanoseconds; it sends then, or at once if that is already past.
     #[inline]
-    fn access_time(&self, now: Instant, slot: Duration) -> Option<Instant> {
+    fn access_key(&self, slot: Duration) -> u64 {
         if self.mac != Mac::Contend || self.phys_busy() {
-            return None;
+            return u64::MAX;
         }
-        Some(self.count_from.saturating_add(Duration(slot.0 * self.backoff as u64)).max(now))
+        self.count_from.saturating_add(Duration(slot.0 * self.backoff as u64)).0
     }
 
     fn draw_backoff(&mut self) {
@@ -333,8 +334,16 @@ pub struct Medium {
     capture_ratio: Option<f64>,
     radios: Vec<Radio>,
     positions: Positions,
+    /// Each radio's [`Radio::access_key`], kept up to date by every change to the radio (a
+    /// dense array, so the earliest is found with one pass over a few cache lines).
+    access: Vec<u64>,
     /// Received power in mW: `gain[i][j]` from radio `i` at radio `j`.
     gain: Vec<Vec<f64>>,
+    /// Coded bit error probability at `j` of a frame from `i` with no interference, per rate
+    /// (NaN until first needed; reset whenever `gain[i][j]` changes).
+    clean_ber: Vec<Vec<[f64; 8]>>,
+    /// Receiver sensitivity per rate, mW.
+    sensitivity_mw: [f64; 8],
     shadowing: Vec<Vec<f64>>,
     shadow_rng: SimRng,
     txs: Vec<Option<Tx>>,
@@ -361,7 +370,10 @@ impl Medium {
             config,
             radios: Vec::new(),
             positions: Positions::default(),
+            access: Vec::new(),
             gain: Vec::new(),
+            clean_ber: Vec::new(),
+            sensitivity_mw: Rate::ALL.map(|r| dbm_to_mw(r.sensitivity_dbm())),
             shadowing: Vec::new(),
             shadow_rng,
             txs: Vec::new(),
@@ -486,6 +498,7 @@ impl Medium {
             stats: RadioStats::default(),
         });
         self.positions.push(config.position);
+        self.access.push(u64::MAX);
         // Shadowing is drawn once per pair of radios (the same both ways), in the order the
         // radios were added, so it depends only on the channel's stream and the radio order.
         let row: Vec<f64> = (0..id).map(|_| self.config.propagation.shadowing_db(&mut self.shadow_rng)).collect();
@@ -521,9 +534,11 @@ impl Medium {
         for i in 0..last {
             let g = self.gain_at(i, last, t);
             self.gain[i].push(g);
+            self.clean_ber[i].push([f64::NAN; 8]);
         }
         let row = (0..n).map(|j| self.gain_at(last, j, t)).collect();
         self.gain.push(row);
+        self.clean_ber.push(vec![[f64::NAN; 8]; n]);
     }
 
     /// Radio `radio` moves (or stands) as `mobility` says, from the start of the run.
@@ -533,6 +548,8 @@ impl Medium {
         for i in 0..self.radios.len() {
             self.gain[i][r] = self.gain_at(i, r, Instant::ZERO);
             self.gain[r][i] = self.gain_at(r, i, Instant::ZERO);
+            self.clean_ber[i][r] = [f64::NAN; 8];
+            self.clean_ber[r][i] = [f64::NAN; 8];
         }
     }
 
@@ -572,6 +589,7 @@ impl Medium {
             self.flush_queue_drops(radio);
             if let Some(p) = next {
                 self.start_frame(radio, p, now);
+                self.schedule_access(now, sched);
             }
         } else {
             if let crate::queue::Enqueued::Dropped(p, reason) = r.queue.enqueue(pkt, now, &mut r.queue_dropped) {
@@ -579,7 +597,6 @@ impl Medium {
             }
             self.flush_queue_drops(radio);
         }
-        self.schedule_access(now, sched);
     }
 
     /// A channel event.
@@ -612,10 +629,16 @@ impl Medium {
     // Channel access
     // ------------------------------------------------------------------------------------
 
+    /// Refresh a radio's entry in the access array after a change to it.
+    #[inline]
+    fn sync(&mut self, radio: u32) {
+        self.access[radio as usize] = self.radios[radio as usize].access_key(self.timing.slot);
+    }
+
     /// Keep the access event at the earliest backoff end.
     fn schedule_access(&mut self, now: Instant, sched: &mut Scheduler<Event>) {
-        let slot = self.timing.slot;
-        let next = self.radios.iter().filter_map(|r| r.access_time(now, slot)).min();
+        let earliest = self.access.iter().copied().min().unwrap_or(u64::MAX);
+        let next = (earliest != u64::MAX).then(|| Instant(earliest).max(now));
         if next == self.access_at {
             return;
         }
@@ -629,9 +652,11 @@ impl Medium {
 
     /// Every radio whose counter reaches zero now sends.
     fn on_access(&mut self, now: Instant, sched: &mut Scheduler<Event>) {
-        let slot = self.timing.slot;
         let ready: Vec<u32> = (0..self.radios.len() as u32)
-            .filter(|&i| self.radios[i as usize].access_time(now, slot) == Some(now))
+            .filter(|&i| {
+                let at = self.access[i as usize];
+                at != u64::MAX && Instant(at).max(now) == now
+            })
             .collect();
         for i in ready {
             self.begin_attempt(i, now, sched);
@@ -669,6 +694,7 @@ impl Medium {
             // §10.3.4.3: a frame finding the medium busy waits a random backoff.
             r.draw_backoff();
         }
+        self.sync(radio);
     }
 
     /// The receiver of a packet leaving by `radio`: its AP, or for an AP the associated
@@ -690,6 +716,7 @@ impl Medium {
             self.flush_queue_drops(radio);
             let Some(d) = next else {
                 self.radios[radio as usize].mac = Mac::Idle;
+                self.sync(radio);
                 return;
             };
             self.start_frame(radio, d.pkt, now);
@@ -788,14 +815,17 @@ impl Medium {
             r.stats.tx_frames += 1;
             r.after(was, &timing);
         }
+        self.sync(src);
         if self.positions.any_moving() {
             // Received powers from the positions now; the row stays for the frame's end (a
             // radio has one transmission on the air at a time).
             let row = (0..self.radios.len()).map(|j| self.gain_at(src as usize, j, now)).collect();
             self.gain[src as usize] = row;
+            self.clean_ber[src as usize].fill([f64::NAN; 8]);
         }
         let capture = self.capture_ratio;
         let gains = &self.gain[src as usize];
+        let access = &mut self.access;
         for (j, r) in self.radios.iter_mut().enumerate() {
             if j as u32 == src {
                 continue;
@@ -818,6 +848,7 @@ impl Medium {
                     }
                 }
                 r.after(was, &timing);
+                access[j] = r.access_key(slot);
             } else if r.rx != NONE {
                 r.rx_interference_mw = r.rx_interference_mw.max(r.signal_mw - r.rx_signal_mw);
             }
@@ -852,6 +883,7 @@ impl Medium {
             }
             r.after(was, &timing);
         }
+        self.sync(tx.src);
         let mut addressed = None;
         for j in 0..self.radios.len() {
             if j as u32 == tx.src {
@@ -871,12 +903,21 @@ impl Medium {
                     received = if r.rx_collided {
                         r.stats.rx_collisions += 1;
                         false
-                    } else if p < dbm_to_mw(tx.rate.sensitivity_dbm()) {
+                    } else if p < self.sensitivity_mw[tx.rate as usize] {
                         r.stats.rx_errors += 1;
                         false
                     } else {
-                        let sinr = p / (noise + r.rx_interference_mw);
-                        let prob = success_probability(tx.rate, sinr, tx.bits);
+                        let prob = if r.rx_interference_mw > 0.0 {
+                            success_probability(tx.rate, p / (noise + r.rx_interference_mw), tx.bits)
+                        } else {
+                            // Without interference the error rate depends on the pair and
+                            // the rate only: computed once.
+                            let ber = &mut self.clean_ber[tx.src as usize][j][tx.rate as usize];
+                            if ber.is_nan() {
+                                *ber = coded_ber(tx.rate, p / noise);
+                            }
+                            frame_success(*ber, tx.bits)
+                        };
                         let ok = prob >= 1.0 || r.rng.random::<f64>() < prob;
                         if !ok {
                             r.stats.rx_errors += 1;
@@ -896,6 +937,7 @@ impl Medium {
                     r.idle_since = now;
                 }
                 r.after(was, &timing);
+                self.access[j] = r.access_key(slot);
             }
             if tx.dst == j as u32 {
                 addressed = Some(received);
@@ -985,6 +1027,7 @@ impl Medium {
         r.response = Some(what);
         r.respond_gen = r.respond_gen.wrapping_add(1);
         let event = Event::Wlan { medium: self.id, timer: WlanTimer::Respond, arg: radio, gen: r.respond_gen };
+        self.sync(radio);
         sched.schedule_in(self.timing.sifs, event);
     }
 
@@ -1069,5 +1112,6 @@ impl Medium {
             r.mac = Mac::Idle;
             self.next_frame(radio, now);
         }
+        self.sync(radio);
     }
 }
