@@ -356,3 +356,32 @@ fn random_layouts_keep_the_counters_consistent() {
         }
     }
 }
+
+/// Capture (off by default): a station 2 m from the AP and one 40 m away collide when their
+/// backoffs end in the same slot. Without capture both frames are lost; with a 10 dB capture
+/// threshold the near station's frame (39 dB stronger at the AP, and locked onto first)
+/// survives, so its attempts stop failing while the far station's still fail.
+#[test]
+fn capture_saves_the_stronger_frame() {
+    let run = |capture: Option<f64>| {
+        let mut bss = Bss::new(2, Rate::R24);
+        bss.positions = vec![Position::new(2.0, 0.0), Position::new(-40.0, 0.0)];
+        bss.cbr_bps = 24_000_000;
+        bss.seconds = 2.0;
+        bss.channel.capture_threshold_db = capture;
+        bss.run()
+    };
+    let (plain, captured) = (run(None), run(Some(10.0)));
+    let failed = |r: &RunResult, e: &str| scalar(r, "iface", e, "mac_tx_failed");
+    eprintln!(
+        "failed without capture: {} {}; with: {} {}",
+        failed(&plain, "sta0/wlan0"),
+        failed(&plain, "sta1/wlan0"),
+        failed(&captured, "sta0/wlan0"),
+        failed(&captured, "sta1/wlan0")
+    );
+    assert!(failed(&plain, "sta0/wlan0") > 20.0);
+    assert!(failed(&plain, "sta1/wlan0") > 20.0);
+    assert_eq!(failed(&captured, "sta0/wlan0"), 0.0);
+    assert!(failed(&captured, "sta1/wlan0") > 20.0);
+}
