@@ -864,6 +864,12 @@ impl Parser {
         if let Some(v) = int(r, "sack_freq")? {
             c.sack_freq = v;
         }
+        if let Some(v) = r.opt_str("sack_on_gap")? {
+            c.sack_immediate_on_gap = v == "immediate";
+        }
+        if let Some(v) = r.opt_str("nagle")? {
+            c.nagle = v == "on";
+        }
         if let Some(v) = int(r, "pf_max_retrans")? {
             c.pf_max_retrans = Some(v);
         }

@@ -1199,9 +1199,13 @@ impl Association {
         // §6.1 D, first method: within one transmission opportunity the window is at most
         // flightsize + Max.Burst * MTU (cwnd itself is not changed).
         let burst_window = self.paths[p].flight_size + self.config.max_burst * self.config.pmtu;
+        let mut nagle_budget = self.nagle_budget();
         while let Some(frag) = self.out.queue.front() {
             let len = frag.len();
             let chunk_len = (16 + len as usize).next_multiple_of(4);
+            if chunk_len > nagle_budget {
+                break;
+            }
             // §6.1 A: respect the peer's rwnd, but one chunk may always be in flight.
             let rwnd_ok = len <= self.out.peer_rwnd || self.out.sent.is_empty();
             let path = &self.paths[p];
@@ -1222,6 +1226,7 @@ impl Association {
                 }
             }
             let Some(frag) = self.out.queue.pop_front() else { break };
+            nagle_budget = nagle_budget.saturating_sub(chunk_len);
             let tsn = self.out.next_tsn;
             self.out.next_tsn = tsn.wrapping_add(1);
             self.packet_for(open, p, chunk_len).data(&frag.data_ref(tsn));
@@ -1261,6 +1266,32 @@ impl Association {
             }
         }
         false
+    }
+
+    /// Bytes of DATA chunks new data may fill in this transmission opportunity under the
+    /// Nagle-like rule (RFC 9260 §6.1 allows it; RFC 6458 §8.1.5 names the socket option
+    /// SCTP_NODELAY that turns it off): while data is outstanding, only whole packets of
+    /// queued chunks leave, the remainder waits for an acknowledgement (or for more data to
+    /// fill a packet). Unlimited when `Config::nagle` is off (the default) or nothing is
+    /// outstanding.
+    fn nagle_budget(&self) -> usize {
+        if !self.config.nagle || self.out.sent.is_empty() {
+            return usize::MAX;
+        }
+        let payload = self.config.pmtu.saturating_sub(self.config.lower_layer_overhead + 12) as usize;
+        if payload == 0 {
+            return usize::MAX;
+        }
+        // Queued chunk bytes, counted only as far as they could matter.
+        let mut queued = 0usize;
+        let limit = payload.saturating_mul(self.config.max_burst.max(1) as usize + 1);
+        for frag in &self.out.queue {
+            queued += (16 + frag.len() as usize).next_multiple_of(4);
+            if queued >= limit {
+                break;
+            }
+        }
+        queued - queued % payload
     }
 
     /// §7.2.1: a destination that sent nothing for an RTO or more halves its cwnd (to no
