@@ -20,6 +20,7 @@ use netsim::apps::udp::{CbrConfig, UdpCbr, UdpSink};
 use netsim::loss::LossConfig;
 use netsim::network::{ChannelConfig, NodeKind};
 use netsim::queue::{BlueConfig, FredConfig, PiConfig, QueueConfig, QueueLimit, RedConfig, RemConfig};
+use netsim::queue::{CodelConfig, FqCodelConfig, PieConfig};
 use netsim::wire::PROTO_UDP;
 use netsim::world::{RunResult, WorldBuilder};
 use netsim::{Duration, Instant};
@@ -33,7 +34,18 @@ fn disciplines(limit: QueueLimit) -> Vec<(&'static str, QueueConfig)> {
         ("blue", QueueConfig::Blue(BlueConfig { limit, ..BlueConfig::default() })),
         ("rem", QueueConfig::Rem(RemConfig { limit, ..RemConfig::default() })),
         ("pi", QueueConfig::Pi(PiConfig { limit, ..PiConfig::default() })),
+        ("codel", QueueConfig::CoDel(CodelConfig { limit, ..CodelConfig::default() })),
+        ("fq-codel", QueueConfig::FqCodel(FqCodelConfig { limit: packets(limit), ..FqCodelConfig::default() })),
+        ("pie", QueueConfig::Pie(PieConfig { limit, ..PieConfig::default() })),
     ]
+}
+
+/// FQ-CoDel's limit counts packets: a byte limit in 1000-byte packets.
+fn packets(limit: QueueLimit) -> usize {
+    match limit {
+        QueueLimit::Packets(n) => n,
+        QueueLimit::Bytes(b) => b.div_ceil(1000),
+    }
 }
 
 /// The workloads: the rate of the last link and the buffers.

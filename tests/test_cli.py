@@ -278,12 +278,12 @@ def test_failed_write_leaves_no_output_directory(
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    def failing_to_parquet(self: RunResult, directory: Path) -> list[Path]:
-        # Fail halfway, after some files exist, like a full disk would.
+    def failing_write(self: RunResult, directory: Path) -> Path:
+        # Fail at the last file, after the core wrote the others, like a full disk would.
         (Path(directory) / "scenario.toml").write_text(self.scenario, encoding="utf-8")
         raise exc
 
-    monkeypatch.setattr(RunResult, "to_parquet", failing_to_parquet)
+    monkeypatch.setattr(RunResult, "write_scenario", failing_write)
     out = tmp_path / "out"
     rc = cli.main(["run", str(EXAMPLE), *SHORT, "--out", str(out)])
     assert rc == (130 if isinstance(exc, KeyboardInterrupt) else 1)
@@ -363,3 +363,22 @@ def test_sctp_example_summary_shows_failover(tmp_path: Path) -> None:
     # E3) is acknowledged, after the peer's 200 ms SACK delay and a round trip.
     assert re.search(r"│ +- │ +1\.004 │ +63\.247 │ +63\.004 │ +- │$", failover), failover
     assert re.search(r"│ upload/path0 +│ inactive", proc.stdout)
+
+
+def test_core_failing_to_write_results_is_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The core writes scalars.csv and the Parquet tables; its OSError is reported like any
+    # write failure, and nothing is left behind.
+    real_run = cli._core.run
+
+    def run_then_fail(*args: object) -> object:
+        real_run(*args)
+        raise PermissionError(13, "Permission denied", str(args[-1]) + "/scalars.csv")
+
+    monkeypatch.setattr(cli._core, "run", run_then_fail)
+    out = tmp_path / "out"
+    assert cli.main(["run", str(EXAMPLE), *SHORT, "--out", str(out)]) == 1
+    line = assert_one_error_line(capsys.readouterr().err)
+    assert line.startswith(f"error: writing results to {out}") and "Permission denied" in line
+    assert list(tmp_path.iterdir()) == []

@@ -91,3 +91,14 @@ def test_lazy_package_attributes_still_resolve(tmp_path: Path) -> None:
     )
     loaded, err = loaded_after(code, tmp_path)
     assert "sctpsim" in loaded, err
+
+
+def test_run_writes_its_results_without_any_data_library(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    code = cli_call("run", str(EXAMPLE), "--set", "duration=1s", "--out", str(out))
+    loaded, err = loaded_after(code, tmp_path)
+    heavy = loaded & set(DATA_LIBRARIES)
+    assert not heavy, f"sctpsim run imported {sorted(heavy)} {err}"
+    assert "rich" in loaded  # it did print the summary tables
+    names = {p.name for p in out.iterdir()}
+    assert {"events.parquet", "scalars.csv", "scenario.toml", "timeseries.parquet"} <= names

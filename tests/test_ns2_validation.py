@@ -130,22 +130,39 @@ def test_cmt_rows_wait_for_the_cmt_keys_and_name_a_missing_one() -> None:
     assert not any(".pf=" in a for a in sets)
 
 
+def test_cmt_with_a_small_window_sends_no_chunk_twice_to_the_receiver(tmp_path: Path) -> None:
+    # Case B under CMT (RTX-SSTHRESH): an older SACK arriving after a newer one (they return
+    # over paths of 20 and 40 ms) must not make the sender overestimate the 64 KiB window.
+    # When it did, the receiver dropped chunks it had no room for and they came again: a
+    # TSN reached B twice (seed 1: once; ns-2: never). Every retransmission repairs a loss.
+    args, _, _ = compare.cmt_overrides(compare.sctpsim_keys())
+    case = next(c for c in compare.CASES if c.name == "lossy")
+    for seed in (1, 2, 3):
+        work = tmp_path / str(seed)
+        m = compare.run_sctpsim(case, "cmt", seed, work, args)
+        out = work / "out"
+        arrivals = [tsn for iface in ("B-eth0", "B-eth1") for *_, tsns in compare.read_pcap(out / f"{iface}.pcap")
+                    for tsn in tsns]
+        assert len(arrivals) == len(set(arrivals)), f"seed {seed}: a TSN reached the receiver twice"
+        assert m.retransmitted[2] > 0 and m.retransmitted[1] == 0  # RTX-SSTHRESH: to path 2
+
+
 @pytest.mark.skipif(shutil.which("ns") is None, reason="ns-2 not installed (apt-get install ns2)")
-def test_agrees_with_ns2_in_the_deterministic_cases(tmp_path: Path) -> None:
+def test_agrees_with_ns2(tmp_path: Path) -> None:
+    # compare.py --quick: every case in both modes, 3 seeds of the random-loss case.
     out = tmp_path / "RESULTS.md"
-    subprocess.run([sys.executable, str(HERE / "compare.py"), "--cases", "lossless,droptail", "--out", str(out)],
+    subprocess.run([sys.executable, str(HERE / "compare.py"), "--quick", "--out", str(out)],
                    check=True, capture_output=True)
-    text = out.read_text()
-    sections = re.split(r"^## ", text, flags=re.M)
-    single = [s for s in sections if "single-path SCTP" in s]
-    assert len(single) == 2
-    # CMT: the lossless case (case C's CMT run differs by one T3 timeout, see README.md).
-    cmt = [s for s in sections if s.startswith("A:") and "CMT-SCTP" in s and "| not available |" not in s]
-    for section in single + cmt:
-        row = re.search(r"\| transfer time \(s\) \| ([\d.]+) \| ([\d.]+) \|", section)
+    sections = re.split(r"^## ", out.read_text(), flags=re.M)[1:]
+    assert len(sections) == 6 and not any("| not available |" in s for s in sections)
+    for section in sections:
+        row = re.search(r"\| transfer time \(s\) \| ([\d.]+)[^|]*\| ([\d.]+)[^|]*\|", section)
         assert row, section
         ns2, ours = float(row.group(1)), float(row.group(2))
-        assert abs(ours - ns2) / ns2 < 0.05, section
-        if section in single:
+        # Deterministic cases within 5 %; the random-loss case (3 seeds, a standard error of
+        # about 3 %) within 15 % (README.md: -5.7 % over 30 seeds in both modes).
+        limit = 0.15 if section.startswith("B:") else 0.05
+        assert abs(ours - ns2) / ns2 < limit, section
+        if "single-path SCTP" in section and not section.startswith("B:"):
             rtx = re.search(r"\| retransmitted chunks, path 1 \| ([\d.]+) \| ([\d.]+) \|", section)
             assert rtx and abs(float(rtx.group(1)) - float(rtx.group(2))) <= 2, section

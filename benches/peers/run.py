@@ -19,9 +19,9 @@ results directory, ns-2 no trace). Per run:
 - simulation only: ns-2: the wall-clock microseconds the Tcl script prints just before
   `$ns run` and when the finish procedure runs (start-up, topology set-up and exit are
   outside); sctpsim: the wall time of the core's run call (`sctpsim._core.run`, which
-  builds and runs the simulation and returns the results), measured inside the `sctpsim
-  run` process by `sctpsim_timed.py` (start-up, argument handling and writing the results
-  files are outside);
+  builds and runs the simulation, writes the results files but scenario.toml and returns
+  the results), measured inside the `sctpsim run` process by `sctpsim_timed.py` (start-up,
+  argument handling and writing scenario.toml are outside);
 - peak RSS: the child's ru_maxrss from wait4().
 
 A "start-up" row times `ns startup.tcl` (ns-2 loads and exits) against `sctpsim --version`.

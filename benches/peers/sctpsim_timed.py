@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 """`sctpsim` with the simulation timed: runs the sctpsim command line with the arguments
 given (as the `sctpsim` entry point does) and prints to stderr, for each call of the core's
-run function (`sctpsim._core.run`: it builds the simulation from the scenario text, runs it
-and returns the results), one line `sctpsim-core-run SECONDS` of wall time.
+run function (`sctpsim._core.run`: it builds the simulation from the scenario text, runs it,
+writes the results files but scenario.toml and returns the results), one line
+`sctpsim-core-run SECONDS` of wall time.
 
-Everything else (interpreter start-up, imports, argument handling, writing the results
-files) is outside that figure and inside the process's total, so the whole process costs
-what `sctpsim ARGS...` costs plus this file's few lines.
+Everything else (interpreter start-up, imports, argument handling, writing scenario.toml)
+is outside that figure and inside the process's total, so the whole process costs what
+`sctpsim ARGS...` costs plus this file's few lines.
 """
 
 from __future__ import annotations

@@ -1,9 +1,10 @@
 """Type stubs for ``sctpsim._core``, the compiled Rust extension (crates/py).
 
-The extension is deliberately small: it validates scenario TOML text and runs the
+The extension is deliberately small: it validates scenario TOML text, runs the
 simulation, returning plain Python containers (lists, dicts and little-endian byte
-buffers). Everything friendlier — DataFrames, files on disk, the command line — lives
-in the pure-Python modules of :mod:`sctpsim`.
+buffers), and writes a run's result files (CSV and Parquet). Everything friendlier —
+DataFrames, run directories, the command line — lives in the pure-Python modules of
+:mod:`sctpsim`.
 
 The ``_``-prefixed ``TypedDict`` classes below exist only for type checkers; they
 describe the shape of the dictionary returned by :func:`run` and are not importable
@@ -144,6 +145,7 @@ def run(
     overrides: list[str],
     seed: int | None = None,
     capture_dir: str | os.PathLike[str] | None = None,
+    out_dir: str | os.PathLike[str] | None = None,
 ) -> _RunOutput:
     """Validate and simulate a scenario (the GIL is released while simulating).
 
@@ -153,10 +155,35 @@ def run(
         seed: master RNG seed; ``None`` uses the scenario's ``seed`` key.
         capture_dir: existing directory that receives the pcap files the scenario
             asks for; ``None`` disables captures.
+        out_dir: existing directory that receives the result files as
+            :func:`write_results` writes them, before the results are returned;
+            ``None`` writes none.
 
     Raises:
         ScenarioError: the scenario or an override is invalid (nothing was simulated).
         SimulationError: the run failed.
+        OSError: writing a result file into ``out_dir`` failed.
+    """
+
+class _Tables(TypedDict):
+    scalars: _Scalars
+    timeseries: _Timeseries
+    events: _Events
+    packets: _Packets | None
+
+def write_results(directory: str | os.PathLike[str], tables: _Tables) -> list[str]:
+    """Write a run's result files into the existing ``directory`` (replacing them) and
+    return their paths: ``scalars.csv`` (byte for byte what pandas' ``to_csv`` writes),
+    ``timeseries.parquet``, ``events.parquet`` and, when ``tables["packets"]`` is not
+    ``None``, ``packets.parquet`` (Zstandard-compressed Parquet with the Arrow schema of
+    :class:`sctpsim.RunResult`'s DataFrames, an undefined time-series value as null).
+    ``tables`` has the form :func:`run` returns
+    (a ``_RunOutput`` is one). The GIL is released while writing.
+
+    Raises:
+        ValueError: the tables are inconsistent (buffers of partial elements, columns of
+            different lengths, an index out of range).
+        OSError: a file cannot be written.
     """
 
 class _RealOutput(_RunOutput):

@@ -399,14 +399,15 @@ def run(
     try:
         with atomic_output_dir(dest) as staging:
             try:
-                raw = _core.run(text, overrides, seed, str(staging))
+                # The core writes scalars.csv and the Parquet tables into the staging
+                # directory as the run ends (no pandas or pyarrow on this path).
+                raw = _core.run(text, overrides, seed, str(staging), str(staging))
+                result = RunResult(raw)
+                result.write_scenario(staging)
             except ScenarioError as e:  # run validates again; same report as above
                 _scenario_error(file, e)
             except SimulationError as e:
                 _fail(f"{file}: simulation failed: {_one_line(str(e))}", EXIT_FAILURE)
-            result = RunResult(raw)
-            try:
-                result.to_parquet(staging)
             except OSError as e:
                 _fail(f"writing results to {dest}: {_one_line(str(e))}", EXIT_FAILURE)
             if report:

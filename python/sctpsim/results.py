@@ -16,7 +16,10 @@ A *run directory* holds::
     *.pcap               packet captures, when the scenario asks for them
 
 The files are deterministic: the same result always produces byte-identical files,
-so two runs with the same scenario and seed can be compared with ``cmp``.
+so two runs with the same scenario and seed can be compared with ``cmp``. The core writes
+all but scenario.toml (the Rust ``results`` crate): ``sctpsim run`` has it write them as the
+run ends, and :meth:`RunResult.to_parquet` hands it the tables; scalars.csv is what pandas'
+``to_csv`` wrote, the Parquet files hold what pyarrow wrote from the DataFrames below.
 
 :func:`atomic_output_dir` makes a run directory appear all at once: everything is
 written into a hidden sibling directory which is renamed into place only when
@@ -607,29 +610,34 @@ class RunResult:
         ``directory`` is created if missing and existing files are overwritten in
         place. This is *not* atomic; use :func:`write_run` (or
         :func:`atomic_output_dir`) for a directory that appears only when complete.
+        The tables are written by the core (``sctpsim._core.write_results``), as
+        ``sctpsim run`` writes them, so neither needs pandas or pyarrow.
 
         Returns the paths written.
         """
+        from sctpsim import _core
+
         out = Path(directory)
         out.mkdir(parents=True, exist_ok=True)
-        paths = [out / name for name in RESULT_FILES]
-        scenario_path, scalars_path, timeseries_path, events_path = paths
+        scenario = self.write_scenario(out)
+        tables = {
+            "scalars": self._scalars_raw,
+            "timeseries": self._timeseries_raw,
+            "events": self._events_raw,
+            "packets": self._packets_raw,
+        }
+        return [scenario, *(Path(p) for p in _core.write_results(os.fspath(out), tables))]
+
+    def write_scenario(self, directory: str | os.PathLike[str]) -> Path:
+        """Write the resolved scenario as ``DIR/scenario.toml`` and return its path (the
+        other files of a run directory come from :meth:`to_parquet`, or from the core when
+        ``sctpsim._core.run`` is given an output directory)."""
+        path = Path(directory) / SCENARIO_FILE
         # newline="" : keep the core's "\n" line endings on every platform, so the
         # bytes do not depend on where the run happened.
-        with scenario_path.open("w", encoding="utf-8", newline="") as f:
+        with path.open("w", encoding="utf-8", newline="") as f:
             f.write(self.scenario)
-        with scalars_path.open("w", encoding="utf-8", newline="") as f:
-            # float_format=None keeps Python's shortest round-trip repr: exact and
-            # deterministic. NaN is written as "NaN", which pandas and spreadsheets
-            # read back as not-a-number (an empty cell would be ambiguous).
-            self.scalar_table.to_csv(f, index=False, lineterminator="\n", na_rep="NaN")
-        _write_parquet(self.timeseries, timeseries_path)
-        _write_parquet(self.events, events_path)
-        packets = self.packets
-        if packets is not None:
-            paths.append(out / PACKETS_FILE)
-            _write_parquet(packets, paths[-1])
-        return paths
+        return path
 
 
 def _ns(time_s: np.ndarray) -> bytes:
@@ -719,40 +727,6 @@ def _packets_raw_from(path: Path) -> dict[str, Any]:
         "a_rwnd": u32("a_rwnd"),
         "highest_tsn": u32("highest_tsn"),
     }
-
-
-def _write_parquet(df: pd.DataFrame, path: Path) -> None:
-    """Write ``df`` as Parquet with deterministic bytes.
-
-    The pandas index is dropped, and the schema metadata (pandas' own blob records
-    the pandas version, which has nothing to do with the results) is removed, so
-    the file depends only on the data and the pyarrow version. Parquet itself
-    stores no timestamps.
-    """
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    table = pa.Table.from_pandas(df, preserve_index=False)
-    # Normalise every text column to plain ``string`` (pandas may hand over
-    # large_string or string_view depending on its version), so the file layout
-    # does not depend on the pandas version either.
-    schema = pa.schema(
-        [
-            pa.field(f.name, pa.string() if _is_text(f.type) else f.type, nullable=True)
-            for f in table.schema
-        ]
-    )
-    table = table.cast(schema).replace_schema_metadata(None)
-    pq.write_table(table, path, compression="zstd", use_dictionary=True, write_statistics=True)
-
-
-def _is_text(t: pa.DataType) -> bool:
-    import pyarrow as pa
-
-    is_view = getattr(pa.types, "is_string_view", None)  # pyarrow >= 16
-    return bool(
-        pa.types.is_string(t) or pa.types.is_large_string(t) or (is_view is not None and is_view(t))
-    )
 
 
 # --------------------------------------------------------------- atomic writing

@@ -492,7 +492,7 @@ def _groups_table(result: RunResult) -> Table | None:
 def _ifaces_table(result: RunResult) -> Table | None:
     # Interfaces that sent nothing and dropped nothing are noise in a summary (a host's
     # receive-only side, an unused router port); the scalars still hold them.
-    every = _entities(result, "iface")
+    every = [i for i in _entities(result, "iface") if not _is_radio(result, i)]
     ifaces = [
         i
         for i in every
@@ -522,6 +522,55 @@ def _ifaces_table(result: RunResult) -> Table | None:
             format_percent(s("utilization"), digits=1),
             format_float(s("queue_mean_packets"), digits=2),
             format_count(s("queue_max_packets")),
+            format_count(s("drops")),
+            _drop_reasons(result, "iface", iface),
+        )
+    return table
+
+
+def _is_radio(result: RunResult, iface: str) -> bool:
+    """True for a WLAN interface (it reports its MAC's counters)."""
+    return not math.isnan(result.scalar_or_nan("iface", iface, "mac_tx_frames"))
+
+
+def _radios_table(result: RunResult) -> Table | None:
+    radios = [i for i in _entities(result, "iface") if _is_radio(result, i)]
+    if not radios:
+        return None
+    channels = _entities(result, "wlan")
+    title = "WLAN interfaces"
+    if channels:
+        shown = ", ".join(
+            f"{c} (channel {format_count(result.scalar_or_nan('wlan', c, 'channel'))}: "
+            f"{format_percent(result.scalar_or_nan('wlan', c, 'utilization'), digits=1)} air time, "
+            f"{format_count(result.scalar_or_nan('wlan', c, 'collisions'))} frames collided)"
+            for c in channels
+        )
+        title += f"; {shown}"
+    table = _table(
+        title,
+        [
+            ("iface", "left"),
+            ("rate", "right"),
+            ("data sent", "right"),
+            ("acked", "right"),
+            ("retries", "right"),
+            ("data received", "right"),
+            ("MAC delay mean ms", "right"),
+            ("drops", "right"),
+            ("drop reasons", "left"),
+        ],
+    )
+    for iface in radios:
+        s = partial(result.scalar_or_nan, "iface", iface)
+        table.add_row(
+            iface,
+            format_rate(s("mac_rate")),
+            format_count(s("mac_tx_data")),
+            format_count(s("mac_tx_acked")),
+            format_count(s("mac_retries")),
+            format_count(s("mac_rx_data")),
+            format_ms(s("mac_delay_mean")),
             format_count(s("drops")),
             _drop_reasons(result, "iface", iface),
         )
@@ -592,6 +641,7 @@ def summary_tables(result: RunResult) -> list[Table]:
         _sctp_reordering_table(result),
         _real_table(result),
         _ifaces_table(result),
+        _radios_table(result),
         _nodes_table(result),
     )
     return [t for t in tables if t is not None]

@@ -67,6 +67,7 @@ pub struct WorldBuilder {
     sample_interval: Option<Duration>,
     groups: Vec<(String, Vec<u32>)>,
     checksums: ChecksumPolicy,
+    record_positions: bool,
 }
 
 /// When transports compute the checksums of their packets (SCTP's CRC32c, RFC 9260 §6.8).
@@ -100,6 +101,7 @@ impl WorldBuilder {
             sample_interval: None,
             groups: Vec::new(),
             checksums: ChecksumPolicy::Auto,
+            record_positions: false,
         }
     }
 
@@ -179,7 +181,9 @@ impl WorldBuilder {
         medium: u32,
         config: &RadioConfig,
     ) -> Result<IfaceId, WlanError> {
-        let channel = self.rec.names.wlans.get(medium as usize).cloned().ok_or(WlanError::NoSuchChannel(medium))?;
+        if medium as usize >= self.rec.names.wlans.len() {
+            return Err(WlanError::NoSuchChannel(medium));
+        }
         if let Role::Station { ap } = config.role {
             let ok = self.net.ifaces.get(ap.index()).and_then(|i| i.wlan()).is_some_and(|(m, _)| m == medium);
             if !ok {
@@ -187,11 +191,19 @@ impl WorldBuilder {
             }
         }
         let iface = self.iface_with(node, name, addr);
+        self.attach_wlan(iface, medium, config)?;
+        Ok(iface)
+    }
+
+    /// Make an existing (unattached) interface a radio on channel `medium` (see
+    /// [`WorldBuilder::wlan_iface`]).
+    pub fn attach_wlan(&mut self, iface: IfaceId, medium: u32, config: &RadioConfig) -> Result<(), WlanError> {
+        let channel = self.rec.names.wlans.get(medium as usize).cloned().ok_or(WlanError::NoSuchChannel(medium))?;
         let full = &self.rec.names.ifaces[iface.index()];
         let rng = self.rng.stream(&format!("wlan/{channel}/{full}/mac"));
         let queue_rng = self.rng.stream(&format!("wlan/{channel}/{full}/queue"));
         self.net.attach_radio(iface, medium, config, rng, queue_rng)?;
-        Ok(iface)
+        Ok(())
     }
 
     /// Radios of nodes with a mobility model are where it says ([`crate::wlan::position`]).
@@ -265,6 +277,12 @@ impl WorldBuilder {
         self.rec.packets.get_or_insert_with(PacketLog::default);
     }
 
+    /// Sample the position of every node that has one at each sampling interval (time
+    /// series kind `node`, metrics `x` and `y` in metres).
+    pub fn record_positions(&mut self) {
+        self.record_positions = true;
+    }
+
     /// Compute routes and produce a world ready to run.
     pub fn build(mut self) -> World {
         self.rec.checksums = self.checksums == ChecksumPolicy::Always || self.rec.tracer.sees_checksums();
@@ -294,6 +312,7 @@ impl WorldBuilder {
             last_tx_bytes: vec![0; n_ifaces],
             last_flow_bytes: vec![(0, 0); n_flows],
             groups: self.groups,
+            record_positions: self.record_positions,
             started: false,
         }
     }
@@ -312,6 +331,8 @@ pub struct World {
     last_tx_bytes: Vec<u64>,
     last_flow_bytes: Vec<(u64, u64)>,
     groups: Vec<(String, Vec<u32>)>,
+    /// Whether node positions are sampled.
+    record_positions: bool,
     /// Whether the agents have been started (by the first `run_until`).
     started: bool,
 }
@@ -466,6 +487,14 @@ impl World {
             if now > Instant::ZERO {
                 self.series.push(now, "flow", name, "tx_rate", "bit/s", rate(tx));
                 self.series.push(now, "flow", name, "rx_rate", "bit/s", rate(rx));
+            }
+        }
+        if self.record_positions {
+            for (node, name) in net.nodes.iter().zip(&rec.names.nodes) {
+                if let Some(p) = node.mobility.as_ref().map(|m| m.position_at(now)) {
+                    self.series.push(now, "node", name, "x", "m", p.x);
+                    self.series.push(now, "node", name, "y", "m", p.y);
+                }
             }
         }
         for slot in &self.agents {

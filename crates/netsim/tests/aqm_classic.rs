@@ -143,6 +143,39 @@ fn red_average_settles_between_the_thresholds_and_drops_follow_its_drop_function
 }
 
 #[test]
+fn adaptive_red_moves_max_p_until_the_average_sits_in_its_target_band() {
+    let (min_th, max_th) = (15.0, 45.0);
+    // max_p far too small for 8 flows: plain RED's average rises towards the gentle region.
+    let cfg = |adaptive| RedConfig {
+        bytes: false,
+        min_th: Some(min_th),
+        max_th: Some(max_th),
+        w_q: Some(0.002),
+        max_p: 0.005,
+        adaptive,
+        limit: QueueLimit::Packets(300),
+        ..RedConfig::default()
+    };
+    let late_average = |adaptive| {
+        let (mut world, r_out) = dumbbell(QueueConfig::Red(cfg(adaptive)), 8, None, 60, 4);
+        world.run_until(Instant::ZERO + Duration::from_secs(30)).unwrap();
+        let a = stats(&world, r_out);
+        world.run_until(Instant::ZERO + Duration::from_secs(60)).unwrap();
+        let b = stats(&world, r_out);
+        let sum = |s: &[QueueStat]| stat(s, "red_avg_queue_mean") * stat(s, "red_arrivals");
+        ((sum(&b) - sum(&a)) / (stat(&b, "red_arrivals") - stat(&a, "red_arrivals")), stat(&b, "red_max_p"))
+    };
+    let (plain, plain_max_p) = late_average(false);
+    let (adapted, max_p) = late_average(true);
+    // Adaptive RED's target: the middle fifth of the band, 27..33 packets.
+    let (low, high) = (min_th + 0.4 * (max_th - min_th), max_th - 0.4 * (max_th - min_th));
+    assert_eq!(plain_max_p, 0.005);
+    assert!(plain > high + 3.0, "plain RED: average {plain:.1}");
+    assert!(max_p > 0.005, "max_p {max_p}");
+    assert!(adapted > low - 3.0 && adapted < high + 3.0, "adaptive RED: average {adapted:.1} (max_p {max_p:.4})");
+}
+
+#[test]
 fn pi_queue_converges_to_its_reference() {
     let q_ref = 60.0;
     let cfg = PiConfig { q_ref, limit: QueueLimit::Packets(300), ..PiConfig::default() };

@@ -1,22 +1,25 @@
 //! `sctpsim._core`: the Python face of the Rust core. Glue only — conversions and error
 //! mapping; all behaviour lives in the `scenario` and `netsim` crates.
 //!
-//! Errors map in one place ([`scenario_error`], [`sim_error`]): invalid scenarios raise
-//! `ScenarioError` (a `ValueError`) whose message is one line with the key path; failures while
-//! simulating raise `SimulationError` (a `RuntimeError`). The GIL is released while simulating.
+//! Errors map in one place ([`scenario_error`], [`sim_error`], [`write_error`]): invalid
+//! scenarios raise `ScenarioError` (a `ValueError`) whose message is one line with the key
+//! path; failures while simulating raise `SimulationError` (a `RuntimeError`); failures to
+//! write result files raise `OSError` (with the errno and file name when the system gave
+//! one). The GIL is released while simulating and while writing result files.
 //! Real mode (`real_send`, `real_sink`: the engine on UDP sockets, crate `sctp_udp`) returns
 //! the same dictionary as `run`; socket failures raise `SimulationError` too.
 
 mod real;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use netsim::packetlog::PacketLog;
-use netsim::recorder::{EventTable, Scalars, TimeSeries};
+use netsim::recorder::{EventTable, Scalars, SeriesName, TimeSeries};
 use pyo3::create_exception;
-use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
+use results::{RunTables, SeriesColumns};
 
 create_exception!(
     _core,
@@ -39,6 +42,20 @@ fn scenario_error(py: Python<'_>, e: scenario::ScenarioError) -> PyErr {
 
 fn sim_error(e: impl std::fmt::Display) -> PyErr {
     SimulationError::new_err(e.to_string())
+}
+
+/// A failure to write result files: `OSError(errno, message, file)` for the system's errors
+/// (Python picks the subclass, e.g. `PermissionError`), `ValueError` for inconsistent tables,
+/// a plain `OSError` for the Parquet writer's other failures.
+fn write_error(e: results::Error) -> PyErr {
+    match e {
+        results::Error::Io { path, source } => match source.raw_os_error() {
+            Some(errno) => PyOSError::new_err((errno, source.to_string(), path.display().to_string())),
+            None => PyOSError::new_err(format!("{}: {source}", path.display())),
+        },
+        results::Error::Invalid(message) => PyValueError::new_err(message),
+        e @ results::Error::Parquet { .. } => PyOSError::new_err(e.to_string()),
+    }
 }
 
 /// Every scenario key: key, type, default (None when required), unit, doc.
@@ -65,15 +82,17 @@ fn check(py: Python<'_>, text: &str, overrides: Vec<String>) -> PyResult<String>
     Ok(s.resolved_toml(s.seed))
 }
 
-/// Validate, build and run a scenario; return its results as plain Python data.
+/// Validate, build and run a scenario; return its results as plain Python data. With
+/// `out_dir`, the result files (scalars.csv and the Parquet tables) are written there first.
 #[pyfunction]
-#[pyo3(signature = (text, overrides, seed=None, capture_dir=None))]
+#[pyo3(signature = (text, overrides, seed=None, capture_dir=None, out_dir=None))]
 fn run<'py>(
     py: Python<'py>,
     text: &str,
     overrides: Vec<String>,
     seed: Option<u64>,
     capture_dir: Option<PathBuf>,
+    out_dir: Option<PathBuf>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let s = scenario::parse(text, &overrides).map_err(|e| scenario_error(py, e))?;
     let seed = seed.unwrap_or(s.seed);
@@ -84,6 +103,9 @@ fn run<'py>(
             Ok::<_, String>((result, built.captures))
         })
         .map_err(sim_error)?;
+    if let Some(dir) = &out_dir {
+        py.detach(|| results::write_run_files(dir, &RunTables::from(&result))).map_err(write_error)?;
+    }
     let out = PyDict::new(py);
     out.set_item("name", &s.name)?;
     out.set_item("seed", seed)?;
@@ -153,6 +175,130 @@ fn packets<'py>(py: Python<'py>, p: &PacketLog) -> PyResult<Bound<'py, PyDict>> 
     Ok(d)
 }
 
+/// Write scalars.csv, timeseries.parquet, events.parquet and (with a packet log)
+/// packets.parquet into the existing directory `directory`, from tables in the form `run`
+/// returns them; return the paths written.
+#[pyfunction]
+fn write_results(py: Python<'_>, directory: PathBuf, tables: &Bound<'_, PyDict>) -> PyResult<Vec<PathBuf>> {
+    let scalars = scalars_from(&item(tables, "scalars")?)?;
+    let (names, time_ns, series, value) = timeseries_from(&item(tables, "timeseries")?)?;
+    let events = events_from(&item(tables, "events")?)?;
+    let packets = match tables.get_item("packets")? {
+        Some(p) if !p.is_none() => Some(packets_from(p.cast::<PyDict>()?)?),
+        _ => None,
+    };
+    let run = RunTables {
+        scalars: &scalars,
+        timeseries: SeriesColumns { names: &names, time_ns: &time_ns, series: &series, value: &value },
+        events: &events,
+        packets: packets.as_ref(),
+    };
+    py.detach(|| results::write_run_files(Path::new(&directory), &run)).map_err(write_error)
+}
+
+/// `d[key]`, `KeyError` naming the key when it is missing.
+fn get<'py>(d: &Bound<'py, PyDict>, key: &str) -> PyResult<Bound<'py, PyAny>> {
+    d.get_item(key)?.ok_or_else(|| pyo3::exceptions::PyKeyError::new_err(key.to_string()))
+}
+
+/// `d[key]` as a dict.
+fn item<'py>(d: &Bound<'py, PyDict>, key: &str) -> PyResult<Bound<'py, PyDict>> {
+    Ok(get(d, key)?.cast_into::<PyDict>()?)
+}
+
+/// A list of strings, `d[key]`.
+fn strings(d: &Bound<'_, PyDict>, key: &str) -> PyResult<Vec<String>> {
+    get(d, key)?.extract()
+}
+
+/// A little-endian buffer as values of `N` bytes each; `ValueError` unless it holds whole values.
+fn from_le<T, const N: usize>(
+    d: &Bound<'_, PyDict>,
+    key: &str,
+    what: &str,
+    from: fn([u8; N]) -> T,
+) -> PyResult<Vec<T>> {
+    let value = get(d, key)?;
+    let bytes = value.cast::<PyBytes>()?.as_bytes();
+    let chunks = bytes.chunks_exact(N);
+    if !chunks.remainder().is_empty() {
+        return Err(PyValueError::new_err(format!(
+            "{what}.{key}: buffer of {} bytes is not a whole number of {N}-byte elements",
+            bytes.len()
+        )));
+    }
+    Ok(chunks.map(|c| from(c.try_into().unwrap_or([0; N]))).collect())
+}
+
+fn scalars_from(d: &Bound<'_, PyDict>) -> PyResult<Scalars> {
+    let kind = strings(d, "kind")?;
+    let entity = strings(d, "entity")?;
+    let metric = strings(d, "metric")?;
+    let value: Vec<Option<f64>> = get(d, "value")?.extract()?;
+    let unit = strings(d, "unit")?;
+    let n = kind.len();
+    if [entity.len(), metric.len(), value.len(), unit.len()].iter().any(|&m| m != n) {
+        return Err(PyValueError::new_err("scalars: columns have different lengths"));
+    }
+    let mut scalars = Scalars::default();
+    for i in 0..n {
+        scalars.push(&kind[i], &entity[i], &metric[i], value[i].unwrap_or(f64::NAN), &unit[i]);
+    }
+    Ok(scalars)
+}
+
+type SeriesTables = (Vec<SeriesName>, Vec<u64>, Vec<u32>, Vec<f64>);
+
+fn timeseries_from(d: &Bound<'_, PyDict>) -> PyResult<SeriesTables> {
+    let names = item(d, "names")?;
+    let kind = strings(&names, "kind")?;
+    let entity = strings(&names, "entity")?;
+    let metric = strings(&names, "metric")?;
+    let unit = strings(&names, "unit")?;
+    let n = kind.len();
+    if [entity.len(), metric.len(), unit.len()].iter().any(|&m| m != n) {
+        return Err(PyValueError::new_err("timeseries.names: columns have different lengths"));
+    }
+    let names = kind
+        .into_iter()
+        .zip(entity)
+        .zip(metric)
+        .zip(unit)
+        .map(|(((kind, entity), metric), unit)| SeriesName { kind, entity, metric, unit })
+        .collect();
+    Ok((
+        names,
+        from_le(d, "time_ns", "timeseries", u64::from_le_bytes)?,
+        from_le(d, "series", "timeseries", u32::from_le_bytes)?,
+        from_le(d, "value", "timeseries", f64::from_le_bytes)?,
+    ))
+}
+
+fn events_from(d: &Bound<'_, PyDict>) -> PyResult<EventTable> {
+    Ok(EventTable {
+        time_ns: from_le(d, "time_ns", "events", u64::from_le_bytes)?,
+        kind: strings(d, "kind")?,
+        entity: strings(d, "entity")?,
+        detail: strings(d, "detail")?,
+    })
+}
+
+fn packets_from(d: &Bound<'_, PyDict>) -> PyResult<PacketLog> {
+    let u32s = |key| from_le(d, key, "packets", u32::from_le_bytes);
+    Ok(PacketLog {
+        assoc_names: strings(d, "assoc_names")?,
+        time_ns: from_le(d, "time_ns", "packets", u64::from_le_bytes)?,
+        assoc: u32s("assoc")?,
+        path: u32s("path")?,
+        kind: from_le(d, "kind", "packets", |[b]: [u8; 1]| b)?,
+        tsn: u32s("tsn")?,
+        retransmission: from_le(d, "retransmission", "packets", |[b]: [u8; 1]| b != 0)?,
+        length: u32s("length")?,
+        a_rwnd: u32s("a_rwnd")?,
+        highest_tsn: u32s("highest_tsn")?,
+    })
+}
+
 /// The extension module.
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -164,6 +310,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(params, m)?)?;
     m.add_function(wrap_pyfunction!(check, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(write_results, m)?)?;
     m.add_function(wrap_pyfunction!(real::real_send, m)?)?;
     m.add_function(wrap_pyfunction!(real::real_sink, m)?)?;
     Ok(())

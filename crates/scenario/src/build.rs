@@ -11,6 +11,7 @@ use netsim::pcap::PcapSink;
 use netsim::recorder::EventLog;
 use netsim::routing::StaticRoute;
 use netsim::wire::{PROTO_SCTP, PROTO_TCP, PROTO_UDP};
+use netsim::wlan::Role;
 use netsim::world::{World, WorldBuilder};
 use netsim::Instant;
 use rand::RngCore;
@@ -36,9 +37,27 @@ impl Scenario {
             let n = b.node(&node.name, node.kind);
             node_ids.push(n);
             ids.push(node.ifaces.iter().map(|(name, addr)| b.iface(n, name, *addr)).collect::<Vec<_>>());
+            if let Some(spec) = &node.mobility {
+                // Random models draw from the node's own stream (validation built them once).
+                let rng = b.rng().stream(&netsim::mobility::stream_name(&node.name));
+                b.mobility(n, spec.build(rng).map_err(std::io::Error::other)?);
+            }
         }
         debug_assert!(self.nodes.iter().enumerate().all(|(n, spec)| (0..spec.ifaces.len())
             .all(|i| ids[n][i] == crate::model::IfaceRef { node: n, iface: i }.global_id(&self.nodes))));
+        // WLAN channels, then the radios: access points before the stations that name them.
+        for w in &self.wlans {
+            b.wlan_channel(&w.name, w.config.clone());
+        }
+        let aps = self.radios.iter().filter(|r| r.ap.is_none());
+        for radio in aps.chain(self.radios.iter().filter(|r| r.ap.is_some())) {
+            let mut config = radio.config.clone();
+            if let Some(ap) = radio.ap {
+                config.role = Role::Station { ap: ids[ap.node][ap.iface] };
+            }
+            let iface = ids[radio.iface.node][radio.iface.iface];
+            b.attach_wlan(iface, radio.channel as u32, &config).map_err(std::io::Error::other)?;
+        }
         for link in &self.links {
             let [a, z] = link.ends.map(|e| ids[e.node][e.iface]);
             b.link(&link.name, a, z, link.dirs[0].clone(), link.dirs[1].clone(), link.cost);
@@ -127,6 +146,9 @@ impl Scenario {
         }
         if self.record.packets {
             b.record_packets();
+        }
+        if self.record.positions {
+            b.record_positions();
         }
         b.checksums(self.record.checksums);
         if !self.record.events.is_empty() {

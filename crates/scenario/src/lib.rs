@@ -9,6 +9,7 @@
 
 pub mod build;
 pub mod error;
+pub mod mobility;
 pub mod model;
 pub mod overrides;
 mod queues;
@@ -16,6 +17,7 @@ pub mod reader;
 pub mod real;
 pub mod schema;
 pub mod units;
+pub mod wlan;
 
 pub use error::ScenarioError;
 pub use model::{parse, Scenario};

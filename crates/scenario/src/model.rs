@@ -22,8 +22,10 @@ use netsim::{Duration, Instant};
 use toml::{Table, Value};
 
 use crate::error::ScenarioError;
+use crate::mobility::MobilitySpec;
 use crate::reader::{show, suggest, Reader};
 use crate::schema::{EVENT_KINDS, ROOT};
+use crate::wlan::{RadioSpec, WlanSpec};
 
 /// A node.
 #[derive(Clone, Debug, PartialEq)]
@@ -34,6 +36,8 @@ pub struct NodeSpec {
     pub kind: NodeKind,
     /// Interfaces: (name, address).
     pub ifaces: Vec<(String, Ipv4Addr)>,
+    /// Where it is and how it moves (`None`: no place in the world, as a wired-only node).
+    pub mobility: Option<MobilitySpec>,
 }
 
 /// An interface by position: node index and interface index within the node.
@@ -158,6 +162,8 @@ pub struct RecordSpec {
     pub capture: Vec<IfaceRef>,
     /// Keep the SCTP packet log (DATA chunks sent, SACK chunks received).
     pub packets: bool,
+    /// Sample node positions as time series.
+    pub positions: bool,
     /// When transports compute their checksums (`record.checksums`).
     pub checksums: netsim::world::ChecksumPolicy,
 }
@@ -186,6 +192,10 @@ pub struct Scenario {
     pub flow_groups: Vec<(String, Vec<String>)>,
     /// Recording options.
     pub record: RecordSpec,
+    /// WLAN channels.
+    pub wlans: Vec<WlanSpec>,
+    /// WLAN interfaces (radios), in declaration order.
+    pub radios: Vec<RadioSpec>,
     resolved: Table,
 }
 
@@ -210,10 +220,23 @@ impl Scenario {
         }
         let seed = r.int("seed")? as u64;
         let mut b = Parser::default();
+        // Read only when given, so scenarios without WLANs resolve exactly as before.
+        if r.has("wlans") {
+            b.wlans = b.list(&mut r, "wlans", |_, wr| crate::wlan::channel(wr))?;
+            for (i, w) in b.wlans.iter().enumerate() {
+                if let Some(j) = b.wlans[..i].iter().position(|o| o.name == w.name) {
+                    return Err(ScenarioError::new(
+                        format!("wlans[{i}].name"),
+                        format!("\"{}\" is already used by wlans[{j}]", w.name),
+                    ));
+                }
+            }
+        }
         let mut node_readers = r.table_list("nodes")?;
         let nodes = node_readers.iter_mut().map(|nr| b.node(nr)).collect::<Result<Vec<_>, _>>()?;
         r.put_list("nodes", node_readers.into_iter().map(Reader::finish).collect());
         b.nodes = nodes;
+        b.resolve_aps()?;
         let links = b.list(&mut r, "links", Parser::link)?;
         b.links = links.iter().map(|l| l.name.clone()).collect();
         let routes = b.list(&mut r, "routes", Parser::route)?;
@@ -243,6 +266,8 @@ impl Scenario {
             faults,
             flow_groups,
             record,
+            wlans: b.wlans,
+            radios: b.radios.into_iter().map(|(spec, _)| spec).collect(),
             resolved: r.finish(),
         })
     }
@@ -277,6 +302,10 @@ struct Parser {
     sctp_receivers: BTreeMap<(usize, u16), (String, u32)>,
     /// SCTP senders: key path of `message_size`, peer node and port, message size.
     sctp_senders: Vec<(String, usize, u16, u64)>,
+    /// WLAN channels.
+    wlans: Vec<WlanSpec>,
+    /// Radios, each with its `ap` text and the key path of its `wlan` table.
+    radios: Vec<(RadioSpec, Option<(String, String)>)>,
 }
 
 impl Parser {
@@ -322,10 +351,42 @@ impl Parser {
                 return Err(ir.error("address", format!("{addr} is already used by {owner}")));
             }
             self.addresses.insert(addr, format!("{name}/{iname}"));
+            if let Some(mut wr) = ir.table("wlan")? {
+                let at = IfaceRef { node: self.node_index.len() - 1, iface: i };
+                let (spec, ap) = crate::wlan::radio(&mut wr, &self.wlans, at, kind == NodeKind::Router)?;
+                self.radios.push((spec, ap.map(|text| (text, wr.key_path("ap")))));
+                ir.put_table("wlan", wr.finish());
+            }
             ifaces.push((iname, addr));
         }
         r.put_list("interfaces", iface_readers.into_iter().map(Reader::finish).collect());
-        Ok(NodeSpec { name, kind, ifaces })
+        let mobility = crate::mobility::read(r)?;
+        Ok(NodeSpec { name, kind, ifaces, mobility })
+    }
+
+    /// Resolve each station's `ap` to an access point's radio on the same channel.
+    fn resolve_aps(&mut self) -> Result<(), ScenarioError> {
+        for k in 0..self.radios.len() {
+            let Some((text, key)) = self.radios[k].1.clone() else { continue };
+            let ap = self.iface_ref(&text).map_err(|m| ScenarioError::new(key.clone(), m))?;
+            let found = self.radios.iter().find(|(s, _)| s.iface == ap);
+            match found {
+                Some((s, None)) if s.channel == self.radios[k].0.channel => self.radios[k].0.ap = Some(ap),
+                Some((s, None)) => {
+                    return Err(ScenarioError::new(
+                        key,
+                        format!(
+                            "\"{text}\" is an access point on channel \"{}\", not this station's",
+                            self.wlans[s.channel].name
+                        ),
+                    ))
+                }
+                _ => {
+                    return Err(ScenarioError::new(key, format!("\"{text}\" is not an access point's WLAN interface")))
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Resolve a node name.
@@ -456,6 +517,12 @@ impl Parser {
         }
         self.link_names.insert(name.clone(), r.path().to_string());
         for (i, end) in ends.iter().enumerate() {
+            if self.radios.iter().any(|(s, _)| s.iface == *end) {
+                return Err(ScenarioError::new(
+                    format!("{}[{i}]", r.key_path("ends")),
+                    format!("\"{}\" is a WLAN interface; a link connects wired interfaces", ends_text[i]),
+                ));
+            }
             if let Some(other) = self.link_of_iface.insert((end.node, end.iface), r.path().to_string()) {
                 return Err(ScenarioError::new(
                     format!("{}[{i}]", r.key_path("ends")),
@@ -797,6 +864,12 @@ impl Parser {
         if let Some(v) = int(r, "sack_freq")? {
             c.sack_freq = v;
         }
+        if let Some(v) = r.opt_str("sack_on_gap")? {
+            c.sack_immediate_on_gap = v == "immediate";
+        }
+        if let Some(v) = r.opt_str("nagle")? {
+            c.nagle = v == "on";
+        }
         if let Some(v) = int(r, "pf_max_retrans")? {
             c.pf_max_retrans = Some(v);
         }
@@ -1059,6 +1132,7 @@ impl Parser {
                 name: host.clone(),
                 kind: NodeKind::Host,
                 ifaces: vec![("eth0".into(), host_addr)],
+                mobility: None,
             });
             self.nodes[router].ifaces.push((host.clone(), router_addr));
             self.addresses.insert(host_addr, format!("{host}/eth0"));
@@ -1216,12 +1290,14 @@ impl Parser {
         // No default in the resolved scenario: a scenario that does not ask for the log
         // resolves exactly as before the key existed.
         let packets = r.opt_bool("packets")?.unwrap_or(false);
+        // Absent too: positions are sampled only when asked for.
+        let positions = r.opt_bool("positions")?.unwrap_or(false);
         // Absent as well: "auto" unless the scenario says otherwise.
         let checksums = match r.opt_str("checksums")?.as_deref() {
             Some("always") => netsim::world::ChecksumPolicy::Always,
             _ => netsim::world::ChecksumPolicy::Auto,
         };
-        Ok(RecordSpec { interval, events, capture, packets, checksums })
+        Ok(RecordSpec { interval, events, capture, packets, positions, checksums })
     }
 }
 

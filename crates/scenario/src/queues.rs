@@ -5,6 +5,7 @@ use netsim::queue::{Blue, ParamError};
 use netsim::queue::{
     BlueConfig, DropTail, Fred, FredConfig, Pi, PiConfig, QueueConfig, Red, RedConfig, Rem, RemConfig,
 };
+use netsim::queue::{CoDel, CodelConfig, CodelParams, FqCodel, FqCodelConfig, Pie, PieConfig, PieDelay};
 use netsim::Duration;
 
 use crate::error::ScenarioError;
@@ -22,6 +23,9 @@ pub(crate) fn read(r: &mut Reader<'_>, rate_bps: u64, delay: Duration) -> Result
         Blue::KIND => QueueConfig::Blue(blue(r)?),
         Rem::KIND => QueueConfig::Rem(rem(r)?),
         Pi::KIND => QueueConfig::Pi(pi(r)?),
+        CoDel::KIND => QueueConfig::CoDel(CodelConfig { limit: r.queue_limit("limit")?, params: codel(r)? }),
+        FqCodel::KIND => QueueConfig::FqCodel(fq_codel(r)?),
+        Pie::KIND => QueueConfig::Pie(pie(r)?),
         other => return Err(r.error("kind", format!("unknown queue discipline {other:?}"))),
     };
     cfg.check(rate_bps, delay).map_err(|e| param_error(r, e))?;
@@ -122,4 +126,68 @@ fn pi(r: &mut Reader<'_>) -> Result<PiConfig, ScenarioError> {
         bytes: bytes_mode(r)?,
         ecn: r.bool("ecn")?,
     })
+}
+
+/// CoDel's parameters (`codel`, and each flow queue of `fq-codel`).
+fn codel(r: &mut Reader<'_>) -> Result<CodelParams, ScenarioError> {
+    Ok(CodelParams {
+        target: positive_duration(r, "target")?,
+        interval: positive_duration(r, "interval")?,
+        ecn: r.bool("ecn")?,
+    })
+}
+
+fn fq_codel(r: &mut Reader<'_>) -> Result<FqCodelConfig, ScenarioError> {
+    let quantum = r.size("quantum")?;
+    if quantum == 0 {
+        return Err(r.error("quantum", "0 is not a positive size"));
+    }
+    Ok(FqCodelConfig {
+        limit: r.int("limit")? as usize,
+        flows: r.int("flows")? as usize,
+        quantum: quantum as usize,
+        drop_batch: r.int("drop_batch")? as usize,
+        codel: codel(r)?,
+    })
+}
+
+fn pie(r: &mut Reader<'_>) -> Result<PieConfig, ScenarioError> {
+    let dq_threshold = r.size("dq_threshold")?;
+    if dq_threshold == 0 {
+        return Err(r.error("dq_threshold", "0 is not a positive size"));
+    }
+    Ok(PieConfig {
+        limit: r.queue_limit("limit")?,
+        target: positive_duration(r, "target")?,
+        t_update: positive_duration(r, "t_update")?,
+        alpha: positive_number(r, "alpha")?,
+        beta: positive_number(r, "beta")?,
+        max_burst: r.duration("max_burst")?,
+        delay: if r.str("delay")? == "timestamp" { PieDelay::Timestamp } else { PieDelay::DepartureRate },
+        dq_threshold: dq_threshold as usize,
+        ecn: r.bool("ecn")?,
+        mark_ecnth: r.probability("mark_ecnth")?,
+        cap_drop_adjustment: r.bool("cap_drop_adjustment")?,
+        derandomize: r.bool("derandomize")?,
+    })
+}
+
+/// A duration that must be more than zero (`"0s"` is refused, naming the key and value).
+fn positive_duration(r: &mut Reader<'_>, key: &str) -> Result<Duration, ScenarioError> {
+    let d = r.duration(key)?;
+    if d.is_zero() {
+        let shown = r.given(key).map_or_else(|| format!("\"{d}\""), show);
+        return Err(r.error(key, format!("{shown} is not a positive duration")));
+    }
+    Ok(d)
+}
+
+/// A number that must be more than zero.
+fn positive_number(r: &mut Reader<'_>, key: &str) -> Result<f64, ScenarioError> {
+    let x = r.number(key)?;
+    if x <= 0.0 {
+        let shown = r.given(key).map_or_else(|| x.to_string(), show);
+        return Err(r.error(key, format!("{shown} must be more than zero")));
+    }
+    Ok(x)
 }

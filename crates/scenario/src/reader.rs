@@ -144,7 +144,7 @@ impl<'a> Reader<'a> {
         self.resolved.insert(key.into(), value.into());
     }
 
-    fn typed<T>(
+    pub(crate) fn typed<T>(
         &mut self,
         key: &str,
         convert: impl Fn(&Value) -> Result<T, String>,
@@ -300,6 +300,38 @@ impl<'a> Reader<'a> {
     /// A number that has a default or is required.
     pub fn number(&mut self, key: &str) -> Result<f64, ScenarioError> {
         let v = self.opt_number(key)?;
+        Ok(self.required(key, v))
+    }
+
+    /// A power in dBm: a number (dBm) or a string `"<x>dBm"` / `"<x>mW"` (mW above zero).
+    pub fn power_dbm(&mut self, key: &str) -> Result<f64, ScenarioError> {
+        let v = self.typed(key, |v| {
+            let bad = || format!("{} is not a power (e.g. 16, \"16dBm\" or \"40mW\")", show(v));
+            let dbm = match v {
+                Value::Float(x) => *x,
+                Value::Integer(n) => *n as f64,
+                Value::String(s) => {
+                    let s = s.trim();
+                    if let Some(x) = s.strip_suffix("dBm") {
+                        x.trim().parse::<f64>().map_err(|_| bad())?
+                    } else if let Some(x) = s.strip_suffix("mW") {
+                        let mw = x.trim().parse::<f64>().map_err(|_| bad())?;
+                        if mw.is_nan() || mw <= 0.0 {
+                            return Err(format!("{} is not a positive power", show(v)));
+                        }
+                        10.0 * mw.log10()
+                    } else {
+                        return Err(bad());
+                    }
+                }
+                _ => return Err(bad()),
+            };
+            if dbm.is_finite() && (-100.0..=60.0).contains(&dbm) {
+                Ok(dbm)
+            } else {
+                Err(format!("{} is out of range (expected -100 to 60 dBm)", show(v)))
+            }
+        })?;
         Ok(self.required(key, v))
     }
 

@@ -23,6 +23,8 @@ pub enum Ty {
     Probability,
     /// A number (integer or float) within bounds.
     Number(f64, f64),
+    /// A power: a number in dBm, or a string with a unit such as `"16dBm"` or `"40mW"`.
+    Power,
     /// One of a fixed set of words.
     Enum(&'static [&'static str]),
     /// An IPv4 address such as `"10.0.1.1"`.
@@ -35,6 +37,16 @@ pub enum Ty {
     Destination,
     /// A queue capacity: an integer (packets) or a size string (bytes).
     QueueLimit,
+    /// A speed string such as `"4.5km/h"` or `"1.25m/s"`.
+    Speed,
+    /// A non-negative number of metres.
+    Metres,
+    /// A point `[x, y]` in metres.
+    Point,
+    /// A rectangle: `[width, height]` from the origin, or corners `[[x0, y0], [x1, y1]]`, metres.
+    Area,
+    /// Waypoints: a list of points `[x, y]`, or of tables `{ at = duration, position = [x, y] }`.
+    Waypoints,
     /// `true` or `false`.
     Bool,
     /// A list of strings.
@@ -58,12 +70,18 @@ impl Ty {
             Ty::Probability => "probability".into(),
             Ty::Number(lo, hi) if *hi == f64::MAX => format!("number >= {lo}"),
             Ty::Number(lo, hi) => format!("number {lo}..{hi}"),
+            Ty::Power => "power (dBm number, or \"16dBm\" / \"40mW\")".into(),
             Ty::Enum(words) => words.iter().map(|w| format!("\"{w}\"")).collect::<Vec<_>>().join(" | "),
             Ty::Addr => "IPv4 address".into(),
             Ty::Prefix => "IPv4 prefix".into(),
             Ty::Endpoint => "\"node/iface\"".into(),
             Ty::Destination => "address, node or \"node/iface\"".into(),
             Ty::QueueLimit => "packets (integer) or size".into(),
+            Ty::Speed => "speed".into(),
+            Ty::Metres => "number (metres)".into(),
+            Ty::Point => "[x, y] (metres)".into(),
+            Ty::Area => "[width, height] or [[x0, y0], [x1, y1]] (metres)".into(),
+            Ty::Waypoints => "list of [x, y], or of { at = duration, position = [x, y] }".into(),
             Ty::Bool => "boolean".into(),
             Ty::StrList => "list of strings".into(),
             Ty::Table(_) => "table".into(),
@@ -79,6 +97,7 @@ impl Ty {
                 | Ty::Name
                 | Ty::Duration
                 | Ty::Rate
+                | Ty::Speed
                 | Ty::Enum(_)
                 | Ty::Addr
                 | Ty::Prefix
@@ -148,6 +167,7 @@ pub static ROOT: Section = Section {
         f("routes", Ty::TableList(&ROUTE), Value("[]"), "", "Explicit routes; they override the automatic shortest-path routes."),
         f("apps", Ty::TableList(&APP), Value("[]"), "", "Traffic sources and sinks on hosts."),
         f("groups", Ty::TableList(&GROUP), Value("[]"), "", "Shorthand for many single-homed hosts behind a router, each running a TCP upload or a UDP source to one destination host (hosts, links, sources and sinks are generated)."),
+        f("wlans", Ty::TableList(&WLAN), Absent("no wireless LAN"), "", "IEEE 802.11g channels (shared media); WLAN interfaces (nodes[].interfaces[].wlan) are radios on them."),
         f("faults", Ty::TableList(&FAULT), Value("[]"), "", "Scheduled link and interface failures and repairs."),
         f("record", Ty::Table(&RECORD), Value("{}"), "", "What to record besides the scalars."),
     ],
@@ -174,9 +194,76 @@ pub static NODE: Section = Section {
             "",
             "Network interfaces, each with one IPv4 address (several for a multihomed host).",
         ),
+        f("position", Ty::Point, Absent("none: the node has no place in the world (wired only)"), "m", "Where the node is at time zero (a WLAN station or access point needs one); it stays there unless mobility says otherwise."),
+        f("mobility", Ty::Table(&MOBILITY), Absent("stationary at position"), "", "How the node moves. Positions are functions of time: nothing is sampled or ticked."),
     ],
     tag: None,
     variants: &[],
+};
+
+/// Speed keys shared by the random models.
+const RANDOM_SPEEDS: [Field; 3] = [
+    f(
+        "speed",
+        Ty::Speed,
+        Absent("speed_min..speed_max"),
+        "m/s",
+        "A fixed speed, e.g. \"4.5km/h\" or \"1.25m/s\" (instead of speed_min and speed_max).",
+    ),
+    f(
+        "speed_min",
+        Ty::Speed,
+        Absent("speed"),
+        "m/s",
+        "Lowest speed of the range each leg's speed is drawn from uniformly (positive; with speed_max).",
+    ),
+    f("speed_max", Ty::Speed, Absent("speed"), "m/s", "Highest speed of that range (at least speed_min)."),
+];
+
+/// `nodes[].mobility`.
+pub static MOBILITY: Section = Section {
+    path: "nodes[].mobility",
+    fields: &[f(
+        "model",
+        Ty::Enum(&["stationary", "waypoints", "random-waypoint", "random-walk"]),
+        Value("stationary"),
+        "",
+        "stationary: stays at position. waypoints: straight lines at constant speed through the given points. random-waypoint: pause, then to a destination drawn uniformly in the area at a speed drawn uniformly in the range, pause, and so on (Broch et al. 1998, as ns-2 setdest and ns-3; it starts with a pause). random-walk: ns-3's RandomWalk2d, a new speed and direction each step, reflected at the area's borders. Random draws come from the node's own stream (\"node/<name>/mobility\").",
+    )],
+    tag: Some("model"),
+    variants: &[
+        ("stationary", &[]),
+        (
+            "waypoints",
+            &[
+                f("waypoints", Ty::Waypoints, Required, "m", "The points in order. Plain [x, y] points are visited at speed, starting from position (or the first point); timed waypoints { at = \"10s\", position = [x, y] } are reached at their instants (not decreasing; two at one instant make a jump), moving linearly in between. The node stays at the last point."),
+                f("speed", Ty::Speed, Absent("required with plain [x, y] waypoints"), "m/s", "Speed between plain waypoints, e.g. \"4.5km/h\" or \"1.25m/s\"."),
+                f("start", Ty::Duration, Absent("0s"), "s", "When the node leaves its start for the first plain waypoint."),
+                f("pause", Ty::Duration, Absent("0s"), "s", "Pause at each plain waypoint reached before the last."),
+            ],
+        ),
+        (
+            "random-waypoint",
+            &[
+                f("area", Ty::Area, Required, "m", "Where destinations are drawn, and where position (if given) must lie; without position the start is drawn there too."),
+                RANDOM_SPEEDS[0],
+                RANDOM_SPEEDS[1],
+                RANDOM_SPEEDS[2],
+                f("pause", Ty::Duration, Value("0s"), "s", "Pause at the start and at each destination."),
+            ],
+        ),
+        (
+            "random-walk",
+            &[
+                f("area", Ty::Area, Required, "m", "The rectangle the node walks in, reflected at its borders; position (if given) must lie in it, else the start is drawn there."),
+                RANDOM_SPEEDS[0],
+                RANDOM_SPEEDS[1],
+                RANDOM_SPEEDS[2],
+                f("step", Ty::Duration, Absent("1s unless step_distance is given"), "s", "A new speed and direction every this long (ns-3 mode Time)."),
+                f("step_distance", Ty::Metres, Absent("none"), "m", "Instead of step: a new speed and direction after walking this far (ns-3 mode Distance)."),
+            ],
+        ),
+    ],
 };
 
 /// `nodes[].interfaces[]`.
@@ -191,9 +278,97 @@ pub static IFACE: Section = Section {
             "Interface name, unique within the node; referenced as \"node/name\".",
         ),
         f("address", Ty::Addr, Required, "", "IPv4 address, unique in the network."),
+        f(
+            "wlan",
+            Ty::Table(&WLAN_IFACE),
+            Absent("a wired interface (the end of a link)"),
+            "",
+            "Makes the interface a radio on a WLAN channel: an access point or a station associated with one.",
+        ),
     ],
     tag: None,
     variants: &[],
+};
+
+/// `wlans[]`.
+pub static WLAN: Section = Section {
+    path: "wlans[]",
+    fields: &[
+        f("name", Ty::Name, Required, "", "Unique channel name (referenced by interfaces; `wlan` entity in results)."),
+        f("channel", Ty::Int(1, 13), Value("1"), "", "2.4 GHz channel number (centre frequency 2407 + 5 n MHz)."),
+        f("slot", Ty::Enum(&["short", "long"]), Value("short"), "", "Slot time: 9 us (ERP only) or 20 us (802.11b stations present), IEEE 802.11-2020 Table 18-5."),
+        f(
+            "eifs",
+            Ty::Enum(&["dsss", "ofdm"]),
+            Value("dsss"),
+            "",
+            "AckTxTime of EIFS (§10.3.2.3.7): \"dsss\" the 1 Mbit/s DSSS ACK (304 us, the ERP PHY's lowest mandatory rate: EIFS 342 us), \"ofdm\" the 6 Mbit/s OFDM ACK (50 us: EIFS 88 us).",
+        ),
+        f("path_loss", Ty::Enum(&["log-distance", "free-space"]), Value("log-distance"), "", "Path-loss model."),
+        f("exponent", Ty::Number(1.0, 8.0), Value("3.0"), "", "Log-distance path-loss exponent."),
+        f("reference_distance", Ty::Number(0.01, 1000.0), Value("1.0"), "m", "Log-distance reference distance."),
+        f("reference_loss", Ty::Number(0.0, 200.0), Absent("free-space loss at the reference distance"), "dB", "Log-distance loss at the reference distance."),
+        f("shadowing", Ty::Number(0.0, 30.0), Value("0.0"), "dB", "Standard deviation of log-normal shadowing, drawn once per pair of radios from the stream wlan/<name>/shadowing (0: none)."),
+        f("noise_floor", Ty::Number(-200.0, 0.0), Value("-93.97"), "dBm", "Background noise over the 20 MHz channel (thermal noise plus a 7 dB noise figure)."),
+        f("cca_threshold", Ty::Number(-200.0, 0.0), Value("-82.0"), "dBm", "Signals at or above it make the medium busy and can be received; weaker ones are interference."),
+        f("capture_threshold", Ty::Number(0.0, 100.0), Absent("no capture: any overlap above the CCA threshold destroys both frames"), "dB", "A frame survives an overlapping transmission this much weaker."),
+    ],
+    tag: None,
+    variants: &[],
+};
+
+/// `nodes[].interfaces[].wlan`.
+pub static WLAN_IFACE: Section = Section {
+    path: "nodes[].interfaces[].wlan",
+    fields: &[
+        f("channel", Ty::Name, Required, "", "Name of the wlans[] channel the radio is on."),
+        f("role", Ty::Enum(&["station", "ap"]), Value("station"), "", "An access point (its node must be a router: it bridges its BSS to its wired links, one subnet per AP) or a station. Association is static: a station is associated with its AP from the start (no beacons, scanning or association frames yet)."),
+        f("ap", Ty::Endpoint, Absent("required for a station"), "", "The AP's interface, \"node/iface\", on the same channel."),
+        f("x", Ty::Number(-1e7, 1e7), Value("0.0"), "m", "Position, east, of a radio whose node has no position (nodes[].position and nodes[].mobility win)."),
+        f("y", Ty::Number(-1e7, 1e7), Value("0.0"), "m", "Position, north, of a radio whose node has no position."),
+        f("tx_power", Ty::Power, Value("16.02"), "dBm", "Transmit power."),
+        f("rate", Ty::Int(6, 54), Value("54"), "Mbit/s", "ERP-OFDM data rate: 6, 9, 12, 18, 24, 36, 48 or 54 (the starting rate under ARF/AARF)."),
+        f("rate_control", Ty::Enum(&["fixed", "arf", "aarf"]), Value("fixed"), "", "Data rate control: fixed, ARF or AARF."),
+        f("rts_threshold", Ty::Size, Absent("never RTS/CTS"), "bytes", "Data frames whose MPDU is longer are preceded by RTS/CTS."),
+        f("short_retry_limit", Ty::Int(1, 255), Value("7"), "", "Attempts of a frame sent without RTS, and of an RTS."),
+        f("long_retry_limit", Ty::Int(1, 255), Value("4"), "", "Attempts of a data frame sent after RTS/CTS."),
+        f("cw_min", Ty::Int(1, 1023), Value("15"), "slots", "aCWmin."),
+        f("cw_max", Ty::Int(1, 65535), Value("1023"), "slots", "aCWmax (at least cw_min)."),
+        f("queue", Ty::Table(&WLAN_QUEUE), Value("{}"), "", "Interface queue."),
+    ],
+    tag: None,
+    variants: &[],
+};
+
+/// `nodes[].interfaces[].wlan.queue`: the disciplines of `links[].queue`, drop-tail holding 50
+/// packets by default (paper 001's interface queue).
+pub static WLAN_QUEUE: Section = Section {
+    path: "nodes[].interfaces[].wlan.queue",
+    fields: &[f(
+        "kind",
+        Ty::Enum(netsim::queue::KINDS),
+        Value("droptail"),
+        "",
+        "Queue discipline (parameters as links[].queue; the rate is the radio's data rate, the delay zero).",
+    )],
+    tag: Some("kind"),
+    variants: &[
+        (
+            netsim::queue::DropTail::KIND,
+            &[f(
+                "limit",
+                Ty::QueueLimit,
+                Value("50"),
+                "packets|bytes",
+                "Capacity: an integer is packets, a size string is bytes; arrivals beyond it are dropped.",
+            )],
+        ),
+        (netsim::queue::Red::KIND, RED),
+        (netsim::queue::Fred::KIND, FRED),
+        (netsim::queue::Blue::KIND, BLUE),
+        (netsim::queue::Rem::KIND, REM),
+        (netsim::queue::Pi::KIND, PI),
+    ],
 };
 
 /// `links[]`.
@@ -265,6 +440,9 @@ pub static QUEUE: Section = Section {
         (netsim::queue::Blue::KIND, BLUE),
         (netsim::queue::Rem::KIND, REM),
         (netsim::queue::Pi::KIND, PI),
+        (netsim::queue::CoDel::KIND, CODEL),
+        (netsim::queue::FqCodel::KIND, FQ_CODEL),
+        (netsim::queue::Pie::KIND, PIE),
     ],
 };
 
@@ -429,6 +607,41 @@ const PI: &[Field] = &[
         "What the queue counts; in byte mode the probability is scaled by the packet's size.",
     ),
     AQM_ECN,
+];
+
+/// `links[].queue` with `kind = "codel"` (RFC 8289).
+const CODEL: &[Field] = &[
+    f("limit", Ty::QueueLimit, Value("1000"), "packets|bytes", "Hard capacity (packets, or bytes as a size string); arrivals beyond it are dropped (Linux's default)."),
+    f("target", Ty::Duration, Value("5ms"), "s", "Acceptable standing queue delay (RFC 8289 §4.4); more than zero."),
+    f("interval", Ty::Duration, Value("100ms"), "s", "Time the sojourn time must stay above target before dropping starts, and the base of the control law interval/sqrt(count) (RFC 8289 §4.3); more than zero."),
+    f("ecn", Ty::Bool, Value("false"), "", "Mark ECN-capable packets Congestion Experienced instead of dropping them."),
+];
+
+/// `links[].queue` with `kind = "fq-codel"` (RFC 8290).
+const FQ_CODEL: &[Field] = &[
+    f("limit", Ty::Int(1, 1 << 30), Value("10240"), "packets", "Packets held in all flow queues before packets are dropped from the head of the flow with the most bytes (RFC 8290 §5.2.3)."),
+    f("flows", Ty::Int(1, 65536), Value("1024"), "", "Number of flow queues the 5-tuple hash spreads packets over (RFC 8290 §5.2.5)."),
+    f("quantum", Ty::Size, Value("1514"), "bytes", "Bytes a flow may send per deficit round-robin round (RFC 8290 §5.2.4); at least one."),
+    f("drop_batch", Ty::Int(1, 65536), Value("64"), "packets", "On overflow, drop from the fattest flow until half its bytes are gone, at most this many packets (Linux's batch; 1 drops one packet)."),
+    f("target", Ty::Duration, Value("5ms"), "s", "Each flow queue's CoDel target (RFC 8290 §5.2.2); more than zero."),
+    f("interval", Ty::Duration, Value("100ms"), "s", "Each flow queue's CoDel interval (RFC 8290 §5.2.1); more than zero."),
+    f("ecn", Ty::Bool, Value("true"), "", "Mark ECN-capable packets instead of dropping them (on by default: RFC 8290 §5.2.6, Linux)."),
+];
+
+/// `links[].queue` with `kind = "pie"` (RFC 8033).
+const PIE: &[Field] = &[
+    f("limit", Ty::QueueLimit, Value("1000"), "packets|bytes", "Hard capacity (packets, or bytes as a size string); arrivals beyond it are dropped (Linux's default)."),
+    f("target", Ty::Duration, Value("15ms"), "s", "Reference queueing delay QDELAY_REF (RFC 8033 §4.2); more than zero."),
+    f("t_update", Ty::Duration, Value("15ms"), "s", "Interval of the drop-probability update T_UPDATE (RFC 8033 §4.2); more than zero."),
+    f("alpha", NUMBER, Value("0.125"), "1/s", "Weight of the delay's distance to the reference (RFC 8033 §4.2); more than zero."),
+    f("beta", NUMBER, Value("1.25"), "1/s", "Weight of the delay's change since the last update (RFC 8033 §4.2); more than zero."),
+    f("max_burst", Ty::Duration, Value("150ms"), "s", "Burst allowance MAX_BURST: no early drops for this long after a calm spell (RFC 8033 §4.4)."),
+    f("delay", Ty::Enum(&["departure-rate", "timestamp"]), Value("departure-rate"), "", "Queueing delay from queued bytes over the measured departure rate (RFC 8033 §4.3, §5.2), or the sojourn time of the last packet to leave."),
+    f("dq_threshold", Ty::Size, Value("\"16KiB\""), "bytes", "Bytes per departure-rate measurement cycle (RFC 8033 §5.2); at least one."),
+    f("ecn", Ty::Bool, Value("false"), "", "Mark ECN-capable packets instead of dropping them while the probability is below mark_ecnth (RFC 8033 §5.1)."),
+    f("mark_ecnth", Ty::Probability, Value("0.1"), "", "Probability above which ECN-capable packets are dropped too (RFC 8033 §5.1)."),
+    f("cap_drop_adjustment", Ty::Bool, Value("true"), "", "Above 10 %, raise the probability by at most 2 % per update (RFC 8033 §5.5)."),
+    f("derandomize", Ty::Bool, Value("false"), "", "De-randomize drops by the accumulated probability of arrivals (RFC 8033 §5.4)."),
 ];
 
 /// `links[].loss`.
@@ -743,6 +956,8 @@ pub static SCTP: Section = Section {
         f("hb_interval", Ty::Duration, Absent("preset (30s)"), "s", "HB.interval (0s disables heartbeats on idle confirmed paths)."),
         f("sack_delay", Ty::Duration, Absent("preset (200ms)"), "s", "SACK.Delay."),
         f("sack_freq", Ty::Int(1, 1000), Absent("preset (2)"), "packets", "Acknowledge every Nth packet carrying DATA."),
+        f("sack_on_gap", Ty::Enum(&["immediate", "counted"]), Absent("immediate"), "", "immediate: out-of-order DATA and DATA filling a gap are acknowledged at once (RFC 9260 §6.7); counted: they count toward sack_freq like any packet, bounded by sack_delay (a deviation, as paper 002's SACK every 7 packets; duplicates are still acknowledged at once)."),
+        f("nagle", Ty::Enum(&["on", "off"]), Absent("off"), "", "Nagle-like bundling delay: on, new data leaves only in whole packets while data is outstanding; off (NO-DELAY, SCTP_NODELAY) sends it as soon as the windows allow."),
         f("pf_max_retrans", Ty::Int(0, 1000), Absent("preset (rfc9260: PF off; linux: 0)"), "", "PotentiallyFailed.Max.Retrans (RFC 7829); setting it turns PF on."),
         f("pf", Ty::Enum(&["on", "off"]), Absent("preset"), "", "Turn the PF state off even where the preset has it."),
         f("primary_switchover_max_retrans", Ty::Int(0, 1000), Absent("never"), "", "RFC 7829 Primary.Switchover.Max.Retrans."),
@@ -802,6 +1017,7 @@ pub static RECORD: Section = Section {
         f("events", Ty::StrList, Value("[\"fault\"]"), "", "Event kinds to log: fault, drop, enqueue, dequeue, tx, rx, tcp (state changes and loss episodes of TCP connections)."),
         f("capture", Ty::StrList, Value("[]"), "", "Interfaces (\"node/iface\") to capture to pcap files, packets sent and received there."),
         f("checksums", Ty::Enum(&["auto", "always"]), Absent("auto"), "", "When SCTP endpoints compute their packets' CRC32c (RFC 9260 §6.8): \"auto\" only when a capture is taken (nothing in the simulated network alters a packet's bytes, so the checksum detects nothing and results are the same without it; captured packets carry correct checksums), \"always\" on every packet."),
+        f("positions", Ty::Bool, Absent("false"), "", "Sample the x and y of every node that has a position at each interval (time series kind \"node\", metrics x and y, in metres)."),
         f("packets", Ty::Bool, Absent("false"), "", "Log each SCTP DATA chunk sent and SACK chunk received (time, association, path, TSN or cumulative TSN ack, retransmission) to packets.parquet, for time-sequence graphs (sctpsim show)."),
     ],
     tag: None,

@@ -1,5 +1,6 @@
 //! Quantities written the way people write them: durations (`"30ms"`, `"1.5s"`), data rates
-//! (`"1Gbps"`, `"100Mbit/s"`), sizes (`"1500B"`, `"64KiB"`) and probabilities (`0.01`, `"1%"`).
+//! (`"1Gbps"`, `"100Mbit/s"`), sizes (`"1500B"`, `"64KiB"`), speeds (`"4.5km/h"`, `"1.25m/s"`)
+//! and probabilities (`0.01`, `"1%"`).
 //!
 //! Parsers return `Err(hint)` where `hint` is a corrected spelling to suggest (`"30ms"` for
 //! `"30 sm"`), or an empty string when no sensible correction exists.
@@ -37,6 +38,9 @@ const SIZE_UNITS: &[(&str, f64)] = &[
     ("MiB", 1048576.0),
     ("GiB", 1073741824.0),
 ];
+
+/// Speed units and their value in m/s.
+const SPEED_UNITS: &[(&str, f64)] = &[("m/s", 1.0), ("km/h", 1.0 / 3.6)];
 
 /// Split `"30 ms"` into (30.0, "ms"): a decimal number, optional spaces, a unit.
 fn split(text: &str) -> Option<(f64, &str, &str)> {
@@ -91,6 +95,15 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
         return Err(String::new());
     }
     Ok(bytes as u64)
+}
+
+/// Parse a speed in m/s such as `"4.5km/h"` or `"1.25m/s"`.
+pub fn parse_speed(text: &str) -> Result<f64, String> {
+    let mps = parse_with(text, SPEED_UNITS, "m/s")?;
+    if !mps.is_finite() {
+        return Err(String::new());
+    }
+    Ok(mps)
 }
 
 /// Parse a percentage such as `"1%"` or `"0.5 %"` into a fraction.
@@ -151,5 +164,16 @@ mod tests {
         assert_eq!(parse_percent("1"), None);
         assert_eq!(format_rate(100_000_000), "100Mbps");
         assert_eq!(format_rate(1_500_000), "1500kbps");
+    }
+
+    #[test]
+    fn speeds() {
+        assert_eq!(parse_speed("1.25m/s"), Ok(1.25));
+        assert_eq!(parse_speed("4.5km/h"), Ok(1.25));
+        assert_eq!(parse_speed("18 km/h"), Ok(5.0));
+        assert_eq!(parse_speed("0m/s"), Ok(0.0));
+        assert_eq!(parse_speed("4.5"), Err("4.5m/s".into()));
+        assert_eq!(parse_speed("4.5kmh"), Err("4.5km/h".into()));
+        assert_eq!(parse_speed("fast"), Err(String::new()));
     }
 }

@@ -79,7 +79,7 @@ fn bad_parameters_name_the_key_and_the_value() {
             "links[1].queue.increase_above: 100 is invalid: 100 must be below the limit (100 packets) or it never triggers",
         ),
         ("{ kind = \"blue\", min_th = 3 }", "links[1].queue.min_th: unknown key (expected one of: kind, limit, d1, d2, freeze_time, increase_above, ecn)"),
-        ("{ kind = \"reds\" }", "links[1].queue.kind: \"reds\" is not one of \"droptail\", \"red\", \"fred\", \"blue\", \"rem\", \"pi\" (did you mean \"red\"?)"),
+        ("{ kind = \"reds\" }", "links[1].queue.kind: \"reds\" is not one of \"droptail\", \"red\", \"fred\", \"blue\", \"rem\", \"pi\", \"codel\", \"fq-codel\", \"pie\" (did you mean \"red\"?)"),
     ];
     for (queue, expect) in cases {
         let e = scenario::parse(&overloaded(queue), &[]).unwrap_err();

@@ -24,7 +24,8 @@
 //! # Encapsulation port (RFC 6951 §5.4)
 //!
 //! The remote UDP port is kept per association and peer address, learnt from the UDP source
-//! port of every packet the association accepts from that address; an address never heard
+//! port of every packet the association accepts from that address (one that passes the
+//! verification tag check, or the COOKIE ECHO that creates it); an address never heard
 //! from uses the configured remote port (9899 by default). A stateless reply (INIT ACK,
 //! ABORT, SHUTDOWN COMPLETE for an out-of-the-blue packet) goes back to the port its request
 //! came from.
@@ -197,6 +198,9 @@ pub struct UdpDriver {
     remote_udp_port: u16,
     /// Per association and peer address: UDP port and local address.
     peers: BTreeMap<(AssocId, IpAddr), PeerAddr>,
+    /// Per association, the packets it had accepted (passed the verification tag check) when
+    /// it last handled one.
+    accepted: BTreeMap<AssocId, u64>,
     /// Source of the last datagram handed to the engine, and the local address it came to.
     last_from: Option<(SocketAddrV4, usize)>,
     faults: FaultPlan,
@@ -259,6 +263,7 @@ impl UdpDriver {
             udp_port: port,
             remote_udp_port: opts.remote_udp_port,
             peers: BTreeMap::new(),
+            accepted: BTreeMap::new(),
             last_from: None,
             faults: FaultPlan::new(opts.faults.clone(), opts.fault_seed),
             pcap,
@@ -397,7 +402,15 @@ impl UdpDriver {
         }
         self.last_from = Some((from, local));
         let id = self.ep.handle_in_place(now, IpAddr::V4(*from.ip()), IpAddr::V4(to), datagram)?;
-        // RFC 6951 §5.4: the port a peer address sends from is where it is reached.
+        // RFC 6951 §5.4: "after finding the SCTP association (which includes checking the
+        // verification tag)", the port a peer address sends from is where it is reached. A
+        // packet passed the check if the association counted it as accepted; a new
+        // association came from a valid cookie.
+        let accepted = self.ep.association(id).map_or(0, |a| a.stats().packets_received);
+        let before = self.accepted.insert(id, accepted);
+        if before.is_some_and(|b| b >= accepted) {
+            return Some(id);
+        }
         let key = (id, IpAddr::V4(*from.ip()));
         match self.peers.get_mut(&key) {
             Some(p) => *p = PeerAddr { udp_port: from.port(), local },
@@ -513,6 +526,7 @@ impl UdpDriver {
             self.peers.remove(&k);
         }
         self.ids.retain(|&x| x != id);
+        self.accepted.remove(&id);
     }
 
     /// Sends one engine datagram from the local address chosen for it.
@@ -605,6 +619,11 @@ impl UdpDriver {
     pub fn local_for(&self, id: AssocId, remote: IpAddr) -> Option<Ipv4Addr> {
         let p = self.peers.get(&(id, remote))?;
         self.locals.get(p.local).map(|l| l.addr)
+    }
+
+    /// The UDP port packets of association `id` to peer address `remote` go to.
+    pub fn remote_udp_port(&self, id: AssocId, remote: IpAddr) -> Option<u16> {
+        self.peers.get(&(id, remote)).map(|p| p.udp_port)
     }
 
     /// Number of (association, peer address) entries kept (bounded by the associations'

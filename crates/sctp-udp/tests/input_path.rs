@@ -95,3 +95,42 @@ fn handshakes_beyond_the_limit_are_refused_and_leave_no_state() {
     // Each accepted association keeps one peer entry; the refused ones none.
     assert_eq!(d.peer_entries(), 3);
 }
+
+#[test]
+fn the_encapsulation_port_is_learnt_only_from_packets_that_pass_the_tag_check() {
+    let mut d = server(4);
+    let sock = UdpSocket::bind((A1, 0)).expect("client socket");
+    sock.set_read_timeout(Some(StdDuration::from_millis(500))).expect("timeout");
+    let me = sock.local_addr().expect("addr");
+    let mut c = Endpoint::new(Config::default(), vec![IpAddr::V4(A1)], 40_100, false, 7);
+    let cid = c.connect(Instant::ZERO, &[IpAddr::V4(A1)], 5001);
+    let mut buf = vec![0u8; 65_536];
+    for _ in 0..4 {
+        while let Some(out) = c.poll_transmit(Instant::ZERO) {
+            d.input(0, me, &mut out.packet().to_vec());
+            d.flush();
+        }
+        let Ok((n, _)) = sock.recv_from(&mut buf) else { break };
+        c.handle(Instant::ZERO, IpAddr::V4(A1), IpAddr::V4(A1), &buf[..n]);
+    }
+    let id = d.endpoint().ids().next().expect("an association");
+    let peer = IpAddr::V4(A1);
+    assert_eq!(d.remote_udp_port(id, peer), Some(me.port()));
+    // A packet of the association with the wrong verification tag, from another port: its
+    // port is not learnt (RFC 6951 §5.4).
+    c.send(cid, 0, 0, false, b"hello").expect("send");
+    let good = c.poll_transmit(Instant::ZERO).expect("DATA").packet().to_vec();
+    let mut bad = good.clone();
+    bad[4] ^= 0xff;
+    let crc = sctp::wire::packet_checksum(&bad);
+    bad[8..12].copy_from_slice(&crc.to_le_bytes());
+    let spoofed = SocketAddr::from((A1, 9));
+    assert_eq!(d.input(0, spoofed, &mut bad), Some(id));
+    d.flush();
+    assert_eq!(d.remote_udp_port(id, peer), Some(me.port()));
+    // The same packet with the right tag from a new port (a NAT rebinding) moves the port.
+    let moved = SocketAddr::from((A1, 10));
+    assert_eq!(d.input(0, moved, &mut good.clone()), Some(id));
+    d.flush();
+    assert_eq!(d.remote_udp_port(id, peer), Some(10));
+}

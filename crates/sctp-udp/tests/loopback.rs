@@ -65,6 +65,20 @@ fn send_opts(addrs: Vec<Ipv4Addr>, peers: Vec<Ipv4Addr>, peer_udp: u16, peer_por
     }
 }
 
+/// Tells a channel, once, that data has been acknowledged.
+struct Notify(Option<std::sync::mpsc::Sender<()>>);
+
+impl sctp_udp::Control for Notify {
+    fn check_in(&mut self, p: &sctp_udp::Progress) -> bool {
+        if p.bytes > 0 {
+            if let Some(tx) = self.0.take() {
+                let _ = tx.send(());
+            }
+        }
+        false
+    }
+}
+
 fn pair(sink: SinkOptions, send: SendOptions) -> (RealResult, RealResult) {
     let t = thread::spawn(move || run_sink(&sink, &mut NoControl).expect("sink runs"));
     // The sink binds first; INIT retransmission covers a slow start anyway.
@@ -145,8 +159,10 @@ fn a_sink_refuses_associations_beyond_its_limit() {
     first.bytes = None;
     first.time = Some(Duration::from_millis(1500));
     let second = send_opts(vec![A1], vec![A1], port, 5003);
-    let h = thread::spawn(move || run_send(&first, &mut NoControl).expect("first sender"));
-    thread::sleep(std::time::Duration::from_millis(300));
+    // The second sender starts once the first has data acknowledged (its association is up).
+    let (up_tx, up_rx) = std::sync::mpsc::channel();
+    let h = thread::spawn(move || run_send(&first, &mut Notify(Some(up_tx))).expect("first sender"));
+    up_rx.recv_timeout(std::time::Duration::from_secs(20)).expect("the first association is up");
     let refused = run_send(&second, &mut NoControl).expect("second sender");
     let accepted = h.join().expect("first");
     // The first association has closed and left: its place is free again.

@@ -44,6 +44,18 @@ pub struct Config {
     /// SACK frequency: acknowledge every Nth packet carrying DATA at once (§6.2 says every
     /// second packet). 1 acknowledges every packet. Default 2.
     pub sack_freq: u32,
+    /// Acknowledge out-of-order DATA, and DATA that fills a gap, at once (RFC 9260 §6.7).
+    /// `false` is a deliberate deviation used by paper 002 (SCTP in data centres, "SACK
+    /// every 7 packets"): the `sack_freq` count, bounded by `sack_delay`, then holds under
+    /// loss and reordering too, so a loss does not turn every following packet into a
+    /// SACK. Duplicates are still acknowledged at once (§6.2), since they hint at a lost
+    /// SACK. Default true.
+    pub sack_immediate_on_gap: bool,
+    /// Nagle-like bundling delay (RFC 9260 §6.1; the SCTP_NODELAY socket option of RFC 6458
+    /// §8.1.5 turns it off): while DATA is outstanding, new data leaves only in whole packets
+    /// and a smaller remainder waits for an acknowledgement. The engine's default is off
+    /// ("NO-DELAY": data is sent as soon as the windows allow), as paper 002 runs it.
+    pub nagle: bool,
     /// PotentiallyFailed.Max.Retrans (RFC 7829 §4): a destination whose error counter
     /// exceeds this value enters the PF state. `None` (default) disables PF.
     pub pf_max_retrans: Option<u32>,
@@ -121,6 +133,8 @@ impl Default for Config {
             hb_max_burst: 1,
             sack_delay: Duration::from_millis(200),
             sack_freq: 2,
+            sack_immediate_on_gap: true,
+            nagle: false,
             pf_max_retrans: None,
             primary_switchover_max_retrans: None,
             switchback: true,

@@ -8,9 +8,9 @@
 
 mod harness;
 
-use harness::{ms, Harness, CLIENT, SERVER};
+use harness::{addr, ms, Harness, CLIENT, PORTS, SERVER};
 use sctp::cmt::{CmtConfig, SchedulerConfig};
-use sctp::wire::{Chunk, HeaderView, SackChunk};
+use sctp::wire::{Chunk, CommonHeader, GapAckBlock, HeaderView, Packet, SackChunk};
 use sctp::{Config, Event, PathId};
 use simtime::{Duration, Instant};
 
@@ -228,4 +228,51 @@ fn a_dac_sender_counts_the_packets_each_sack_reports() {
         counting + Duration::from_micros(2000) < ignoring,
         "repaired after {counting:?} counting DAC's packet counts, {ignoring:?} not"
     );
+}
+
+/// A SACK from the server to the client, as the server would send it.
+fn sack_to_client(h: &Harness, cum: u32, a_rwnd: u32, blocks: &[(u16, u16)]) -> Vec<u8> {
+    let header = CommonHeader {
+        src_port: PORTS[SERVER],
+        dst_port: PORTS[CLIENT],
+        verification_tag: h.assoc_ref(CLIENT).local_tag(),
+    };
+    let gap_ack_blocks = blocks.iter().map(|&(start, end)| GapAckBlock { start, end }).collect();
+    let sack = SackChunk { cumulative_tsn_ack: cum, a_rwnd, gap_ack_blocks, ..SackChunk::default() };
+    Packet { header, chunks: vec![Chunk::Sack(sack)] }.emit()
+}
+
+#[test]
+fn a_sack_overtaken_by_a_later_one_revokes_its_gap_acks_so_the_peer_window_is_not_overestimated() {
+    // Under CMT the SACKs return over paths of different delay, so an older SACK often
+    // arrives after a newer one with the same cumulative ack. RFC 9260 §6.2.1 D ii, iii:
+    // what the older one does not report is outstanding again, and rwnd is its a_rwnd less
+    // all that; keeping the newer one's gap acks instead overestimated the peer's window
+    // (its a_rwnd does not count them) and overran the receiver's buffer (validation/ns2
+    // case B: chunks dropped at the receiver and retransmitted).
+    let mut h = harness::connected(1);
+    h.set_link(0, false); // the client's DATA goes nowhere; the test plays the server
+    let first = h.assoc_ref(CLIENT).highest_tsn_sent().wrapping_add(1);
+    h.apps[CLIENT] = harness::App { to_send: 5_000, msg_size: 1000, ..Default::default() };
+    h.run_for(ms(1));
+    let sent = h.assoc_ref(CLIENT).highest_tsn_sent().wrapping_sub(first) + 1;
+    assert_eq!(sent, 5, "TSNs first..first+4 in flight, 1000 bytes each");
+    let (s, c, cum) = (addr(SERVER, 0), addr(CLIENT, 0), first.wrapping_sub(1));
+    let flight = |h: &Harness| h.assoc_ref(CLIENT).paths()[P0].flight_size;
+    // The newer SACK: TSNs first+1..first+3 arrived; 3000 bytes held.
+    let now = h.now;
+    h.eps[CLIENT].handle(now, s, c, &sack_to_client(&h, cum, 65_536 - 3_000, &[(2, 4)]));
+    assert_eq!((flight(&h), h.assoc_ref(CLIENT).peer_rwnd()), (2_000, 65_536 - 3_000 - 2_000));
+    // The older one, overtaken: only first+1 had arrived. first+2 and first+3 are in flight
+    // again: rwnd = 64,536 - 4,000, not 64,536 - 2,000.
+    h.eps[CLIENT].handle(now, s, c, &sack_to_client(&h, cum, 65_536 - 1_000, &[(2, 2)]));
+    assert_eq!((flight(&h), h.assoc_ref(CLIENT).peer_rwnd()), (4_000, 65_536 - 1_000 - 4_000));
+    // A later SACK reports them again: out of flight, and their bytes not credited twice.
+    h.eps[CLIENT].handle(now, s, c, &sack_to_client(&h, cum, 65_536 - 4_000, &[(2, 5)]));
+    let path = &h.assoc_ref(CLIENT).paths()[P0];
+    assert_eq!((path.flight_size, path.stats.bytes_acked), (1_000, 4_000));
+    assert_eq!(h.assoc_ref(CLIENT).peer_rwnd(), 65_536 - 4_000 - 1_000);
+    // The overtaken SACK acknowledged nothing new, so it gave `first` no miss indication
+    // (two SACKs did): not fast-retransmitted.
+    assert_eq!(path.stats.fast_retransmissions, 0);
 }

@@ -232,3 +232,26 @@ fn initial_window_is_configurable() {
     assert_eq!(first_rtt, 4);
     assert_eq!(h.received.len(), 100_000);
 }
+
+#[test]
+fn after_a_timeout_in_sack_recovery_no_new_episode_starts_before_the_recovery_point() {
+    // The first hole and the second are lost again when fast recovery repairs them, so the
+    // retransmission timer expires. RFC 6675 §5.1: the SACK scoreboard may be kept, but no new
+    // recovery episode may start until the cumulative ACK reaches RecoveryPoint (HighData at
+    // the timeout); otherwise the first ACK after the timeout would start one and halve the
+    // whole pre-timeout flight into the window, a burst out of slow start.
+    let (x, y) = (1 + 300 * MSS_PAYLOAD, 1 + 310 * MSS_PAYLOAD);
+    for cc in ["sack", "cubic"] {
+        let h = with_losses(cc, vec![x, x, y, y]);
+        let s = h.a.stats();
+        assert_eq!((s.fast_retransmits, s.timeouts), (1, 1), "{cc}: {s:?}");
+        let timeout = h
+            .events_a
+            .iter()
+            .position(|e| matches!(e.1, Event::Loss { kind: LossKind::Timeout, .. }))
+            .expect("a timeout");
+        let late_fr =
+            h.events_a[timeout..].iter().find(|e| matches!(e.1, Event::Loss { kind: LossKind::FastRetransmit, .. }));
+        assert!(late_fr.is_none(), "{cc}: recovery restarted after the timeout: {late_fr:?}");
+    }
+}

@@ -180,7 +180,8 @@ impl Mobility {
     }
 
     /// Where the node is at `t`. Queries may come in any order; answering in increasing
-    /// order of time is O(1) amortised.
+    /// order of time is O(1) amortised. A random model makes every segment up to `t`, so `t`
+    /// should be an instant the run reaches (not [`Instant::MAX`] as "never").
     pub fn position_at(&self, t: Instant) -> Position {
         self.segment_at(t).position_at(t)
     }

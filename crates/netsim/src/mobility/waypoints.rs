@@ -3,7 +3,7 @@
 //! next, at a given speed or so as to be at each point at a given instant, and stays at the
 //! last point.
 
-use std::cell::Cell;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::position::Position;
 use super::segment::Segment;
@@ -11,13 +11,27 @@ use super::MobilityError;
 use crate::time::{Duration, Instant};
 
 /// A trajectory fixed in advance: its segments, the last lasting for ever.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct Waypoints {
     /// Contiguous segments from [`Instant::ZERO`]; the last ends at [`Instant::MAX`].
     segments: Vec<Segment>,
     /// The segment the last query found (queries at increasing instants find theirs at or
-    /// just after it: O(1) amortised).
-    cursor: Cell<usize>,
+    /// just after it: O(1) amortised). Atomic only so that a scenario holding waypoints can
+    /// be shared between threads; the simulation itself runs on one.
+    cursor: AtomicUsize,
+}
+
+impl Clone for Waypoints {
+    fn clone(&self) -> Self {
+        Waypoints { segments: self.segments.clone(), cursor: AtomicUsize::new(self.cursor.load(Ordering::Relaxed)) }
+    }
+}
+
+/// Two trajectories are equal when their segments are (the cursor is a cache).
+impl PartialEq for Waypoints {
+    fn eq(&self, other: &Self) -> bool {
+        self.segments == other.segments
+    }
 }
 
 impl Waypoints {
@@ -82,21 +96,22 @@ impl Waypoints {
     fn from_segments(mut segments: Vec<Segment>) -> Self {
         // Zero-length segments cover no instant (jumps, a point at the start instant).
         segments.retain(|s| s.end > s.start);
-        Waypoints { segments, cursor: Cell::new(0) }
+        Waypoints { segments, cursor: AtomicUsize::new(0) }
     }
 
     /// The segment in force at `t`.
     pub fn segment_at(&self, t: Instant) -> Segment {
-        let covers = |i: usize| self.segments.get(i).filter(|s| s.start <= t && t < s.end).copied();
-        let c = self.cursor.get();
+        let covers =
+            |i: usize| self.segments.get(i).filter(|s| s.start <= t && (t < s.end || s.end == Instant::MAX)).copied();
+        let c = self.cursor.load(Ordering::Relaxed);
         for i in [c, c + 1] {
             if let Some(s) = covers(i) {
-                self.cursor.set(i);
+                self.cursor.store(i, Ordering::Relaxed);
                 return s;
             }
         }
         let i = self.segments.partition_point(|s| s.end <= t);
-        self.cursor.set(i);
+        self.cursor.store(i, Ordering::Relaxed);
         covers(i).unwrap_or_else(|| {
             debug_assert!(false, "waypoint segments cover all time");
             Segment::still(Position::default(), t, Instant::MAX)

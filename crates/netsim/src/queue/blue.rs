@@ -1,4 +1,4 @@
-//! BLUE (Feng, Kandlur, Saha & Shin, "The BLUE Active Queue Management Algorithms", IEEE/ACM
+//! BLUE (Feng, Shin, Kandlur & Saha, "The BLUE Active Queue Management Algorithms", IEEE/ACM
 //! ToN 10(4), 2002): one marking probability `p_m`, driven by packet loss and link idle events
 //! rather than by the queue length.
 //!
@@ -22,7 +22,7 @@
 //! none of them.
 
 use super::droptail::OVERFLOW;
-use super::fifo::{happens, mark_or_drop, Fifo, Tally};
+use super::fifo::{happens, Fifo, Tally};
 use super::red::tally_stats;
 use super::{in_range, Dequeued, Dropped, Enqueued, ParamError, QueueContext, QueueDisc, QueueLimit};
 use super::{QueueReason, QueueStat};
@@ -152,7 +152,7 @@ impl QueueDisc for Blue {
         Self::KIND
     }
 
-    fn enqueue(&mut self, mut pkt: Packet, now: Instant, _dropped: &mut Dropped) -> Enqueued {
+    fn enqueue(&mut self, pkt: Packet, now: Instant, _dropped: &mut Dropped) -> Enqueued {
         self.tally.arrivals += 1;
         self.idle = false;
         if self.fifo.full_for(self.cfg.limit, &pkt) {
@@ -164,17 +164,7 @@ impl QueueDisc for Blue {
             self.on_congestion(now);
         }
         if happens(&mut self.rng, self.p_m) {
-            match mark_or_drop(&mut pkt, self.cfg.ecn, MARK) {
-                Some(mark) => {
-                    self.tally.marks += 1;
-                    self.fifo.push(pkt);
-                    return Enqueued::Queued { marked: Some(mark) };
-                }
-                None => {
-                    self.tally.early_drops += 1;
-                    return Enqueued::Dropped(pkt, EARLY);
-                }
-            }
+            return self.fifo.notify(pkt, self.cfg.ecn, &mut self.tally, MARK, EARLY);
         }
         self.fifo.push(pkt);
         Enqueued::Queued { marked: None }

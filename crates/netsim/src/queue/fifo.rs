@@ -6,7 +6,7 @@ use std::collections::VecDeque;
 
 use rand::Rng;
 
-use super::{QueueLimit, QueueReason};
+use super::{Enqueued, QueueLimit, QueueReason};
 use crate::rng::SimRng;
 use crate::wire::Packet;
 
@@ -76,6 +76,40 @@ impl Fifo {
     pub(crate) fn flush(&mut self) -> Vec<Packet> {
         self.bytes = 0;
         self.packets.drain(..).collect()
+    }
+
+    /// Congestion notification for an arrival the AQM picked (see [`mark_or_drop`]): marked
+    /// and queued, or dropped early; counted in `tally` either way.
+    pub(crate) fn notify(
+        &mut self,
+        mut pkt: Packet,
+        ecn: bool,
+        tally: &mut Tally,
+        mark: QueueReason,
+        early: QueueReason,
+    ) -> Enqueued {
+        match mark_or_drop(&mut pkt, ecn, mark) {
+            Some(mark) => {
+                tally.marks += 1;
+                self.push(pkt);
+                Enqueued::Queued { marked: Some(mark) }
+            }
+            None => {
+                tally.early_drops += 1;
+                Enqueued::Dropped(pkt, early)
+            }
+        }
+    }
+}
+
+/// A packet-mode probability applied in byte mode: scaled by the packet's size against the
+/// mean packet size (ns-2's byte mode for REM and PI), at most 1.
+#[inline]
+pub(crate) fn byte_scaled(p: f64, bytes: bool, len: usize, mean_pktsize: u32) -> f64 {
+    if bytes {
+        (p * len as f64 / f64::from(mean_pktsize)).min(1.0)
+    } else {
+        p
     }
 }
 

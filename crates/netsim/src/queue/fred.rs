@@ -1,5 +1,5 @@
-//! Flow Random Early Drop (Lin & Morris, "Dynamics of Random Early Detection", SIGCOMM 1997,
-//! Fig. 8): RED with accounting for each flow that has packets in the buffer.
+//! Flow Random Early Drop (Lin & Morris, "Dynamics of Random Early Detection", SIGCOMM 1997, and
+//! its pseudocode there): RED with accounting for each flow that has packets in the buffer.
 //!
 //! Per active flow `i` FRED keeps `qlen_i`, the packets it has queued, and `strike_i`, how often
 //! it went over its allowance; globally the number of active flows `Nactive` and the average
@@ -228,9 +228,11 @@ impl QueueDisc for Fred {
     fn enqueue(&mut self, mut pkt: Packet, now: Instant, _dropped: &mut Dropped) -> Enqueued {
         self.tally.arrivals += 1;
         if let Some(since) = self.empty_since {
-            // The queue was empty: decay the average for the idle time (as RED).
+            // The queue was empty: decay the average for the idle time (as RED), once; if this
+            // arrival is dropped, the next one decays it from now.
             let m = (self.ptc * now.saturating_since(since).as_secs_f64()).floor();
             self.avg *= (1.0 - self.cfg.w_q).powf(m);
+            self.empty_since = Some(now);
         }
         self.avg_sum += self.avg;
         let key = Self::flow_key(&pkt);
@@ -464,6 +466,22 @@ mod tests {
             }
         }
         assert!(early > 50, "{early}");
+    }
+
+    #[test]
+    fn an_empty_period_decays_the_average_once() {
+        // 10 Mbit/s and 500-byte packets: 2500 packet times per second.
+        let mut q = fred(FredConfig::default());
+        let mut dropped = Dropped::new();
+        q.avg = 80.0; // still above max_th after the decay: the arrival is dropped (drop-tail mode)
+        q.empty_since = Some(Instant::ZERO);
+        let at = |ms| Instant::ZERO + Duration::from_millis(ms);
+        assert!(matches!(q.enqueue(pkt(1), at(100), &mut dropped), Enqueued::Dropped(..)));
+        let after_first = 80.0 * 0.998f64.powf(250.0);
+        assert!((q.avg() - after_first).abs() < 1e-9);
+        // The second arrival decays only the 100 ms since the first.
+        q.enqueue(pkt(1), at(200), &mut dropped);
+        assert!((q.avg() - after_first * 0.998f64.powf(250.0) * 0.998).abs() < 1e-9, "{}", q.avg());
     }
 
     #[test]

@@ -29,17 +29,23 @@
 //! drops them all.
 
 pub mod blue;
+pub mod codel;
 pub mod droptail;
 mod fifo;
+pub mod fq_codel;
 pub mod fred;
 pub mod pi;
+pub mod pie;
 pub mod red;
 pub mod rem;
 
 pub use blue::{Blue, BlueConfig};
+pub use codel::{CoDel, CodelConfig, CodelParams};
 pub use droptail::DropTail;
+pub use fq_codel::{FqCodel, FqCodelConfig};
 pub use fred::{Fred, FredConfig};
 pub use pi::{Pi, PiConfig};
+pub use pie::{Pie, PieConfig, PieDelay};
 pub use red::{Red, RedConfig};
 pub use rem::{Rem, RemConfig};
 
@@ -219,7 +225,8 @@ pub enum QueueLimit {
 }
 
 /// The registry: the name of every discipline a scenario can choose (`queue.kind`).
-pub const KINDS: &[&str] = &[DropTail::KIND, Red::KIND, Fred::KIND, Blue::KIND, Rem::KIND, Pi::KIND];
+pub const KINDS: &[&str] =
+    &[DropTail::KIND, Red::KIND, Fred::KIND, Blue::KIND, Rem::KIND, Pi::KIND, CoDel::KIND, FqCodel::KIND, Pie::KIND];
 
 /// Which discipline to build and with what parameters.
 #[derive(Clone, Debug, PartialEq)]
@@ -239,6 +246,15 @@ pub enum QueueConfig {
     Rem(RemConfig),
     /// The PI controller (Hollot, Misra, Towsley, Gong 2002).
     Pi(PiConfig),
+    /// CoDel (RFC 8289): drops or marks at the head once the sojourn time has stayed above
+    /// target for an interval ([`codel`]).
+    CoDel(CodelConfig),
+    /// FQ-CoDel (RFC 8290): flow queues served by deficit round robin, new flows first, each
+    /// under its own CoDel ([`fq_codel`]).
+    FqCodel(FqCodelConfig),
+    /// PIE (RFC 8033): early drops at enqueue with a probability a PI controller sets from the
+    /// queueing delay ([`pie`]).
+    Pie(PieConfig),
     /// A discipline defined outside this crate (an experiment, a test), built by a function.
     /// Scenario files cannot name it; the Rust API can.
     Custom(CustomQueue),
@@ -281,6 +297,9 @@ impl QueueConfig {
             QueueConfig::Blue(_) => Blue::KIND,
             QueueConfig::Rem(_) => Rem::KIND,
             QueueConfig::Pi(_) => Pi::KIND,
+            QueueConfig::CoDel(_) => CoDel::KIND,
+            QueueConfig::FqCodel(_) => FqCodel::KIND,
+            QueueConfig::Pie(_) => Pie::KIND,
             QueueConfig::Custom(c) => c.kind,
         }
     }
@@ -295,6 +314,9 @@ impl QueueConfig {
             QueueConfig::Blue(c) => c.check(),
             QueueConfig::Rem(c) => c.check(),
             QueueConfig::Pi(c) => c.check(),
+            QueueConfig::CoDel(c) => c.params.check(),
+            QueueConfig::FqCodel(c) => c.check(),
+            QueueConfig::Pie(c) => c.check(),
         }
     }
 
@@ -310,6 +332,9 @@ impl QueueConfig {
             QueueConfig::Blue(c) => Queue::Boxed(Box::new(Blue::new(c, ctx))),
             QueueConfig::Rem(c) => Queue::Boxed(Box::new(Rem::new(c, ctx))),
             QueueConfig::Pi(c) => Queue::Boxed(Box::new(Pi::new(c, ctx))),
+            QueueConfig::CoDel(c) => Queue::Boxed(Box::new(CoDel::new(c.params, c.limit, ctx.mtu))),
+            QueueConfig::FqCodel(c) => Queue::Boxed(Box::new(FqCodel::new(*c, ctx.mtu, ctx.rng))),
+            QueueConfig::Pie(c) => Queue::Boxed(Box::new(Pie::new(*c, ctx.mtu, ctx.rng))),
             QueueConfig::Custom(c) => Queue::Boxed((c.build)(ctx)),
         }
     }

@@ -21,7 +21,7 @@
 //! is the project's 100 packets (ns-2's 50 would leave no room above the reference).
 
 use super::droptail::OVERFLOW;
-use super::fifo::{happens, mark_or_drop, Fifo, Tally, Ticker};
+use super::fifo::{byte_scaled, happens, Fifo, Tally, Ticker};
 use super::red::tally_stats;
 use super::{in_range, positive, Dequeued, Dropped, Enqueued, ParamError, QueueContext, QueueDisc, QueueLimit};
 use super::{QueueReason, QueueStat};
@@ -159,30 +159,16 @@ impl QueueDisc for Pi {
         Self::KIND
     }
 
-    fn enqueue(&mut self, mut pkt: Packet, now: Instant, _dropped: &mut Dropped) -> Enqueued {
+    fn enqueue(&mut self, pkt: Packet, now: Instant, _dropped: &mut Dropped) -> Enqueued {
         self.catch_up(now);
         self.tally.arrivals += 1;
         if self.fifo.full_for(self.cfg.limit, &pkt) {
             self.tally.overflow_drops += 1;
             return Enqueued::Dropped(pkt, OVERFLOW);
         }
-        let p = if self.cfg.bytes {
-            (self.prob * pkt.len() as f64 / f64::from(self.cfg.mean_pktsize)).min(1.0)
-        } else {
-            self.prob
-        };
+        let p = byte_scaled(self.prob, self.cfg.bytes, pkt.len(), self.cfg.mean_pktsize);
         if happens(&mut self.rng, p) {
-            match mark_or_drop(&mut pkt, self.cfg.ecn, MARK) {
-                Some(mark) => {
-                    self.tally.marks += 1;
-                    self.fifo.push(pkt);
-                    return Enqueued::Queued { marked: Some(mark) };
-                }
-                None => {
-                    self.tally.early_drops += 1;
-                    return Enqueued::Dropped(pkt, EARLY);
-                }
-            }
+            return self.fifo.notify(pkt, self.cfg.ecn, &mut self.tally, MARK, EARLY);
         }
         self.fifo.push(pkt);
         Enqueued::Queued { marked: None }

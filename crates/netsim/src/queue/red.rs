@@ -38,7 +38,7 @@
 //! hard limit, which is the project's 100 packets for every discipline (ns-2: 50).
 
 use super::droptail::OVERFLOW;
-use super::fifo::{happens, mark_or_drop, Fifo, Tally};
+use super::fifo::{happens, Fifo, Tally};
 use super::{in_range, positive, Dequeued, Dropped, Enqueued, ParamError, QueueContext, QueueDisc, QueueLimit};
 use super::{QueueReason, QueueStat};
 use crate::rng::SimRng;
@@ -279,7 +279,7 @@ impl Red {
         }
     }
 
-    /// Adaptive RED's AIMD step on `max_p` (Floyd, Gummadi & Shenker 2001, Fig. 2; ns-2
+    /// Adaptive RED's AIMD step on `max_p` (Floyd, Gummadi & Shenker 2001; ns-2
     /// `REDQueue::updateMaxP`): keep the average in the middle of the band between the thresholds.
     fn adapt_max_p(&mut self, now: Instant) {
         let RedParams { min_th, max_th, bottom, .. } = self.params;
@@ -350,7 +350,7 @@ impl QueueDisc for Red {
         Self::KIND
     }
 
-    fn enqueue(&mut self, mut pkt: Packet, now: Instant, _dropped: &mut Dropped) -> Enqueued {
+    fn enqueue(&mut self, pkt: Packet, now: Instant, _dropped: &mut Dropped) -> Enqueued {
         self.update_average(now);
         self.tally.arrivals += 1;
         self.avg_sum += self.avg;
@@ -389,17 +389,7 @@ impl QueueDisc for Red {
                 self.count = 0;
                 self.count_bytes = 0;
                 let ecn = self.cfg.ecn && p_b <= self.cfg.mark_p;
-                match mark_or_drop(&mut pkt, ecn, MARK) {
-                    Some(mark) => {
-                        self.tally.marks += 1;
-                        self.fifo.push(pkt);
-                        Enqueued::Queued { marked: Some(mark) }
-                    }
-                    None => {
-                        self.tally.early_drops += 1;
-                        Enqueued::Dropped(pkt, EARLY)
-                    }
-                }
+                self.fifo.notify(pkt, ecn, &mut self.tally, MARK, EARLY)
             }
             Verdict::Forced | Verdict::Overflow => {
                 // ns-2 resets the count after a forced drop too.

@@ -466,7 +466,12 @@ impl SctpSocket {
 
     /// For the ideal RTX-LOSSRATE policy (and only for it), tells the association the
     /// configured loss rate of the route to each destination it has when it is established
-    /// (destinations added later get none).
+    /// (destinations added later get none). The rates are not updated afterwards: a link's
+    /// configured loss never changes during a run (faults only take links and interfaces
+    /// down and up, which the policy sees through the destinations' states), but a route
+    /// that moves to other links after a fault keeps the rate of the route it had. ns-2
+    /// likewise holds whatever rate its script set (`set-destination-lossrate`, sctp.cc),
+    /// normally once at the start.
     fn declare_loss_rates(&mut self, ctx: &Ctx<'_>, id: AssocId) {
         let Some(a) = self.ep.association_mut(id) else { return };
         if a.config().retransmit != RetransmitConfig::LossRate {

@@ -23,11 +23,18 @@ use crate::wlan::phy::{CodeRate, Modulation, Rate};
 
 /// Probability that `bits` bits sent at `rate` arrive without error at linear SINR `sinr`.
 pub fn success_probability(rate: Rate, sinr: f64, bits: u64) -> f64 {
-    let ber = coded_ber(rate, sinr);
-    if ber <= 0.0 {
+    frame_success(coded_ber(rate, sinr), bits)
+}
+
+/// Probability that `bits` bits arrive without error at coded bit error probability `ber`:
+/// `(1 - ber)^bits`, exactly 1 when `1 - ber` rounds to 1 (no power is computed then).
+#[inline]
+pub fn frame_success(ber: f64, bits: u64) -> f64 {
+    let keep = 1.0 - ber;
+    if keep >= 1.0 {
         return 1.0;
     }
-    (1.0 - ber).powf(bits as f64)
+    keep.powf(bits as f64)
 }
 
 /// Coded bit error probability at `rate` and linear SINR `sinr` (at most 1).

@@ -57,12 +57,12 @@ use rand::Rng;
 use crate::event::{DropCounts, DropReason, Event, WlanTimer};
 use crate::ids::IfaceId;
 use crate::kernel::Scheduler;
-use crate::queue::{Dropped, Passed, Queue, QueueContext, QueueDisc};
+use crate::queue::{Dropped, Passed, QueueContext, QueueDisc};
 use crate::rng::SimRng;
-use crate::stats::DelayStats;
 use crate::time::{Duration, Instant};
 use crate::wire::Packet;
-use crate::wlan::error::success_probability;
+use crate::wlan::dcf::{Mac, Outgoing, Radio, RadioStats, Response};
+use crate::wlan::error::{coded_ber, frame_success, success_probability};
 use crate::wlan::phy::{self, Rate, Timing};
 use crate::wlan::position::Positions;
 use crate::wlan::propagation::{channel_frequency_hz, dbm_to_mw};
@@ -85,7 +85,7 @@ pub enum Output {
 
 /// Kinds of frames on the air.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Kind {
+pub(crate) enum Kind {
     Data,
     Ack,
     Rts,
@@ -109,93 +109,6 @@ struct Tx {
     overlapped: bool,
 }
 
-/// A frame a radio's MAC is trying to deliver.
-#[derive(Debug)]
-struct Outgoing {
-    /// The packet, until the receiver has it.
-    pkt: Option<Packet>,
-    /// IP datagram length.
-    len: usize,
-    dst: u32,
-    seq: u16,
-    /// When it reached the head of the queue (MAC delay starts).
-    since: Instant,
-    /// It has been sent before (the Retry bit).
-    retry: bool,
-    /// The current attempt uses RTS/CTS.
-    rts: bool,
-    /// In the current attempt, the data frame itself went out (after CTS).
-    data_sent: bool,
-    /// The current attempt's frame overlapped another transmission.
-    overlapped: bool,
-}
-
-/// What a radio sends SIFS after a frame.
-#[derive(Clone, Copy, Debug)]
-enum Response {
-    Ack {
-        to: u32,
-        rate: Rate,
-    },
-    Cts {
-        to: u32,
-        rate: Rate,
-        nav: Duration,
-    },
-    /// Its own data frame, after the CTS.
-    Data,
-}
-
-/// Where a radio's MAC is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Mac {
-    /// No frame to send (post-backoff may be counting).
-    Idle,
-    /// A frame waits for the backoff to end.
-    Contend,
-    /// In a frame exchange: sending, waiting SIFS for its own next frame, or for a response.
-    Exchange,
-}
-
-/// Counters of one radio, reported per interface.
-#[derive(Clone, Debug, Default)]
-pub struct RadioStats {
-    /// Data frames sent (every attempt).
-    pub tx_data: u64,
-    /// Data frames acknowledged.
-    pub tx_acked: u64,
-    /// Retransmissions (attempts after the first, data or RTS).
-    pub retries: u64,
-    /// Attempts that failed (no CTS or ACK).
-    pub tx_failed: u64,
-    /// Failed attempts whose frame overlapped another transmission on the channel.
-    pub tx_collisions: u64,
-    /// RTS frames sent.
-    pub tx_rts: u64,
-    /// CTS frames sent.
-    pub tx_cts: u64,
-    /// ACK frames sent.
-    pub tx_ack: u64,
-    /// Frames of any kind sent.
-    pub tx_frames: u64,
-    /// Data frames received whole and new (delivered).
-    pub rx_data: u64,
-    /// Data frames received whole that were retransmissions of one already delivered.
-    pub rx_duplicates: u64,
-    /// Frames locked onto and received whole (any destination).
-    pub rx_ok: u64,
-    /// Frames locked onto that collided with another transmission.
-    pub rx_collisions: u64,
-    /// Frames locked onto and lost to noise or weak signal.
-    pub rx_errors: u64,
-    /// Frames dropped at the retry limit (whether or not their packet had been delivered).
-    pub retry_limit_drops: u64,
-    /// From head of the queue to the ACK, per acknowledged frame.
-    pub mac_delay: DelayStats,
-    /// Packets dropped at the interface (queue, retry limit, no station for the destination).
-    pub drops: DropCounts,
-}
-
 /// Counters of a channel.
 #[derive(Clone, Debug, Default)]
 pub struct ChannelStats {
@@ -205,121 +118,6 @@ pub struct ChannelStats {
     pub collisions: u64,
     /// Time at least one transmission was on the air.
     pub busy: Duration,
-}
-
-/// One radio: PHY and MAC state of a WLAN interface.
-struct Radio {
-    iface: IfaceId,
-    /// The AP's radio for a station; `NONE` for an AP.
-    ap: u32,
-    tx_power_dbm: f64,
-    rts_threshold: Option<usize>,
-    short_limit: u32,
-    long_limit: u32,
-    cw_min: u32,
-    cw_max: u32,
-    rate: RateState,
-    queue: Queue,
-    queue_dropped: Dropped,
-    /// Its interface's addresses (an AP finds the station owning a destination here).
-    addrs: Vec<Ipv4Addr>,
-    rng: SimRng,
-    // --- PHY ---
-    /// Transmissions at or above the CCA threshold on the air here (not its own).
-    cs: u32,
-    transmitting: bool,
-    /// Total power of every transmission on the air here, mW.
-    signal_mw: f64,
-    /// The transmission it is locked onto, or `NONE`.
-    rx: u32,
-    rx_signal_mw: f64,
-    rx_interference_mw: f64,
-    rx_collided: bool,
-    // --- channel access ---
-    /// When the physical medium last went idle here.
-    idle_since: Instant,
-    /// NAV: the medium is virtually busy until then.
-    nav_end: Instant,
-    /// The MAC does not count before then (`Instant::MAX` while in an exchange).
-    defer_until: Instant,
-    /// The last frame received was errored: the next idle period starts with EIFS.
-    eifs: bool,
-    /// Backoff counter.
-    backoff: u32,
-    /// While idle: when the current counter value started counting.
-    count_from: Instant,
-    cw: u32,
-    // --- MAC ---
-    mac: Mac,
-    current: Option<Outgoing>,
-    /// Waiting for a response of this kind to its own frame.
-    awaiting: Option<Kind>,
-    short_retries: u32,
-    long_retries: u32,
-    next_seq: u16,
-    /// Last sequence number received from each radio (`u16::MAX`: none).
-    last_seq: Vec<u16>,
-    response: Option<Response>,
-    respond_gen: u32,
-    timeout_gen: u32,
-    stats: RadioStats,
-}
-
-impl Radio {
-    #[inline]
-    fn phys_busy(&self) -> bool {
-        self.cs > 0 || self.transmitting
-    }
-
-    /// Counting its backoff at `t`: physically idle, NAV idle, not deferring.
-    #[inline]
-    fn idle_at(&self, t: Instant) -> bool {
-        !self.phys_busy() && self.nav_end <= t && self.defer_until <= t
-    }
-
-    /// Subtract the idle slots elapsed by `t` from the counter.
-    #[inline]
-    fn settle(&mut self, t: Instant, slot: Duration) {
-        if self.backoff > 0 && t > self.count_from {
-            let k = (((t - self.count_from).0 / slot.0) as u32).min(self.backoff);
-            self.backoff -= k;
-            self.count_from += Duration(slot.0 * k as u64);
-        }
-    }
-
-    /// Before a change at `t`: settle the counter if it was counting. Returns whether it was.
-    #[inline]
-    fn before(&mut self, t: Instant, slot: Duration) -> bool {
-        let idle = self.idle_at(t);
-        if idle {
-            self.settle(t, slot);
-        }
-        idle
-    }
-
-    /// After a change: where counting (re)starts, if the medium is physically idle.
-    #[inline]
-    fn after(&mut self, was_idle: bool, timing: &Timing) {
-        if self.phys_busy() {
-            return;
-        }
-        let ifs = if self.eifs { timing.eifs } else { timing.difs };
-        let base = self.idle_since.max(self.nav_end).max(self.defer_until).saturating_add(ifs);
-        self.count_from = if was_idle { self.count_from.max(base) } else { base };
-    }
-
-    /// When its counter reaches zero with a frame to send, if it is counting.
-    #[inline]
-    fn access_time(&self, now: Instant, slot: Duration) -> Option<Instant> {
-        if self.mac != Mac::Contend || self.phys_busy() {
-            return None;
-        }
-        Some(self.count_from.saturating_add(Duration(slot.0 * self.backoff as u64)).max(now))
-    }
-
-    fn draw_backoff(&mut self) {
-        self.backoff = self.rng.random_range(0..=self.cw);
-    }
 }
 
 /// One channel and its radios.
@@ -333,8 +131,16 @@ pub struct Medium {
     capture_ratio: Option<f64>,
     radios: Vec<Radio>,
     positions: Positions,
+    /// Each radio's [`Radio::access_key`], kept up to date by every change to the radio (a
+    /// dense array, so the earliest is found with one pass over a few cache lines).
+    access: Vec<u64>,
     /// Received power in mW: `gain[i][j]` from radio `i` at radio `j`.
     gain: Vec<Vec<f64>>,
+    /// Coded bit error probability at `j` of a frame from `i` with no interference, per rate
+    /// (NaN until first needed; reset whenever `gain[i][j]` changes).
+    clean_ber: Vec<Vec<[f64; 8]>>,
+    /// Receiver sensitivity per rate, mW.
+    sensitivity_mw: [f64; 8],
     shadowing: Vec<Vec<f64>>,
     shadow_rng: SimRng,
     txs: Vec<Option<Tx>>,
@@ -361,7 +167,10 @@ impl Medium {
             config,
             radios: Vec::new(),
             positions: Positions::default(),
+            access: Vec::new(),
             gain: Vec::new(),
+            clean_ber: Vec::new(),
+            sensitivity_mw: Rate::ALL.map(|r| dbm_to_mw(r.sensitivity_dbm())),
             shadowing: Vec::new(),
             shadow_rng,
             txs: Vec::new(),
@@ -486,6 +295,7 @@ impl Medium {
             stats: RadioStats::default(),
         });
         self.positions.push(config.position);
+        self.access.push(u64::MAX);
         // Shadowing is drawn once per pair of radios (the same both ways), in the order the
         // radios were added, so it depends only on the channel's stream and the radio order.
         let row: Vec<f64> = (0..id).map(|_| self.config.propagation.shadowing_db(&mut self.shadow_rng)).collect();
@@ -521,9 +331,11 @@ impl Medium {
         for i in 0..last {
             let g = self.gain_at(i, last, t);
             self.gain[i].push(g);
+            self.clean_ber[i].push([f64::NAN; 8]);
         }
         let row = (0..n).map(|j| self.gain_at(last, j, t)).collect();
         self.gain.push(row);
+        self.clean_ber.push(vec![[f64::NAN; 8]; n]);
     }
 
     /// Radio `radio` moves (or stands) as `mobility` says, from the start of the run.
@@ -533,6 +345,8 @@ impl Medium {
         for i in 0..self.radios.len() {
             self.gain[i][r] = self.gain_at(i, r, Instant::ZERO);
             self.gain[r][i] = self.gain_at(r, i, Instant::ZERO);
+            self.clean_ber[i][r] = [f64::NAN; 8];
+            self.clean_ber[r][i] = [f64::NAN; 8];
         }
     }
 
@@ -572,6 +386,7 @@ impl Medium {
             self.flush_queue_drops(radio);
             if let Some(p) = next {
                 self.start_frame(radio, p, now);
+                self.schedule_access(now, sched);
             }
         } else {
             if let crate::queue::Enqueued::Dropped(p, reason) = r.queue.enqueue(pkt, now, &mut r.queue_dropped) {
@@ -579,7 +394,6 @@ impl Medium {
             }
             self.flush_queue_drops(radio);
         }
-        self.schedule_access(now, sched);
     }
 
     /// A channel event.
@@ -612,10 +426,16 @@ impl Medium {
     // Channel access
     // ------------------------------------------------------------------------------------
 
+    /// Refresh a radio's entry in the access array after a change to it.
+    #[inline]
+    fn sync(&mut self, radio: u32) {
+        self.access[radio as usize] = self.radios[radio as usize].access_key(self.timing.slot);
+    }
+
     /// Keep the access event at the earliest backoff end.
     fn schedule_access(&mut self, now: Instant, sched: &mut Scheduler<Event>) {
-        let slot = self.timing.slot;
-        let next = self.radios.iter().filter_map(|r| r.access_time(now, slot)).min();
+        let earliest = self.access.iter().copied().min().unwrap_or(u64::MAX);
+        let next = (earliest != u64::MAX).then(|| Instant(earliest).max(now));
         if next == self.access_at {
             return;
         }
@@ -629,9 +449,11 @@ impl Medium {
 
     /// Every radio whose counter reaches zero now sends.
     fn on_access(&mut self, now: Instant, sched: &mut Scheduler<Event>) {
-        let slot = self.timing.slot;
         let ready: Vec<u32> = (0..self.radios.len() as u32)
-            .filter(|&i| self.radios[i as usize].access_time(now, slot) == Some(now))
+            .filter(|&i| {
+                let at = self.access[i as usize];
+                at != u64::MAX && Instant(at).max(now) == now
+            })
             .collect();
         for i in ready {
             self.begin_attempt(i, now, sched);
@@ -669,6 +491,7 @@ impl Medium {
             // §10.3.4.3: a frame finding the medium busy waits a random backoff.
             r.draw_backoff();
         }
+        self.sync(radio);
     }
 
     /// The receiver of a packet leaving by `radio`: its AP, or for an AP the associated
@@ -690,6 +513,7 @@ impl Medium {
             self.flush_queue_drops(radio);
             let Some(d) = next else {
                 self.radios[radio as usize].mac = Mac::Idle;
+                self.sync(radio);
                 return;
             };
             self.start_frame(radio, d.pkt, now);
@@ -788,14 +612,17 @@ impl Medium {
             r.stats.tx_frames += 1;
             r.after(was, &timing);
         }
+        self.sync(src);
         if self.positions.any_moving() {
             // Received powers from the positions now; the row stays for the frame's end (a
             // radio has one transmission on the air at a time).
             let row = (0..self.radios.len()).map(|j| self.gain_at(src as usize, j, now)).collect();
             self.gain[src as usize] = row;
+            self.clean_ber[src as usize].fill([f64::NAN; 8]);
         }
         let capture = self.capture_ratio;
         let gains = &self.gain[src as usize];
+        let access = &mut self.access;
         for (j, r) in self.radios.iter_mut().enumerate() {
             if j as u32 == src {
                 continue;
@@ -818,6 +645,7 @@ impl Medium {
                     }
                 }
                 r.after(was, &timing);
+                access[j] = r.access_key(slot);
             } else if r.rx != NONE {
                 r.rx_interference_mw = r.rx_interference_mw.max(r.signal_mw - r.rx_signal_mw);
             }
@@ -852,6 +680,7 @@ impl Medium {
             }
             r.after(was, &timing);
         }
+        self.sync(tx.src);
         let mut addressed = None;
         for j in 0..self.radios.len() {
             if j as u32 == tx.src {
@@ -871,12 +700,21 @@ impl Medium {
                     received = if r.rx_collided {
                         r.stats.rx_collisions += 1;
                         false
-                    } else if p < dbm_to_mw(tx.rate.sensitivity_dbm()) {
+                    } else if p < self.sensitivity_mw[tx.rate as usize] {
                         r.stats.rx_errors += 1;
                         false
                     } else {
-                        let sinr = p / (noise + r.rx_interference_mw);
-                        let prob = success_probability(tx.rate, sinr, tx.bits);
+                        let prob = if r.rx_interference_mw > 0.0 {
+                            success_probability(tx.rate, p / (noise + r.rx_interference_mw), tx.bits)
+                        } else {
+                            // Without interference the error rate depends on the pair and
+                            // the rate only: computed once.
+                            let ber = &mut self.clean_ber[tx.src as usize][j][tx.rate as usize];
+                            if ber.is_nan() {
+                                *ber = coded_ber(tx.rate, p / noise);
+                            }
+                            frame_success(*ber, tx.bits)
+                        };
                         let ok = prob >= 1.0 || r.rng.random::<f64>() < prob;
                         if !ok {
                             r.stats.rx_errors += 1;
@@ -896,6 +734,7 @@ impl Medium {
                     r.idle_since = now;
                 }
                 r.after(was, &timing);
+                self.access[j] = r.access_key(slot);
             }
             if tx.dst == j as u32 {
                 addressed = Some(received);
@@ -985,6 +824,7 @@ impl Medium {
         r.response = Some(what);
         r.respond_gen = r.respond_gen.wrapping_add(1);
         let event = Event::Wlan { medium: self.id, timer: WlanTimer::Respond, arg: radio, gen: r.respond_gen };
+        self.sync(radio);
         sched.schedule_in(self.timing.sifs, event);
     }
 
@@ -1069,5 +909,6 @@ impl Medium {
             r.mac = Mac::Idle;
             self.next_frame(radio, now);
         }
+        self.sync(radio);
     }
 }

@@ -5,6 +5,7 @@
 //! - [`propagation`]: path loss, shadowing, dBm/mW; [`position`]: where radios are.
 //! - [`error`]: frame success from SINR (NIST OFDM error model).
 //! - [`rate`]: fixed rate, ARF, AARF.
+//! - `dcf`: a radio's DCF state (carrier sense, backoff counter, the frame in delivery).
 //! - [`medium`]: one channel: every radio on it, what each hears, carrier sense, receptions,
 //!   collisions, and the DCF of each radio (backoff, NAV, ACK, RTS/CTS, retries, duplicates).
 //!
@@ -24,6 +25,7 @@
 //! channel keeps one access event at the earliest backoff end, rescheduled only when the
 //! medium changes.
 
+mod dcf;
 pub mod error;
 pub mod medium;
 pub mod phy;
@@ -31,7 +33,8 @@ pub mod position;
 pub mod propagation;
 pub mod rate;
 
-pub use medium::{ChannelStats, Medium, RadioStats};
+pub use dcf::RadioStats;
+pub use medium::{ChannelStats, Medium};
 pub use phy::{BasicRates, EifsAck, Rate, SlotTime, Timing};
 pub use position::Position;
 pub use propagation::{PathLoss, Propagation};

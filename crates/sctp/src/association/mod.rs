@@ -782,7 +782,10 @@ impl Association {
             return false;
         }
         self.sack_path = from;
-        match self.inb.on_data(d, &mut self.buffers, self.config.cmt.dac_active()) {
+        // CMT's DAC and the `sack_immediate_on_gap = false` option both keep the SACK
+        // frequency under reordering (see `Config::sack_immediate_on_gap`).
+        let keep_frequency = self.config.cmt.dac_active() || !self.config.sack_immediate_on_gap;
+        match self.inb.on_data(d, &mut self.buffers, keep_frequency) {
             DataOutcome::Accepted => {}
             DataOutcome::Duplicate => self.stats.duplicate_chunks_received += 1,
             DataOutcome::NoSpace => self.stats.chunks_dropped_no_space += 1,

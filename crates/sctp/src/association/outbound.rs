@@ -83,6 +83,35 @@ pub(crate) struct Sent {
     state: SentState,
     misses: u32,
     fast_retransmitted: bool,
+    /// Gap-acknowledged once, then missing from a later SACK (§6.2.1 D iii): in flight
+    /// again, and its bytes, already credited to cwnd, are not credited twice.
+    revoked: bool,
+}
+
+impl Sent {
+    fn acked(&self) -> AckedChunk {
+        AckedChunk {
+            path: self.path,
+            tsn: self.tsn,
+            len: self.frag.len(),
+            state: self.state,
+            transmissions: self.transmissions,
+            sent_at: self.sent_at,
+            revoked: self.revoked,
+        }
+    }
+}
+
+/// What the acknowledgement of a chunk needs to know of it.
+#[derive(Clone, Copy, Debug)]
+struct AckedChunk {
+    path: PathId,
+    tsn: u32,
+    len: u32,
+    state: SentState,
+    transmissions: u32,
+    sent_at: Instant,
+    revoked: bool,
 }
 
 /// Sender state.
@@ -105,8 +134,10 @@ pub(crate) struct Outbound {
     /// User bytes queued or outstanding (the send buffer's occupancy).
     pub(crate) buffered: u32,
     /// The TSN ranges (first, last) the latest SACK's gap ack blocks covered, in order:
-    /// every chunk in them is acknowledged, so the next SACK's blocks need not visit them
-    /// again (with several paths a SACK carries many blocks, most of them already known).
+    /// exactly the chunks above the cumulative ack in state `Acked` (a chunk a later SACK
+    /// does not report is revoked, see [`Association::revoke_unreported`]), so the next
+    /// SACK's blocks need not visit them again (with several paths a SACK carries many
+    /// blocks, most of them already known).
     gap_acked: Vec<(u32, u32)>,
     /// Spare room for the next `gap_acked`.
     gap_scratch: Vec<(u32, u32)>,
@@ -372,7 +403,10 @@ impl Association {
         let mut t = std::mem::take(&mut self.sack_tallies);
         t.reset(&self.paths, tsn_gt(cum, self.out.cum_ack), cum);
         self.ack_cumulative(now, cum, &mut t);
-        self.ack_gap_blocks(now, sack, &mut t);
+        // §9.2: a SHUTDOWN carries no gap ack blocks, and their absence is no renege.
+        if update_rwnd {
+            self.ack_gap_blocks(now, sack, &mut t);
+        }
         self.count_miss_indications(sack, &mut t);
         self.update_congestion(cum, &t);
         if update_rwnd {
@@ -455,8 +489,73 @@ impl Association {
                 k += 1;
             }
         }
+        self.revoke_unreported(now, &known, &covered);
         self.out.gap_acked = covered;
         self.out.gap_scratch = known;
+    }
+
+    /// §6.2.1 D iii: a chunk the previous SACK gap-acknowledged (in `known`) that this
+    /// SACK does not report (its blocks are `covered`) may be missing at the peer: it is
+    /// outstanding again on the destination it was last sent to, so D ii's rwnd (a_rwnd
+    /// less the bytes outstanding) counts it, and T3-rtx runs there (§6.3.2 R4). A
+    /// receiver that reneges does this; so does every SACK overtaken by a later one,
+    /// the normal course under CMT, where SACKs return over paths of different delay:
+    /// the older SACK's a_rwnd does not count chunks that arrived after it was sent, so
+    /// with the later SACK's gap acks kept the sender overestimates the peer's window and
+    /// overruns its buffer. The University of Delaware ns-2 module does the same (sctp.cc
+    /// and sctp-cmt.cc `ProcessGapAckBlocks`: "we only trust gap ack info from the last
+    /// SACK"), as does FreeBSD (sctp_indata.c, `sctp_check_for_revoked`). D iii also
+    /// counts a miss indication for such a chunk; neither of those does, and here none is
+    /// counted either: an overtaken SACK says nothing about loss, and a chunk the peer
+    /// really dropped lies in a hole of the later SACKs, which count misses as usual.
+    fn revoke_unreported(&mut self, now: Instant, known: &[(u32, u32)], covered: &[(u32, u32)]) {
+        let cum = self.out.cum_ack;
+        // Blocks arrive in TSN order, so one pass over `covered` serves every known range;
+        // out of order (a malformed SACK), each TSN is looked up in all of them.
+        let ordered = covered.windows(2).all(|w| tsn_lt(w[0].1, w[1].0));
+        let mut c = 0;
+        for &(a, b) in known {
+            if !tsn_gt(b, cum) {
+                continue;
+            }
+            let mut tsn = if tsn_gt(a, cum) { a } else { cum.wrapping_add(1) };
+            while tsn_le(tsn, b) {
+                // The block of this SACK holding `tsn`, if any: skip past it.
+                let block = if ordered {
+                    while covered.get(c).is_some_and(|&(_, y)| tsn_lt(y, tsn)) {
+                        c += 1;
+                    }
+                    covered.get(c).filter(|&&(x, _)| tsn_le(x, tsn))
+                } else {
+                    covered.iter().find(|&&(x, y)| tsn_le(x, tsn) && tsn_le(tsn, y))
+                };
+                if let Some(&(_, end)) = block {
+                    tsn = end.wrapping_add(1);
+                    continue;
+                }
+                let k = tsn.wrapping_sub(cum) as usize;
+                let Some(s) = self.out.sent.get_mut(k - 1) else { break };
+                tsn = tsn.wrapping_add(1);
+                if s.state != SentState::Acked {
+                    continue;
+                }
+                s.state = SentState::InFlight;
+                s.revoked = true;
+                let (p, len, once, t) = (s.path, s.frag.len(), s.transmissions == 1, s.tsn);
+                let Some(path) = self.paths.get_mut(p) else { continue };
+                path.flight_size += len;
+                // The searches for missing chunks and for the pseudo-cumack resume at it.
+                if path.miss_floor.is_some_and(|f| tsn_lt(t, f)) {
+                    path.miss_floor = Some(t);
+                }
+                if once && path.pseudo_cumack_scan.is_some_and(|f| tsn_lt(t, f)) {
+                    path.pseudo_cumack_scan = Some(t);
+                }
+                if !self.timers.is_armed(Timer::T3Rtx(p)) {
+                    self.timers.set(Timer::T3Rtx(p), now + path.rto.rto);
+                }
+            }
+        }
     }
 
     /// The chunk at offset `k` (TSN cum + k) lies in a gap ack block.
@@ -465,8 +564,9 @@ impl Association {
         if s.state == SentState::Acked {
             return;
         }
-        let (tsn, path, len, state, tx, sent_at) = (s.tsn, s.path, s.frag.len(), s.state, s.transmissions, s.sent_at);
-        self.account_ack(now, path, tsn, len, state, tx, sent_at, &mut t.per_path);
+        let c = s.acked();
+        let (tsn, path, state, tx) = (c.tsn, c.path, c.state, c.transmissions);
+        self.account_ack(now, c, &mut t.per_path);
         self.out.sent[k - 1].state = SentState::Acked;
         t.note_newly_acked(path, tsn);
         if self.config.cmt.enabled && state == SentState::InFlight {
@@ -720,22 +820,12 @@ impl Association {
 
     /// Bookkeeping for a chunk newly acknowledged by the cumulative ack.
     fn newly_acked(&mut self, now: Instant, s: &Sent, tallies: &mut [PathTally]) {
-        self.account_ack(now, s.path, s.tsn, s.frag.len(), s.state, s.transmissions, s.sent_at, tallies);
+        self.account_ack(now, s.acked(), tallies);
     }
 
     /// Flight, error counters and RTT for one newly acknowledged chunk (§6.3.1, §8.2, §8.3).
-    #[allow(clippy::too_many_arguments)]
-    fn account_ack(
-        &mut self,
-        now: Instant,
-        p: PathId,
-        tsn: u32,
-        len: u32,
-        state: SentState,
-        transmissions: u32,
-        sent_at: Instant,
-        tallies: &mut [PathTally],
-    ) {
+    fn account_ack(&mut self, now: Instant, c: AckedChunk, tallies: &mut [PathTally]) {
+        let AckedChunk { path: p, tsn, len, state, transmissions, sent_at, revoked } = c;
         match state {
             SentState::InFlight => self.paths[p].flight_size = self.paths[p].flight_size.saturating_sub(len),
             SentState::Marked(_) => {
@@ -747,7 +837,8 @@ impl Association {
             }
             SentState::Acked => return,
         }
-        if let Some(pt) = tallies.get_mut(p.index()) {
+        // A revoked chunk's bytes were credited when it was first gap-acknowledged.
+        if let Some(pt) = tallies.get_mut(p.index()).filter(|_| !revoked) {
             pt.acked += len;
         }
         self.error_count = 0;
@@ -1025,6 +1116,7 @@ impl Association {
             let s = &mut self.out.sent[i];
             s.state = SentState::InFlight;
             s.path = dst;
+            s.revoked = false;
             let tsn = s.tsn;
             s.sent_at = now;
             s.transmissions += 1;
@@ -1152,9 +1244,13 @@ impl Association {
         // §6.1 D, first method: within one transmission opportunity the window is at most
         // flightsize + Max.Burst * MTU (cwnd itself is not changed).
         let burst_window = self.paths[p].flight_size + self.config.max_burst * self.config.pmtu;
+        let mut nagle_budget = self.nagle_budget();
         while let Some(frag) = self.out.queue.front() {
             let len = frag.len();
             let chunk_len = (16 + len as usize).next_multiple_of(4);
+            if chunk_len > nagle_budget {
+                break;
+            }
             // §6.1 A: respect the peer's rwnd, but one chunk may always be in flight.
             let rwnd_ok = len <= self.out.peer_rwnd || self.out.sent.is_empty();
             let path = &self.paths[p];
@@ -1175,6 +1271,7 @@ impl Association {
                 }
             }
             let Some(frag) = self.out.queue.pop_front() else { break };
+            nagle_budget = nagle_budget.saturating_sub(chunk_len);
             let tsn = self.out.next_tsn;
             self.out.next_tsn = tsn.wrapping_add(1);
             if let Some(cwr) = self.ecn.cwr.is_some().then(|| self.take_cwr()).flatten() {
@@ -1211,6 +1308,7 @@ impl Association {
                 state: SentState::InFlight,
                 misses: 0,
                 fast_retransmitted: false,
+                revoked: false,
             });
             if p != self.data_path {
                 let from = self.data_path;
@@ -1223,6 +1321,32 @@ impl Association {
             }
         }
         false
+    }
+
+    /// Bytes of DATA chunks new data may fill in this transmission opportunity under the
+    /// Nagle-like rule (RFC 9260 §6.1 allows it; RFC 6458 §8.1.5 names the socket option
+    /// SCTP_NODELAY that turns it off): while data is outstanding, only whole packets of
+    /// queued chunks leave, the remainder waits for an acknowledgement (or for more data to
+    /// fill a packet). Unlimited when `Config::nagle` is off (the default) or nothing is
+    /// outstanding.
+    fn nagle_budget(&self) -> usize {
+        if !self.config.nagle || self.out.sent.is_empty() {
+            return usize::MAX;
+        }
+        let payload = self.config.pmtu.saturating_sub(self.config.lower_layer_overhead + 12) as usize;
+        if payload == 0 {
+            return usize::MAX;
+        }
+        // Queued chunk bytes, counted only as far as they could matter.
+        let mut queued = 0usize;
+        let limit = payload.saturating_mul(self.config.max_burst.max(1) as usize + 1);
+        for frag in &self.out.queue {
+            queued += (16 + frag.len() as usize).next_multiple_of(4);
+            if queued >= limit {
+                break;
+            }
+        }
+        queued - queued % payload
     }
 
     /// §7.2.1: a destination that sent nothing for an RTO or more halves its cwnd (to no

@@ -1,5 +1,6 @@
-//! What the coupled multipath controllers (`lia`, `olia`, `rp-v1`, `rp-v2`) share: RFC 9260's
-//! §7.2.1 / §7.2.2 structure with their own increase, and the two ways of spreading a
+//! What the coupled multipath controllers (`lia`, `olia`, `rp-v1`, `rp-v2`) share: one
+//! controller, [`Coupled`], with RFC 9260's §7.2.1 / §7.2.2 structure and each algorithm's
+//! own increases and decreases (its [`CoupledRule`]), and the two ways of spreading a
 //! congestion-avoidance increase over SACKs.
 //!
 //! The multipath papers state their increases per ACK of one packet (RFC 6356 §3, OLIA) or
@@ -9,7 +10,83 @@
 //! RTT while the window is fully used) and [`CaStep`] applies it, capped at one MTU per RTT
 //! as §7.2.2 caps the uncoupled increase.
 
-use super::{AckInfo, CongestionState};
+use std::fmt;
+
+use super::{AckInfo, CongestionState, Controller, GroupView, Rfc9260, Rules};
+
+/// What one coupled algorithm changes in RFC 9260's congestion control, given the
+/// destination's view of the association ([`GroupView`]). The defaults are RFC 9260's.
+pub trait CoupledRule: Clone + fmt::Debug + Send {
+    /// The registry name.
+    const NAME: &'static str;
+    /// The slow-start growth for one SACK, given min(bytes acked, MTU) (§7.2.1 grows by it).
+    fn slow_start(&self, acked: u32, _group: &GroupView) -> u32 {
+        acked
+    }
+    /// The congestion-avoidance increase per cwnd of acknowledged data, in bytes (§7.2.2:
+    /// one MTU).
+    fn per_window(&self, mtu: u32, group: &GroupView) -> f64;
+    /// After a loss (`timeout`: a T3-rtx expiry, else a fast retransmit), the new
+    /// (ssthresh, cwnd), or `None` for RFC 9260's reduction (§7.2.3).
+    fn reduce(&self, _s: &CongestionState, _group: &GroupView, _timeout: bool) -> Option<(u32, u32)> {
+        None
+    }
+}
+
+/// A coupled multipath controller: RFC 9260's per-destination congestion control with the
+/// increases and decreases of the rule `R`, its congestion-avoidance increase applied per
+/// [`CaStep`].
+#[derive(Clone, Debug)]
+pub struct Coupled<R> {
+    base: Rfc9260,
+    stepper: Stepper,
+    rule: R,
+}
+
+impl<R: CoupledRule> Coupled<R> {
+    /// The controller of `rule`, applying its congestion-avoidance increase per `step`.
+    pub fn with_rule(step: CaStep, rule: R) -> Self {
+        Coupled { base: Rfc9260::new(Rules::Rfc9260), stepper: Stepper::new(step), rule }
+    }
+
+    fn on_loss(&mut self, s: &mut CongestionState, group: &GroupView, timeout: bool) {
+        self.stepper.reset();
+        match self.rule.reduce(s, group, timeout) {
+            Some((ssthresh, cwnd)) => {
+                s.ssthresh = ssthresh;
+                s.cwnd = cwnd;
+                s.partial_bytes_acked = 0;
+            }
+            None if timeout => self.base.on_timeout(s, group),
+            None => self.base.on_fast_retransmit(s, group),
+        }
+    }
+}
+
+impl<R: CoupledRule> Controller for Coupled<R> {
+    fn name(&self) -> &'static str {
+        R::NAME
+    }
+    fn init(&mut self, s: &mut CongestionState) {
+        self.base.init(s);
+    }
+    fn reads_group_view(&self) -> bool {
+        true
+    }
+    fn on_ack(&mut self, s: &mut CongestionState, ack: &AckInfo, group: &GroupView) {
+        let (mtu, rule) = (s.mtu, &self.rule);
+        self.stepper.on_ack(s, ack, |acked| rule.slow_start(acked, group), || rule.per_window(mtu, group));
+    }
+    fn on_fast_retransmit(&mut self, s: &mut CongestionState, group: &GroupView) {
+        self.on_loss(s, group, false);
+    }
+    fn on_timeout(&mut self, s: &mut CongestionState, group: &GroupView) {
+        self.on_loss(s, group, true);
+    }
+    fn on_idle(&mut self, s: &mut CongestionState, rtos: u32) {
+        self.base.on_idle(s, rtos);
+    }
+}
 
 /// How a coupled controller applies its congestion-avoidance increase.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -17,20 +17,20 @@
 //! (`SctpCcFunctions.cc`, `CCCV_CMT_LIA`) also couples slow start and uses a floor of
 //! `rpMinCwnd` MTUs instead of 4 MTU on a loss; here RFC 6356 is followed.
 
-use super::coupled::{CaStep, Stepper};
-use super::{AckInfo, CongestionState, Controller, GroupView, Rfc9260, Rules};
+use super::coupled::{CaStep, Coupled, CoupledRule};
+use super::GroupView;
 
 /// RFC 6356 Linked Increases.
-#[derive(Clone, Debug)]
-pub struct Lia {
-    base: Rfc9260,
-    stepper: Stepper,
-}
+pub type Lia = Coupled<LiaRule>;
+
+/// LIA's increase (the rest is RFC 9260's).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct LiaRule;
 
 impl Lia {
     /// LIA applying its increase per `step`.
     pub fn new(step: CaStep) -> Self {
-        Lia { base: Rfc9260::new(Rules::Rfc9260), stepper: Stepper::new(step) }
+        Coupled::with_rule(step, LiaRule)
     }
 
     /// RFC 6356 §4's alpha for `group` (1 when it cannot be computed).
@@ -55,30 +55,10 @@ impl Lia {
     }
 }
 
-impl Controller for Lia {
-    fn name(&self) -> &'static str {
-        "lia"
-    }
-    fn init(&mut self, s: &mut CongestionState) {
-        self.base.init(s);
-    }
-    fn reads_group_view(&self) -> bool {
-        true
-    }
-    fn on_ack(&mut self, s: &mut CongestionState, ack: &AckInfo, group: &GroupView) {
-        let mtu = s.mtu;
-        self.stepper.on_ack(s, ack, |ss| ss, || Self::increase_per_window(mtu, group));
-    }
-    fn on_fast_retransmit(&mut self, s: &mut CongestionState, group: &GroupView) {
-        self.base.on_fast_retransmit(s, group);
-        self.stepper.reset();
-    }
-    fn on_timeout(&mut self, s: &mut CongestionState, group: &GroupView) {
-        self.base.on_timeout(s, group);
-        self.stepper.reset();
-    }
-    fn on_idle(&mut self, s: &mut CongestionState, rtos: u32) {
-        self.base.on_idle(s, rtos);
+impl CoupledRule for LiaRule {
+    const NAME: &'static str = "lia";
+    fn per_window(&self, mtu: u32, group: &GroupView) -> f64 {
+        Lia::increase_per_window(mtu, group)
     }
 }
 
@@ -87,6 +67,7 @@ mod tests {
     use super::super::coupled::fixtures::{ack, grow_one_window, own_state, path, two_paths, MTU};
     use super::*;
     use crate::association::PathId;
+    use crate::congestion::{CongestionState, Controller};
 
     #[test]
     fn alpha_and_increase_follow_rfc_6356_for_two_paths() {

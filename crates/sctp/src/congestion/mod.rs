@@ -31,12 +31,12 @@ mod rp_v1;
 mod rp_v2;
 mod standard;
 
-pub use coupled::CaStep;
+pub use coupled::{CaStep, Coupled, CoupledRule};
 pub use group::{Coupling, GroupView, PathSnapshot};
-pub use lia::Lia;
-pub use olia::{Olia, OliaBest};
-pub use rp_v1::RpV1;
-pub use rp_v2::RpV2;
+pub use lia::{Lia, LiaRule};
+pub use olia::{Olia, OliaBest, OliaRule};
+pub use rp_v1::{RpV1, RpV1Rule};
+pub use rp_v2::{RpV2, RpV2Rule};
 pub use standard::{CaShrink, Rfc9260, Rules};
 
 use simtime::Duration;

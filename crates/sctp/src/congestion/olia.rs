@@ -28,8 +28,8 @@
 //! in that its l_r (`oliaSentBytes`) is only ever reset, never counted, and its path sets are
 //! built incrementally; here the sets are the paper's.
 
-use super::coupled::{CaStep, Stepper};
-use super::{AckInfo, CongestionState, Controller, GroupView, PathSnapshot, Rfc9260, Rules};
+use super::coupled::{CaStep, Coupled, CoupledRule};
+use super::{GroupView, PathSnapshot};
 
 /// Which measure picks OLIA's "best" paths B.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -55,17 +55,16 @@ impl OliaBest {
 }
 
 /// OLIA.
-#[derive(Clone, Debug)]
-pub struct Olia {
-    base: Rfc9260,
-    stepper: Stepper,
-    best: OliaBest,
-}
+pub type Olia = Coupled<OliaRule>;
+
+/// OLIA's increase (the rest is RFC 9260's), its best paths chosen by the measure it holds.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct OliaRule(OliaBest);
 
 impl Olia {
     /// OLIA applying its increase per `step`, its best paths by `best`.
     pub fn new(step: CaStep, best: OliaBest) -> Self {
-        Olia { base: Rfc9260::new(Rules::Rfc9260), stepper: Stepper::new(step), best }
+        Coupled::with_rule(step, OliaRule(best))
     }
 
     /// OLIA's α_r for the destination `group` is shown to (0 outside the coupled ones), the
@@ -102,30 +101,10 @@ impl Olia {
     }
 }
 
-impl Controller for Olia {
-    fn name(&self) -> &'static str {
-        "olia"
-    }
-    fn init(&mut self, s: &mut CongestionState) {
-        self.base.init(s);
-    }
-    fn reads_group_view(&self) -> bool {
-        true
-    }
-    fn on_ack(&mut self, s: &mut CongestionState, ack: &AckInfo, group: &GroupView) {
-        let (mtu, best) = (s.mtu, self.best);
-        self.stepper.on_ack(s, ack, |ss| ss, || Self::increase_per_window(mtu, group, best));
-    }
-    fn on_fast_retransmit(&mut self, s: &mut CongestionState, group: &GroupView) {
-        self.base.on_fast_retransmit(s, group);
-        self.stepper.reset();
-    }
-    fn on_timeout(&mut self, s: &mut CongestionState, group: &GroupView) {
-        self.base.on_timeout(s, group);
-        self.stepper.reset();
-    }
-    fn on_idle(&mut self, s: &mut CongestionState, rtos: u32) {
-        self.base.on_idle(s, rtos);
+impl CoupledRule for OliaRule {
+    const NAME: &'static str = "olia";
+    fn per_window(&self, mtu: u32, group: &GroupView) -> f64 {
+        Olia::increase_per_window(mtu, group, self.0)
     }
 }
 
@@ -134,6 +113,7 @@ mod tests {
     use super::super::coupled::fixtures::{grow_one_window, own_state, path, two_paths, MTU};
     use super::*;
     use crate::association::PathId;
+    use crate::congestion::CongestionState;
 
     const B: OliaBest = OliaBest::LossOverRttSquared;
 

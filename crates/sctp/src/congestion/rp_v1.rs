@@ -22,20 +22,20 @@
 //! (no RTT yet) behaves as RFC 9260. The initial window is RFC 9260's (INET divides it by the
 //! number of paths).
 
-use super::coupled::{ceil_bytes, CaStep, Stepper};
-use super::{AckInfo, CongestionState, Controller, GroupView, Rfc9260, Rules};
+use super::coupled::{ceil_bytes, CaStep, Coupled, CoupledRule};
+use super::{CongestionState, GroupView};
 
 /// CMT/RPv1.
-#[derive(Clone, Debug)]
-pub struct RpV1 {
-    base: Rfc9260,
-    stepper: Stepper,
-}
+pub type RpV1 = Coupled<RpV1Rule>;
+
+/// CMT/RPv1's increases and decreases.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RpV1Rule;
 
 impl RpV1 {
     /// CMT/RPv1 applying its congestion-avoidance increase per `step`.
     pub fn new(step: CaStep) -> Self {
-        RpV1 { base: Rfc9260::new(Rules::Rfc9260), stepper: Stepper::new(step) }
+        Coupled::with_rule(step, RpV1Rule)
     }
 
     /// ssthresh_i / Σ ssthresh for the destination `group` is shown to, if it is coupled.
@@ -54,38 +54,21 @@ impl RpV1 {
     }
 }
 
-impl Controller for RpV1 {
-    fn name(&self) -> &'static str {
-        "rp-v1"
+impl CoupledRule for RpV1Rule {
+    const NAME: &'static str = "rp-v1";
+    fn slow_start(&self, acked: u32, group: &GroupView) -> u32 {
+        let ratio = RpV1::ratio(group).unwrap_or(1.0);
+        ceil_bytes(f64::from(acked) * ratio) as u32
     }
-    fn init(&mut self, s: &mut CongestionState) {
-        self.base.init(s);
+    fn per_window(&self, mtu: u32, group: &GroupView) -> f64 {
+        f64::from(mtu) * RpV1::ratio(group).unwrap_or(1.0)
     }
-    fn reads_group_view(&self) -> bool {
-        true
-    }
-    fn on_ack(&mut self, s: &mut CongestionState, ack: &AckInfo, group: &GroupView) {
-        let ratio = Self::ratio(group).unwrap_or(1.0);
-        let mtu = f64::from(s.mtu);
-        let slow_start = |acked: u32| ceil_bytes(f64::from(acked) * ratio) as u32;
-        self.stepper.on_ack(s, ack, slow_start, || mtu * ratio);
-    }
-    fn on_fast_retransmit(&mut self, s: &mut CongestionState, group: &GroupView) {
-        self.stepper.reset();
-        let Some(ratio) = Self::ratio(group) else { return self.base.on_fast_retransmit(s, group) };
-        s.ssthresh = Self::reduced(s, group, ratio);
-        s.cwnd = s.ssthresh;
-        s.partial_bytes_acked = 0;
-    }
-    fn on_timeout(&mut self, s: &mut CongestionState, group: &GroupView) {
-        self.stepper.reset();
-        let Some(ratio) = Self::ratio(group) else { return self.base.on_timeout(s, group) };
-        s.ssthresh = Self::reduced(s, group, ratio);
-        s.cwnd = (ceil_bytes(f64::from(s.mtu) * ratio) as u32).max(s.mtu);
-        s.partial_bytes_acked = 0;
-    }
-    fn on_idle(&mut self, s: &mut CongestionState, rtos: u32) {
-        self.base.on_idle(s, rtos);
+    /// Fast retransmit: cwnd = ssthresh; T3-rtx expiry: cwnd = max(MTU, ⌈MTU * ratio_i⌉).
+    fn reduce(&self, s: &CongestionState, group: &GroupView, timeout: bool) -> Option<(u32, u32)> {
+        let ratio = RpV1::ratio(group)?;
+        let ssthresh = RpV1::reduced(s, group, ratio);
+        let cwnd = if timeout { (ceil_bytes(f64::from(s.mtu) * ratio) as u32).max(s.mtu) } else { ssthresh };
+        Some((ssthresh, cwnd))
     }
 }
 
@@ -94,6 +77,7 @@ mod tests {
     use super::super::coupled::fixtures::{ack, grow_one_window, own_state, path, two_paths, MTU};
     use super::*;
     use crate::association::PathId;
+    use crate::congestion::Controller;
 
     #[test]
     fn increases_follow_the_ssthresh_share() {

@@ -16,20 +16,20 @@
 //! INET's floor `rpMinCwnd` is 1 MTU by default, used here; its optional path blocking is
 //! not modelled. A destination outside the coupled ones (no RTT yet) behaves as RFC 9260.
 
-use super::coupled::{ceil_bytes, CaStep, Stepper};
-use super::{AckInfo, CongestionState, Controller, GroupView, Rfc9260, Rules};
+use super::coupled::{ceil_bytes, CaStep, Coupled, CoupledRule};
+use super::{CongestionState, GroupView};
 
 /// CMT/RPv2.
-#[derive(Clone, Debug)]
-pub struct RpV2 {
-    base: Rfc9260,
-    stepper: Stepper,
-}
+pub type RpV2 = Coupled<RpV2Rule>;
+
+/// CMT/RPv2's increases and decreases.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RpV2Rule;
 
 impl RpV2 {
     /// CMT/RPv2 applying its congestion-avoidance increase per `step`.
     pub fn new(step: CaStep) -> Self {
-        RpV2 { base: Rfc9260::new(Rules::Rfc9260), stepper: Stepper::new(step) }
+        Coupled::with_rule(step, RpV2Rule)
     }
 
     /// bw_i / Σ bw for the destination `group` is shown to, if it is coupled.
@@ -48,38 +48,19 @@ impl RpV2 {
     }
 }
 
-impl Controller for RpV2 {
-    fn name(&self) -> &'static str {
-        "rp-v2"
+impl CoupledRule for RpV2Rule {
+    const NAME: &'static str = "rp-v2";
+    fn slow_start(&self, acked: u32, group: &GroupView) -> u32 {
+        let share = RpV2::share(group).unwrap_or(1.0);
+        ceil_bytes(f64::from(acked) * share) as u32
     }
-    fn init(&mut self, s: &mut CongestionState) {
-        self.base.init(s);
+    fn per_window(&self, mtu: u32, group: &GroupView) -> f64 {
+        f64::from(mtu) * RpV2::share(group).unwrap_or(1.0)
     }
-    fn reads_group_view(&self) -> bool {
-        true
-    }
-    fn on_ack(&mut self, s: &mut CongestionState, ack: &AckInfo, group: &GroupView) {
-        let share = Self::share(group).unwrap_or(1.0);
-        let mtu = f64::from(s.mtu);
-        let slow_start = |acked: u32| ceil_bytes(f64::from(acked) * share) as u32;
-        self.stepper.on_ack(s, ack, slow_start, || mtu * share);
-    }
-    fn on_fast_retransmit(&mut self, s: &mut CongestionState, group: &GroupView) {
-        self.stepper.reset();
-        let Some(share) = Self::share(group) else { return self.base.on_fast_retransmit(s, group) };
-        s.ssthresh = Self::reduced(s, share);
-        s.cwnd = s.ssthresh;
-        s.partial_bytes_acked = 0;
-    }
-    fn on_timeout(&mut self, s: &mut CongestionState, group: &GroupView) {
-        self.stepper.reset();
-        let Some(share) = Self::share(group) else { return self.base.on_timeout(s, group) };
-        s.ssthresh = Self::reduced(s, share);
-        s.cwnd = s.mtu;
-        s.partial_bytes_acked = 0;
-    }
-    fn on_idle(&mut self, s: &mut CongestionState, rtos: u32) {
-        self.base.on_idle(s, rtos);
+    /// Fast retransmit: cwnd = ssthresh; T3-rtx expiry: cwnd = MTU.
+    fn reduce(&self, s: &CongestionState, group: &GroupView, timeout: bool) -> Option<(u32, u32)> {
+        let ssthresh = RpV2::reduced(s, RpV2::share(group)?);
+        Some((ssthresh, if timeout { s.mtu } else { ssthresh }))
     }
 }
 
@@ -87,6 +68,7 @@ impl Controller for RpV2 {
 mod tests {
     use super::super::coupled::fixtures::{ack, grow_one_window, own_state, two_paths, MTU};
     use super::*;
+    use crate::congestion::Controller;
 
     #[test]
     fn increases_follow_the_bandwidth_share() {

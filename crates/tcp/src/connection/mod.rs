@@ -935,6 +935,7 @@ impl Connection {
             self.cc.on_ack(&AckInfo { now, acked, srtt, min_rtt: self.rtt.min_rtt(), in_flight });
             if self.sack_ok
                 && self.recovery_kind == Recovery::Sack
+                && self.may_start_recovery()
                 && self.snd.first_is_lost(self.config.dupthresh as u64, self.smss)
             {
                 self.enter_recovery(now);
@@ -975,12 +976,22 @@ impl Connection {
         }
         let sack_loss = self.recovery_kind == Recovery::Sack && self.snd.first_is_lost(thresh, self.smss);
         if self.dupacks as u64 >= thresh || sack_loss {
-            // RFC 6582 §3.2 step 2: no new episode while the ACK does not cover `recover`.
-            if self.recovery_kind == Recovery::NewReno && self.snd.una < self.recover {
+            if !self.may_start_recovery() {
                 return;
             }
             self.enter_recovery(now);
         }
+    }
+
+    /// Whether a new loss-recovery episode may start: not while the cumulative ACK is below
+    /// `recover`. For NewReno, RFC 6582 §3.2 step 2 (and §4 after a timeout). For SACK
+    /// recovery, RFC 6675 §5.1: after a timeout RecoveryPoint is HighData, and no new episode
+    /// starts until HighACK reaches it, although the scoreboard keeps its SACK information
+    /// (without this, the first ACK after the timeout would find the old holes "lost" and halve
+    /// the whole pre-timeout flight into the window). Outside the time after a timeout the
+    /// test is always true, since an episode ends only when the ACK covers `recover`.
+    fn may_start_recovery(&self) -> bool {
+        self.snd.una >= self.recover
     }
 
     fn enter_recovery(&mut self, now: Instant) {

@@ -1,0 +1,114 @@
+//! The WLAN sections of a scenario: channels (`wlans[]`) and radios
+//! (`nodes[].interfaces[].wlan`), read into `netsim::wlan` configurations.
+
+use netsim::wlan::{
+    BasicRates, ChannelConfig, EifsAck, PathLoss, Position, Propagation, RadioConfig, Rate, RateControl, Role, SlotTime,
+};
+
+use crate::error::ScenarioError;
+use crate::model::IfaceRef;
+use crate::reader::{show, Reader};
+
+/// A WLAN channel.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WlanSpec {
+    /// Name.
+    pub name: String,
+    /// Parameters.
+    pub config: ChannelConfig,
+}
+
+/// A radio: a WLAN interface.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RadioSpec {
+    /// The interface.
+    pub iface: IfaceRef,
+    /// Index of its channel in [`crate::model::Scenario::wlans`].
+    pub channel: usize,
+    /// A station's AP interface (`None` for an AP).
+    pub ap: Option<IfaceRef>,
+    /// Its parameters; the role's AP interface is filled in when the world is built.
+    pub config: RadioConfig,
+}
+
+/// Read `wlans[i]`.
+pub(crate) fn channel(r: &mut Reader<'_>) -> Result<WlanSpec, ScenarioError> {
+    let name = r.str("name")?;
+    let channel = r.int("channel")? as u8;
+    let slot = if r.str("slot")? == "long" { SlotTime::Long } else { SlotTime::Short };
+    let eifs_ack = if r.str("eifs")? == "ofdm" { EifsAck::Ofdm6 } else { EifsAck::Dsss1 };
+    let free_space = r.str("path_loss")? == "free-space";
+    let exponent = r.number("exponent")?;
+    let reference_distance = r.number("reference_distance")?;
+    let reference_loss_db = r.opt_number("reference_loss")?;
+    let path_loss = if free_space {
+        PathLoss::FreeSpace
+    } else {
+        PathLoss::LogDistance { exponent, reference_distance, reference_loss_db }
+    };
+    let config = ChannelConfig {
+        channel,
+        slot,
+        eifs_ack,
+        basic_rates: BasicRates::default(),
+        propagation: Propagation { path_loss, shadowing_sigma_db: r.number("shadowing")? },
+        noise_floor_dbm: r.number("noise_floor")?,
+        cca_threshold_dbm: r.number("cca_threshold")?,
+        capture_threshold_db: r.opt_number("capture_threshold")?,
+    };
+    Ok(WlanSpec { name, config })
+}
+
+/// Read `nodes[n].interfaces[i].wlan` of interface `iface` on a node that is a router or not.
+/// Returns the radio (without its AP resolved) and the text of `ap`, if given.
+pub(crate) fn radio(
+    r: &mut Reader<'_>,
+    channels: &[WlanSpec],
+    iface: IfaceRef,
+    router: bool,
+) -> Result<(RadioSpec, Option<String>), ScenarioError> {
+    let name = r.str("channel")?;
+    let channel = channels.iter().position(|c| c.name == name).ok_or_else(|| {
+        let known: Vec<_> = channels.iter().map(|c| format!("\"{}\"", c.name)).collect();
+        let known = if known.is_empty() { "none is defined in wlans".to_string() } else { known.join(", ") };
+        r.error("channel", format!("no WLAN channel named \"{name}\" ({known})"))
+    })?;
+    let ap_role = r.str("role")? == "ap";
+    let ap_text = r.opt_str("ap")?;
+    if ap_role && ap_text.is_some() {
+        return Err(r.error("ap", "an access point is associated with no other AP (remove \"ap\")"));
+    }
+    if !ap_role && ap_text.is_none() {
+        return Err(r.error("ap", "missing: a station names its access point's interface, \"node/iface\""));
+    }
+    if ap_role && !router {
+        return Err(r.error(
+            "role",
+            "an access point's node must be a router (it forwards between its BSS and its wired links)",
+        ));
+    }
+    let position = Position::new(r.number("x")?, r.number("y")?);
+    let mut config = RadioConfig::new(Role::AccessPoint, position);
+    config.tx_power_dbm = r.power_dbm("tx_power")?;
+    let mbps = r.int("rate")?;
+    let rate = Rate::from_mbps(mbps as u32)
+        .ok_or_else(|| r.error("rate", format!("{mbps} is not an ERP-OFDM rate (6, 9, 12, 18, 24, 36, 48 or 54)")))?;
+    config.rate = match r.str("rate_control")?.as_str() {
+        "arf" => RateControl::Arf(rate),
+        "aarf" => RateControl::Aarf(rate),
+        _ => RateControl::Fixed(rate),
+    };
+    config.rts_threshold = r.opt_size("rts_threshold")?.map(|b| b as usize);
+    config.short_retry_limit = r.int("short_retry_limit")? as u32;
+    config.long_retry_limit = r.int("long_retry_limit")? as u32;
+    config.cw_min = r.int("cw_min")? as u32;
+    config.cw_max = r.int("cw_max")? as u32;
+    if config.cw_max < config.cw_min {
+        let shown = r.given("cw_max").map_or_else(|| config.cw_max.to_string(), show);
+        return Err(r.error("cw_max", format!("{shown} is below cw_min ({})", config.cw_min)));
+    }
+    let mut q = r.table("queue")?.expect("queue has a default");
+    config.queue = crate::queues::read(&mut q, rate.mbps() as u64 * 1_000_000, netsim::Duration::ZERO)?;
+    r.put_table("queue", q.finish());
+    Ok((RadioSpec { iface, channel, ap: None, config }, ap_text))
+}

@@ -1,0 +1,96 @@
+//! The engine options paper 002 (SCTP in data centres) uses: a SACK frequency that holds
+//! under loss and reordering (`Config::sack_immediate_on_gap = false`) and the Nagle-like
+//! bundling delay on or off (`Config::nagle`).
+#![allow(clippy::unwrap_used)]
+
+mod harness;
+
+use harness::{ms, Harness, CLIENT, SERVER};
+use sctp::Config;
+use simtime::Duration;
+
+/// Packets with DATA the server received and SACK chunks it sent during a 600 KB transfer
+/// of 1000-byte messages in which the client's packets `drops` are lost.
+fn transfer(config: Config, drops: &[u64]) -> (usize, usize) {
+    let mut h = Harness::new(config.clone(), config, 1, ms(1), 5);
+    h.links[0].rate_bps = 100_000_000;
+    h.connect();
+    h.run_for(ms(100));
+    let base = h.sent_count[CLIENT];
+    for &n in drops {
+        h.drop_nth.push((CLIENT, base + n));
+    }
+    let from = h.sent.len();
+    h.apps[CLIENT] = harness::App { to_send: 600_000, msg_size: 1000, streams: 1, ..Default::default() };
+    h.apps[SERVER].reading = true;
+    h.run_for(Duration::from_secs(30));
+    assert_eq!(h.apps[SERVER].received_bytes, 600_000);
+    let chunk_types =
+        |side: usize, ty: u8| h.sent[from..].iter().filter(|(_, s, _, p)| *s == side && p.get(12) == Some(&ty)).count();
+    // DATA leads a client packet (type 0) unless a SACK or control chunk is bundled first;
+    // the client sends no SACKs in a one-way transfer.
+    (chunk_types(CLIENT, 0), chunk_types(SERVER, 3))
+}
+
+#[test]
+fn a_counted_sack_frequency_holds_under_loss_where_rfc_9260_acknowledges_every_packet() {
+    let drops = [40, 120, 200, 300];
+    let rfc = Config { sack_freq: 7, ..Config::default() };
+    let counted = Config { sack_immediate_on_gap: false, ..rfc.clone() };
+    let (data_rfc, sacks_rfc) = transfer(rfc, &drops);
+    let (data_counted, sacks_counted) = transfer(counted, &drops);
+    // Every packet arriving while a gap is open is acknowledged at once under §6.7; counted,
+    // one SACK per 7 packets, plus the few the delayed-ACK timer sends at the end of bursts.
+    let budget = data_counted / 7 + 12;
+    assert!(sacks_counted <= budget, "{sacks_counted} SACKs for {data_counted} packets");
+    assert!(
+        sacks_rfc >= sacks_counted + 4 * drops.len(),
+        "§6.7 immediate SACKs on gaps: {sacks_rfc} for {data_rfc} packets vs {sacks_counted} counted"
+    );
+}
+
+#[test]
+fn without_loss_both_settings_acknowledge_alike() {
+    let rfc = Config { sack_freq: 7, ..Config::default() };
+    let counted = Config { sack_immediate_on_gap: false, ..rfc.clone() };
+    assert_eq!(transfer(rfc, &[]), transfer(counted, &[]));
+}
+
+/// Times at which the client sent packets with DATA, from `from` on, and their DATA counts.
+fn client_data_packets(h: &Harness, from: simtime::Instant) -> Vec<(simtime::Instant, usize)> {
+    h.sent
+        .iter()
+        .filter(|(t, s, ..)| *s == CLIENT && *t >= from)
+        .filter_map(|(t, _, _, p)| {
+            let packet = sctp::wire::Packet::parse(p).ok()?;
+            let n = packet.chunks.iter().filter(|c| matches!(c, sctp::wire::Chunk::Data(_))).count();
+            (n > 0).then_some((*t, n))
+        })
+        .collect()
+}
+
+/// One small message goes out; 1 ms later five more are written.
+fn small_messages(config: Config) -> (simtime::Instant, Vec<(simtime::Instant, usize)>) {
+    let mut h = Harness::new(config.clone(), config, 1, ms(10), 3);
+    h.connect();
+    h.run_for(Duration::from_secs(1));
+    let t0 = h.now;
+    h.assoc(CLIENT).send(0, 0, false, &[1; 100]).unwrap();
+    h.run_for(ms(1));
+    for k in 0..5u8 {
+        h.assoc(CLIENT).send(0, 0, false, &[k; 100]).unwrap();
+    }
+    h.run_for(Duration::from_secs(1));
+    (t0, client_data_packets(&h, t0))
+}
+
+#[test]
+fn nagle_holds_small_messages_while_data_is_outstanding() {
+    // Off (the default, NO-DELAY): the five messages leave at once, bundled in one packet.
+    let (t0, off) = small_messages(Config::default());
+    assert_eq!(off, vec![(t0, 1), (t0 + ms(1), 5)]);
+    // On: they wait for the SACK of the first (one-way 10 ms, then the 200 ms delayed ack,
+    // then 10 ms back), as less than a packet's worth.
+    let (t0, on) = small_messages(Config { nagle: true, ..Config::default() });
+    assert_eq!(on, vec![(t0, 1), (t0 + ms(220), 5)]);
+}
