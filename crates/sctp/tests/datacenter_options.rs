@@ -97,8 +97,9 @@ fn nagle_holds_small_messages_while_data_is_outstanding() {
 }
 
 /// A 600 KB transfer of 1000-byte messages over one 1 ms path in which the client's
-/// packets `drops` are lost: the finished harness and the time the last byte arrived.
-fn go_back_transfer(config: Config, drops: &[u64]) -> (Harness, simtime::Instant) {
+/// packets `drops` are lost (counted from the first after set-up): the finished harness,
+/// the time the last byte arrived and the client's packet count before the transfer.
+fn go_back_transfer(config: Config, drops: &[u64]) -> (Harness, simtime::Instant, u64) {
     let mut h = Harness::new(config.clone(), config, 1, ms(1), 5);
     h.links[0].rate_bps = 100_000_000;
     h.connect();
@@ -114,7 +115,7 @@ fn go_back_transfer(config: Config, drops: &[u64]) -> (Harness, simtime::Instant
     assert_eq!(h.apps[SERVER].received_bytes, 600_000);
     let done = h.delivered.iter().map(|d| d.0).max().unwrap();
     assert!(done > start);
-    (h, done)
+    (h, done, base)
 }
 
 /// Gap ack blocks in the SACKs the server sent.
@@ -145,7 +146,7 @@ fn fast_retransmitted_chunks(h: &Harness) -> u32 {
 fn go_back_n_discards_out_of_order_data_and_resends_everything_after_a_loss() {
     let drops = [40, 200];
     let gbn = Config { go_back_n: true, ..Config::default() };
-    let (h, _) = go_back_transfer(gbn, &drops);
+    let (h, ..) = go_back_transfer(gbn, &drops);
     let server = h.assoc_ref(SERVER).stats().clone();
     let client = h.assoc_ref(CLIENT).stats().clone();
     // The receiver kept nothing out of order and reported no gap.
@@ -161,18 +162,49 @@ fn go_back_n_discards_out_of_order_data_and_resends_everything_after_a_loss() {
     assert!(resent >= 4 * drops.len() as u32, "{resent} chunks resent");
 
     // Selective acknowledgement: the same losses cost one chunk each, reported in gaps.
-    let (s, _) = go_back_transfer(Config::default(), &drops);
+    let (s, ..) = go_back_transfer(Config::default(), &drops);
     assert_eq!(s.assoc_ref(SERVER).stats().chunks_discarded_out_of_order, 0);
     assert!(gap_blocks_sent(&s) > 0);
     assert_eq!(s.assoc_ref(CLIENT).stats().go_back_n_rounds, 0);
     assert_eq!(fast_retransmitted_chunks(&s), drops.len() as u32);
 }
 
+/// The 1-based number of the client packet that first carried a TSN a second time.
+fn first_retransmission(h: &Harness) -> u64 {
+    let mut seen = std::collections::BTreeSet::new();
+    let client = h.sent.iter().filter(|(_, s, ..)| *s == CLIENT);
+    for (n, (_, _, _, p)) in client.enumerate() {
+        let Ok(packet) = sctp::wire::Packet::parse(p) else { continue };
+        for c in packet.chunks {
+            if let sctp::wire::Chunk::Data(d) = c {
+                if !seen.insert(d.tsn) {
+                    return n as u64 + 1;
+                }
+            }
+        }
+    }
+    panic!("no retransmission");
+}
+
+#[test]
+fn go_back_n_recovers_a_lost_retransmission_with_a_second_round() {
+    let gbn = Config { go_back_n: true, ..Config::default() };
+    let (h, first_done, base) = go_back_transfer(gbn.clone(), &[40]);
+    let rtx = first_retransmission(&h) - base;
+    // The retransmission of the lost chunk is lost too: the discarded originals' duplicates
+    // start no second round, but those at the cumulative ack the retransmissions reached do.
+    let (h, done, _) = go_back_transfer(gbn, &[40, rtx]);
+    assert_eq!(h.assoc_ref(CLIENT).stats().go_back_n_rounds, 2);
+    let t3 = h.event_times(CLIENT, |e| matches!(e, sctp::Event::T3Timeout { .. }));
+    assert!(t3.is_empty(), "T3 timeouts at {t3:?}");
+    assert!(done < first_done + ms(20), "{done:?} vs {first_done:?}");
+}
+
 #[test]
 fn go_back_n_without_loss_is_selective_acknowledgement() {
     let gbn = Config { go_back_n: true, ..Config::default() };
-    let (g, g_done) = go_back_transfer(gbn, &[]);
-    let (s, s_done) = go_back_transfer(Config::default(), &[]);
+    let (g, g_done, _) = go_back_transfer(gbn, &[]);
+    let (s, s_done, _) = go_back_transfer(Config::default(), &[]);
     assert_eq!(g_done, s_done);
     assert_eq!(g.sent.len(), s.sent.len());
     assert_eq!(g.assoc_ref(CLIENT).stats().go_back_n_rounds, 0);

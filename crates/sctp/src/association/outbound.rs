@@ -149,6 +149,9 @@ pub(crate) struct Outbound {
     /// Go-back-N (`Config::go_back_n`): SACKs in a row that did not advance the cumulative
     /// TSN ack while DATA was in flight.
     dup_sacks: u32,
+    /// Go-back-N: the cumulative TSN ack when the last round marked the flight, and how
+    /// many more duplicates at that point the originals then in flight may still cause.
+    go_back_from: Option<(u32, u32)>,
 }
 
 impl Outbound {
@@ -174,6 +177,7 @@ impl Outbound {
             rwnd_blocked_since: None,
             rwnd_blocked: Duration::ZERO,
             dup_sacks: 0,
+            go_back_from: None,
         }
     }
 
@@ -681,9 +685,13 @@ impl Association {
     /// every chunk in flight, on every destination, for retransmission: the first is
     /// missing and the receiver has dropped everything after it. The marks count as fast
     /// retransmissions, so `update_congestion` reduces each destination's cwnd once and
-    /// enters Fast Recovery (§7.2.4 steps 2-5); until it ends, further duplicates (the
-    /// discarded originals still arriving) start no new round: a retransmission lost again
-    /// is left to T3-rtx, which marks everything outstanding on its destination (§6.3.3 E3).
+    /// enters Fast Recovery (§7.2.4 steps 2-5). In Fast Recovery, duplicates at the
+    /// cumulative ack of the round are the discarded originals still arriving (at most one
+    /// per chunk then in flight, a SACK per discarded packet) and start no new round; three
+    /// more at that point, or three at a point the retransmissions reached, mean a
+    /// retransmission was lost, and everything in flight after it goes again (as NewReno's
+    /// partial acknowledgements, RFC 6582 §3.2, without a second cwnd reduction). T3-rtx
+    /// marks everything outstanding on its destination (§6.3.3 E3).
     fn go_back_on_duplicates(&mut self, t: &mut SackTallies) {
         const DUPLICATE_THRESHOLD: u32 = 3;
         let in_flight = self.paths.values().any(|p| p.flight_size > 0);
@@ -691,8 +699,12 @@ impl Association {
             self.out.dup_sacks = 0;
             return;
         }
-        if self.paths.values().any(|p| p.fast_recovery_exit.is_some()) {
-            return;
+        let recovering = self.paths.values().any(|p| p.fast_recovery_exit.is_some());
+        if let Some((from, stale)) = self.out.go_back_from.as_mut() {
+            if recovering && *from == self.out.cum_ack && *stale > 0 {
+                *stale -= 1;
+                return;
+            }
         }
         self.out.dup_sacks += 1;
         if self.out.dup_sacks < DUPLICATE_THRESHOLD {
@@ -700,7 +712,9 @@ impl Association {
         }
         self.out.dup_sacks = 0;
         self.stats.go_back_n_rounds += 1;
+        let mut marked = 0u32;
         for s in self.out.sent.iter_mut().filter(|s| s.state == SentState::InFlight) {
+            marked += 1;
             s.state = SentState::Marked(RtxKind::Fast);
             s.misses = 0;
             self.out.marked += 1;
@@ -712,6 +726,7 @@ impl Association {
                 pt.fast += 1;
             }
         }
+        self.out.go_back_from = Some((self.out.cum_ack, marked));
     }
 
     /// With SFR, the offsets (TSN cum + k for k in the range) where a chunk may take a miss
