@@ -455,7 +455,22 @@ impl Network {
 
     /// Account for what a WLAN channel produced: drops, and the packet delivered, if any
     /// (at most one per event), which is received by its node.
+    #[inline]
     fn settle_wlan<O: NetObserver + ?Sized>(
+        &mut self,
+        medium: u32,
+        now: Instant,
+        sched: &mut Scheduler<Event>,
+        obs: &mut O,
+    ) -> Option<(AgentId, Packet)> {
+        if !self.wlans[medium as usize].has_outputs() {
+            // Most channel events deliver and drop nothing.
+            return None;
+        }
+        self.settle_wlan_outputs(medium, now, sched, obs)
+    }
+
+    fn settle_wlan_outputs<O: NetObserver + ?Sized>(
         &mut self,
         medium: u32,
         now: Instant,

@@ -201,3 +201,43 @@ fn a_single_homed_peer_is_reached_through_the_other_local_address() {
     let after = get(&k.scalars, "sctp", "sink", "last_delivery_at");
     assert!(after > 1.5, "{after}");
 }
+
+#[test]
+fn without_crc32c_both_ends_send_zero_and_say_so_and_a_checking_end_refuses_them() {
+    let port = free_port();
+    let mut sink = sink_opts(vec![A1], port, 5005);
+    let mut send = send_opts(vec![A1], vec![A1], port, 5005);
+    sink.local.checksum = sctp_udp::Checksum::Skip;
+    send.local.checksum = sctp_udp::Checksum::Skip;
+    send.local.pcap = Some(std::env::temp_dir().join(format!("sctpsim-nocrc-{port}.pcap")));
+    let (s, k) = pair(sink, send);
+    let bytes = (4u64 << 20) as f64;
+    assert_eq!(get(&k.scalars, "sctp", "sink", "delivered_bytes"), bytes);
+    assert_eq!(get(&s.scalars, "real", "send", "crc32c_skipped"), 1.0);
+    assert_eq!(get(&k.scalars, "real", "sink", "crc32c_skipped"), 1.0);
+    // The packets on the wire carry zero in the checksum field (the capture's last bytes
+    // of the IPv4 + UDP headers are followed by SCTP's common header).
+    let pcap = std::fs::read(send_pcap(&s)).expect("capture");
+    let first = &pcap[24 + 16..];
+    assert_eq!(&first[20 + 8 + 8..20 + 8 + 12], &[0, 0, 0, 0]);
+
+    // A sender that skips it, to a sink that checks: nothing is accepted.
+    let port = free_port();
+    let mut sink = sink_opts(vec![A1], port, 5006);
+    sink.time = Some(Duration::from_millis(1500));
+    let mut send = send_opts(vec![A1], vec![A1], port, 5006);
+    send.local.checksum = sctp_udp::Checksum::Skip;
+    send.config.max_init_retransmits = 1;
+    let t = thread::spawn(move || run_sink(&sink, &mut NoControl).expect("sink runs"));
+    thread::sleep(std::time::Duration::from_millis(50));
+    let s = run_send(&send, &mut NoControl);
+    let k = t.join().expect("sink thread");
+    assert!(s.is_err() || get(&s.expect("sent").scalars, "sctp", "send", "acked_bytes") == 0.0);
+    assert!(get(&k.scalars, "real", "sink", "bad_checksum") > 0.0);
+    assert!(k.scalars.get("real", "sink", "crc32c_skipped").is_none());
+}
+
+/// The capture file of a run (the first one it names).
+fn send_pcap(r: &RealResult) -> std::path::PathBuf {
+    r.captures.first().cloned().expect("a capture")
+}

@@ -56,7 +56,7 @@ use rand::Rng;
 
 use crate::event::{DropCounts, DropReason, Event, WlanTimer};
 use crate::ids::IfaceId;
-use crate::kernel::Scheduler;
+use crate::kernel::{Scheduler, Ticket};
 use crate::queue::{Dropped, Passed, QueueContext, QueueDisc};
 use crate::rng::SimRng;
 use crate::time::{Duration, Instant};
@@ -150,6 +150,10 @@ pub struct Medium {
     /// Each radio's [`Radio::access_key`], kept up to date by every change to the radio (a
     /// dense array, so the earliest is found with one pass over a few cache lines).
     access: Vec<u64>,
+    /// The smallest entry of `access`, unless `earliest_stale`.
+    earliest: u64,
+    /// A radio holding the smallest entry has moved later: `earliest` must be looked for.
+    earliest_stale: bool,
     /// Received power in mW: `gain[i][j]` from radio `i` at radio `j`.
     gain: Vec<Vec<f64>>,
     /// Coded bit error probability at `j` of a frame from `i` with no interference, per rate
@@ -164,7 +168,16 @@ pub struct Medium {
     on_air: u32,
     busy_since: Instant,
     access_gen: u32,
+    /// When the access event is due (`None`: no radio is counting down to a frame).
     access_at: Option<Instant>,
+    /// The access event's place among simultaneous events while it is only decided, not yet
+    /// in the event list (see [`Medium::schedule_access`]).
+    access_ticket: Option<Ticket>,
+    /// The latest instant a response or an ACK timeout of this channel is due; each of those
+    /// events re-examines the access event when it is handled.
+    wake: Instant,
+    /// The radios whose counter reaches zero at an access event (kept to reuse its memory).
+    ready: Vec<u32>,
     /// Its counters.
     pub stats: ChannelStats,
     out: Vec<Output>,
@@ -184,6 +197,8 @@ impl Medium {
             radios: Vec::new(),
             positions: Positions::default(),
             access: Vec::new(),
+            earliest: u64::MAX,
+            earliest_stale: false,
             gain: Vec::new(),
             clean_ber: Vec::new(),
             sensitivity_mw: Rate::ALL.map(|r| dbm_to_mw(r.sensitivity_dbm())),
@@ -195,6 +210,9 @@ impl Medium {
             busy_since: Instant::ZERO,
             access_gen: 0,
             access_at: None,
+            access_ticket: None,
+            wake: Instant::ZERO,
+            ready: Vec::new(),
             stats: ChannelStats::default(),
             out: Vec::new(),
         }
@@ -476,6 +494,12 @@ impl Medium {
         self.radios.iter().filter(move |r| r.ap == ap).map(|r| r.iface)
     }
 
+    /// Whether the last call produced anything to take.
+    #[inline]
+    pub fn has_outputs(&self) -> bool {
+        !self.out.is_empty()
+    }
+
     /// Take what the last call produced.
     pub fn take_outputs(&mut self, into: &mut Vec<Output>) {
         into.append(&mut self.out);
@@ -544,19 +568,51 @@ impl Medium {
     /// Refresh a radio's entry in the access array after a change to it.
     #[inline]
     fn sync(&mut self, radio: u32) {
-        self.access[radio as usize] = self.radios[radio as usize].access_key(self.timing.slot);
+        let key = self.radios[radio as usize].access_key(self.timing.slot);
+        let old = std::mem::replace(&mut self.access[radio as usize], key);
+        if key < self.earliest {
+            self.earliest = key;
+        } else if old == self.earliest && key != old {
+            self.earliest_stale = true;
+        }
     }
 
     /// Keep the access event at the earliest backoff end.
+    ///
+    /// When a response or an ACK timeout of this channel is due before it, that event will
+    /// look again, and the earliest backoff end usually moves then (a response makes the
+    /// medium busy; a timeout restarts its sender's count): the access event is only decided,
+    /// holding its place among simultaneous events with a [`Ticket`], and goes into the event
+    /// list when no such event comes first. Events run in the order they would if it had
+    /// been scheduled at once; only the ones that would have gone stale are saved.
     fn schedule_access(&mut self, now: Instant, sched: &mut Scheduler<Event>) {
-        let earliest = self.access.iter().copied().min().unwrap_or(u64::MAX);
+        if self.earliest_stale {
+            self.earliest = self.access.iter().fold(u64::MAX, |a, &b| a.min(b));
+            self.earliest_stale = false;
+        }
+        let earliest = self.earliest;
         let next = (earliest != u64::MAX).then(|| Instant(earliest).max(now));
         if next == self.access_at {
+            let Some(ticket) = self.access_ticket else { return };
+            let at = next.unwrap_or(Instant::MAX);
+            if now < self.wake && self.wake < at {
+                return;
+            }
+            self.access_ticket = None;
+            let event = Event::Wlan { medium: self.id, timer: WlanTimer::Access, arg: 0, gen: self.access_gen };
+            // The ticket was taken before now and `at` is after the wake-up that deferred it.
+            let placed = sched.schedule_ticket(at, ticket, event);
+            debug_assert!(placed.is_ok(), "a deferred access event's place has passed");
             return;
         }
         self.access_gen = self.access_gen.wrapping_add(1);
         self.access_at = next;
+        self.access_ticket = None;
         if let Some(at) = next {
+            if now < self.wake && self.wake < at {
+                self.access_ticket = Some(sched.ticket());
+                return;
+            }
             let event = Event::Wlan { medium: self.id, timer: WlanTimer::Access, arg: 0, gen: self.access_gen };
             sched.schedule_in(at - now, event);
         }
@@ -564,15 +620,15 @@ impl Medium {
 
     /// Every radio whose counter reaches zero now sends.
     fn on_access(&mut self, now: Instant, sched: &mut Scheduler<Event>) {
-        let ready: Vec<u32> = (0..self.radios.len() as u32)
-            .filter(|&i| {
-                let at = self.access[i as usize];
-                at != u64::MAX && Instant(at).max(now) == now
-            })
-            .collect();
-        for i in ready {
+        let mut ready = std::mem::take(&mut self.ready);
+        ready.clear();
+        ready.extend(
+            self.access.iter().enumerate().filter(|&(_, &at)| at != u64::MAX && at <= now.0).map(|(i, _)| i as u32),
+        );
+        for &i in &ready {
             self.begin_attempt(i, now, sched);
         }
+        self.ready = ready;
     }
 
     /// A frame reached the head of the queue at `now`: contend for the medium.
@@ -788,16 +844,18 @@ impl Medium {
             self.gain[src as usize] = row;
             self.clean_ber[src as usize].fill([f64::NAN; 8]);
         }
-        let capture = self.capture_ratio;
+        let (capture, cca_mw) = (self.capture_ratio, self.cca_mw);
         let gains = &self.gain[src as usize];
-        let access = &mut self.access;
-        for (j, r) in self.radios.iter_mut().enumerate() {
+        let radios = self.radios.iter_mut().zip(self.access.iter_mut()).zip(gains);
+        // Every entry of `access` passes here, so the earliest is found on the way.
+        let mut earliest = u64::MAX;
+        for (j, ((r, access), &p)) in radios.enumerate() {
             if j as u32 == src {
+                earliest = earliest.min(*access);
                 continue;
             }
-            let p = gains[j];
             r.signal_mw += p;
-            if p >= self.cca_mw {
+            if p >= cca_mw {
                 let was = r.before(now, slot);
                 r.cs += 1;
                 if !r.transmitting {
@@ -813,11 +871,14 @@ impl Medium {
                     }
                 }
                 r.after(was, &timing);
-                access[j] = r.access_key(slot);
+                *access = r.access_key(slot);
             } else if r.rx != NONE {
                 r.rx_interference_mw = r.rx_interference_mw.max(r.signal_mw - r.rx_signal_mw);
             }
+            earliest = earliest.min(*access);
         }
+        self.earliest = earliest;
+        self.earliest_stale = false;
         let event = Event::Wlan { medium: self.id, timer: WlanTimer::TxEnd, arg: id, gen: 0 };
         sched.schedule_in(end, event);
     }
@@ -850,17 +911,20 @@ impl Medium {
         }
         self.sync(tx.src);
         let mut addressed = None;
-        for j in 0..self.radios.len() {
-            if j as u32 == tx.src {
+        let (noise, on_air, cca_mw) = (self.noise_mw, self.on_air, self.cca_mw);
+        let sensitivity = self.sensitivity_mw[tx.rate as usize];
+        let src = tx.src as usize;
+        let radios =
+            self.radios.iter_mut().zip(self.access.iter_mut()).zip(&self.gain[src]).zip(&mut self.clean_ber[src]);
+        let mut earliest = u64::MAX;
+        for (j, (((r, access), &p), clean_ber)) in radios.enumerate() {
+            if j == src {
+                earliest = earliest.min(*access);
                 continue;
             }
-            let p = self.gain[tx.src as usize][j];
-            let noise = self.noise_mw;
-            let on_air = self.on_air;
-            let r = &mut self.radios[j];
             r.signal_mw = if on_air == 0 { 0.0 } else { (r.signal_mw - p).max(0.0) };
             let mut received = false;
-            if p >= self.cca_mw {
+            if p >= cca_mw {
                 let was = r.before(now, slot);
                 r.cs -= 1;
                 if r.rx == id {
@@ -868,7 +932,7 @@ impl Medium {
                     received = if r.rx_collided {
                         r.stats.rx_collisions += 1;
                         false
-                    } else if p < self.sensitivity_mw[tx.rate as usize] {
+                    } else if p < sensitivity {
                         r.stats.rx_errors += 1;
                         false
                     } else {
@@ -877,7 +941,7 @@ impl Medium {
                         } else {
                             // Without interference the error rate depends on the pair and
                             // the rate only: computed once.
-                            let ber = &mut self.clean_ber[tx.src as usize][j][tx.rate as usize];
+                            let ber = &mut clean_ber[tx.rate as usize];
                             if ber.is_nan() {
                                 *ber = coded_ber(tx.rate, p / noise);
                             }
@@ -907,12 +971,15 @@ impl Medium {
                     r.idle_since = now;
                 }
                 r.after(was, &timing);
-                self.access[j] = r.access_key(slot);
+                *access = r.access_key(slot);
             }
+            earliest = earliest.min(*access);
             if tx.dst == j as u32 {
                 addressed = Some(received);
             }
         }
+        self.earliest = earliest;
+        self.earliest_stale = false;
         let mut answered = false;
         if let Some(ok) = addressed {
             answered = self.on_addressed(&tx, ok, now, sched);
@@ -928,6 +995,7 @@ impl Medium {
             r.timeout_gen = r.timeout_gen.wrapping_add(1);
             let event = Event::Wlan { medium: self.id, timer: WlanTimer::Timeout, arg: tx.src, gen: r.timeout_gen };
             sched.schedule_in(self.timing.ack_timeout, event);
+            self.wake = self.wake.max(now + self.timing.ack_timeout);
         }
     }
 
@@ -1018,6 +1086,7 @@ impl Medium {
         let event = Event::Wlan { medium: self.id, timer: WlanTimer::Respond, arg: radio, gen: r.respond_gen };
         self.sync(radio);
         sched.schedule_in(self.timing.sifs, event);
+        self.wake = self.wake.max(now + self.timing.sifs);
     }
 
     fn on_respond(&mut self, radio: u32, now: Instant, sched: &mut Scheduler<Event>) {
