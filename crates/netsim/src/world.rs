@@ -214,6 +214,27 @@ impl WorldBuilder {
             return Err(WlanError::NoSuchChannel(bad));
         }
         let iface = self.iface_with(node, name, None);
+        self.attach_roaming(iface, media, config, roam)?;
+        Ok(iface)
+    }
+
+    /// Make an existing (unattached) interface a roaming station (see
+    /// [`WorldBuilder::roaming_wlan_iface`]); any address it has is taken away (it gets one
+    /// when it associates).
+    pub fn attach_roaming(
+        &mut self,
+        iface: IfaceId,
+        media: &[u32],
+        config: &RadioConfig,
+        roam: crate::wlan::sme::RoamConfig,
+    ) -> Result<(), WlanError> {
+        if let Some(&bad) = media.iter().find(|&&m| m as usize >= self.rec.names.wlans.len()) {
+            return Err(WlanError::NoSuchChannel(bad));
+        }
+        let held: Vec<_> = self.net.ifaces[iface.index()].addrs().iter().map(|a| a.addr).collect();
+        for a in held {
+            self.net.remove_address(iface, a);
+        }
         let full = self.rec.names.ifaces[iface.index()].clone();
         let rngs = media
             .iter()
@@ -225,8 +246,7 @@ impl WorldBuilder {
                 )
             })
             .collect();
-        self.net.attach_roaming(iface, media, config, roam, rngs)?;
-        Ok(iface)
+        self.net.attach_roaming(iface, media, config, roam, rngs)
     }
 
     /// Sample the signal strength of each roaming station's AP at each sampling interval

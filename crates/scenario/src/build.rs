@@ -49,7 +49,7 @@ impl Scenario {
         for w in &self.wlans {
             b.wlan_channel(&w.name, w.config.clone());
         }
-        let aps = self.radios.iter().filter(|r| r.ap.is_none());
+        let aps = self.radios.iter().filter(|r| r.ap.is_none() && r.roam.is_none());
         for radio in aps.chain(self.radios.iter().filter(|r| r.ap.is_some())) {
             let mut config = radio.config.clone();
             if let Some(ap) = radio.ap {
@@ -57,6 +57,18 @@ impl Scenario {
             }
             let iface = ids[radio.iface.node][radio.iface.iface];
             b.attach_wlan(iface, radio.channel as u32, &config).map_err(std::io::Error::other)?;
+        }
+        // Roaming stations: a radio on each channel of the scan list; the interface's address
+        // gives the host number it takes in each AP's subnet.
+        for radio in &self.radios {
+            let Some((roam, list)) = &radio.roam else { continue };
+            let mut config = radio.config.clone();
+            config.role = Role::Roaming;
+            let mut roam = *roam;
+            roam.host = Some(self.nodes[radio.iface.node].ifaces[radio.iface.iface].1);
+            let iface = ids[radio.iface.node][radio.iface.iface];
+            let media: Vec<u32> = list.iter().map(|&c| c as u32).collect();
+            b.attach_roaming(iface, &media, &config, roam).map_err(std::io::Error::other)?;
         }
         for link in &self.links {
             let [a, z] = link.ends.map(|e| ids[e.node][e.iface]);
@@ -146,6 +158,9 @@ impl Scenario {
         }
         if self.record.packets {
             b.record_packets();
+        }
+        if self.record.rss {
+            b.record_rss();
         }
         if self.record.positions {
             b.record_positions();

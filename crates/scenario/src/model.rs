@@ -164,6 +164,8 @@ pub struct RecordSpec {
     pub packets: bool,
     /// Sample node positions as time series.
     pub positions: bool,
+    /// Sample roaming stations' RSS as time series.
+    pub rss: bool,
     /// When transports compute their checksums (`record.checksums`).
     pub checksums: netsim::world::ChecksumPolicy,
 }
@@ -371,8 +373,10 @@ impl Parser {
             let ap = self.iface_ref(&text).map_err(|m| ScenarioError::new(key.clone(), m))?;
             let found = self.radios.iter().find(|(s, _)| s.iface == ap);
             match found {
-                Some((s, None)) if s.channel == self.radios[k].0.channel => self.radios[k].0.ap = Some(ap),
-                Some((s, None)) => {
+                Some((s, None)) if s.roam.is_none() && s.channel == self.radios[k].0.channel => {
+                    self.radios[k].0.ap = Some(ap)
+                }
+                Some((s, None)) if s.roam.is_none() => {
                     return Err(ScenarioError::new(
                         key,
                         format!(
@@ -1295,12 +1299,13 @@ impl Parser {
         let packets = r.opt_bool("packets")?.unwrap_or(false);
         // Absent too: positions are sampled only when asked for.
         let positions = r.opt_bool("positions")?.unwrap_or(false);
+        let rss = r.opt_bool("rss")?.unwrap_or(false);
         // Absent as well: "auto" unless the scenario says otherwise.
         let checksums = match r.opt_str("checksums")?.as_deref() {
             Some("always") => netsim::world::ChecksumPolicy::Always,
             _ => netsim::world::ChecksumPolicy::Auto,
         };
-        Ok(RecordSpec { interval, events, capture, packets, positions, checksums })
+        Ok(RecordSpec { interval, events, capture, packets, positions, rss, checksums })
     }
 }
 

@@ -12,10 +12,12 @@
 //! late when the medium is busy). It answers a Probe Request with a Probe Response, an
 //! Authentication (transaction 1) with an Authentication (transaction 2, success), and an
 //! Association Request with an Association Response, each as soon as the request is received.
-//! Addresses: the AP leases each station it associates the lowest free host address of its
-//! own interface's subnet above its own address (in association order; a station that comes
-//! back gets its lease again), with the AP's prefix length; the lease ends when the station
-//! leaves (the simulator frees it at once, standing in for the AP's inactivity timeout).
+//! Addresses: a station configured with a host number ([`RoamConfig::host`]) takes that host
+//! in the AP's subnet (a station numbered 10.0.1.10 gets 10.0.2.10 from an AP 10.0.2.1/24).
+//! Otherwise the AP leases it the lowest free host address of its own interface's subnet
+//! above its own address (in association order; a station that comes back gets its lease
+//! again). Either way the prefix length is the AP's; the lease ends when the station leaves
+//! (the simulator frees it at once, standing in for the AP's inactivity timeout).
 //!
 //! # Stations that roam
 //!
@@ -114,6 +116,10 @@ pub struct RoamConfig {
     pub assoc_timeout: Duration,
     /// Requests sent to one AP before trying another.
     pub max_attempts: u32,
+    /// The station's host number: in each AP's subnet it takes the address with this
+    /// address's host part (under the AP's prefix length). `None`: the AP leases the lowest
+    /// free host number above its own address.
+    pub host: Option<Ipv4Addr>,
 }
 
 impl Default for RoamConfig {
@@ -128,6 +134,7 @@ impl Default for RoamConfig {
             auth_timeout: Duration(TU.0 * 512),
             assoc_timeout: Duration(TU.0 * 512),
             max_attempts: 3,
+            host: None,
         }
     }
 }
@@ -692,7 +699,11 @@ impl Sme {
     ) {
         let (m, r) = self.stations[s].radios[cand.k];
         let Some(ap_index) = self.aps.iter().position(|a| a.medium == m && a.radio == cand.ap) else { return };
-        let Some(addr) = self.lease_addr(ap_index, r) else {
+        let addr = match self.stations[s].config.host {
+            Some(host) => self.aps[ap_index].addr.and_then(|own| in_subnet(own, host)),
+            None => self.lease_addr(ap_index, r),
+        };
+        let Some(addr) = addr else {
             // No address to give: treat as refused.
             self.release(ap_index, r);
             let st = &mut self.stations[s];
@@ -799,6 +810,16 @@ impl Sme {
             self.begin_scan(s, media, now, sched, out);
         }
     }
+}
+
+/// The address with `host`'s host part in `own`'s subnet (`None` if that is the subnet's
+/// network or broadcast address, or the AP's own).
+fn in_subnet(own: IfaceAddr, host: Ipv4Addr) -> Option<IfaceAddr> {
+    let len = own.prefix_len.min(32);
+    let mask = if len == 0 { 0 } else { u32::MAX << (32 - len) };
+    let addr = (u32::from(own.addr) & mask) | (u32::from(host) & !mask);
+    let bad = len < 31 && (addr & !mask == 0 || addr & !mask == !mask);
+    (!bad && addr != u32::from(own.addr)).then(|| IfaceAddr { addr: Ipv4Addr::from(addr), prefix_len: own.prefix_len })
 }
 
 /// Frames a radio has locked onto so far (whole, errored or collided): activity on the channel.
