@@ -883,6 +883,9 @@ impl Parser {
         if let Some(v) = r.opt_str("nagle")? {
             c.nagle = v == "on";
         }
+        if let Some(v) = r.opt_str("go_back_n")? {
+            c.go_back_n = v == "on";
+        }
         if let Some(v) = int(r, "pf_max_retrans")? {
             c.pf_max_retrans = Some(v);
         }

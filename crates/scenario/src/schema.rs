@@ -962,6 +962,7 @@ pub static SCTP: Section = Section {
         f("sack_freq", Ty::Int(1, 1000), Absent("preset (2)"), "packets", "Acknowledge every Nth packet carrying DATA."),
         f("sack_on_gap", Ty::Enum(&["immediate", "counted"]), Absent("immediate"), "", "immediate: out-of-order DATA and DATA filling a gap are acknowledged at once (RFC 9260 §6.7); counted: they count toward sack_freq like any packet, bounded by sack_delay (a deviation, as paper 002's SACK every 7 packets; duplicates are still acknowledged at once)."),
         f("nagle", Ty::Enum(&["on", "off"]), Absent("off"), "", "Nagle-like bundling delay: on, new data leaves only in whole packets while data is outstanding; off (NO-DELAY, SCTP_NODELAY) sends it as soon as the windows allow."),
+        f("go_back_n", Ty::Enum(&["on", "off"]), Absent("off"), "", "Go-back-N instead of selective acknowledgement (a deviation, as paper 002): as a receiver, DATA above the next expected TSN is discarded and SACKs carry no gap blocks; as a sender, the third SACK in a row not advancing the cumulative ack while DATA is in flight resends everything in flight (one fast-recovery cwnd reduction)."),
         f("pf_max_retrans", Ty::Int(0, 1000), Absent("preset (rfc9260: PF off; linux: 0)"), "", "PotentiallyFailed.Max.Retrans (RFC 7829); setting it turns PF on."),
         f("pf", Ty::Enum(&["on", "off"]), Absent("preset"), "", "Turn the PF state off even where the preset has it."),
         f("primary_switchover_max_retrans", Ty::Int(0, 1000), Absent("never"), "", "RFC 7829 Primary.Switchover.Max.Retrans."),

@@ -56,6 +56,18 @@ pub struct Config {
     /// and a smaller remainder waits for an acknowledgement. The engine's default is off
     /// ("NO-DELAY": data is sent as soon as the windows allow), as paper 002 runs it.
     pub nagle: bool,
+    /// Go-back-N instead of selective acknowledgement, the mode paper 002 (SCTP in data
+    /// centres, Section VI.B, Figs. 9-10) emulates in SCTP; a deliberate deviation from
+    /// RFC 9260 §6.2 and §7.2.4, off by default. As a receiver, DATA above the next
+    /// expected TSN is discarded, not kept, so SACKs carry the cumulative TSN ack and no gap
+    /// ack blocks (discarded DATA is acknowledged like out-of-order DATA: at once, or counted
+    /// with `sack_immediate_on_gap = false`). As a sender, the third SACK in a row that
+    /// does not advance the cumulative TSN ack while DATA is in flight (TCP's duplicate-ACK
+    /// threshold, the analogue of §7.2.4's three miss indications, which gap blocks no
+    /// longer give) marks every chunk in flight for retransmission, on every destination,
+    /// with one fast-recovery cwnd reduction; a T3-rtx expiry already marks everything
+    /// outstanding on its destination (§6.3.3 E3). Default off.
+    pub go_back_n: bool,
     /// PotentiallyFailed.Max.Retrans (RFC 7829 §4): a destination whose error counter
     /// exceeds this value enters the PF state. `None` (default) disables PF.
     pub pf_max_retrans: Option<u32>,
@@ -135,6 +147,7 @@ impl Default for Config {
             sack_freq: 2,
             sack_immediate_on_gap: true,
             nagle: false,
+            go_back_n: false,
             pf_max_retrans: None,
             primary_switchover_max_retrans: None,
             switchback: true,

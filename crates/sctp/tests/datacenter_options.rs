@@ -1,6 +1,7 @@
 //! The engine options paper 002 (SCTP in data centres) uses: a SACK frequency that holds
 //! under loss and reordering (`Config::sack_immediate_on_gap = false`) and the Nagle-like
-//! bundling delay on or off (`Config::nagle`).
+//! bundling delay on or off (`Config::nagle`), and go-back-N instead of selective
+//! acknowledgement (`Config::go_back_n`).
 #![allow(clippy::unwrap_used)]
 
 mod harness;
@@ -93,4 +94,140 @@ fn nagle_holds_small_messages_while_data_is_outstanding() {
     // then 10 ms back), as less than a packet's worth.
     let (t0, on) = small_messages(Config { nagle: true, ..Config::default() });
     assert_eq!(on, vec![(t0, 1), (t0 + ms(220), 5)]);
+}
+
+/// A 600 KB transfer of 1000-byte messages over one 1 ms path in which the client's
+/// packets `drops` are lost (counted from the first after set-up): the finished harness,
+/// the time the last byte arrived and the client's packet count before the transfer.
+fn go_back_transfer(config: Config, drops: &[u64]) -> (Harness, simtime::Instant, u64) {
+    let mut h = Harness::new(config.clone(), config, 1, ms(1), 5);
+    h.links[0].rate_bps = 100_000_000;
+    h.connect();
+    h.run_for(ms(100));
+    let base = h.sent_count[CLIENT];
+    for &n in drops {
+        h.drop_nth.push((CLIENT, base + n));
+    }
+    h.apps[CLIENT] = harness::App { to_send: 600_000, msg_size: 1000, streams: 1, ..Default::default() };
+    h.apps[SERVER].reading = true;
+    let start = h.now;
+    h.run_for(Duration::from_secs(30));
+    assert_eq!(h.apps[SERVER].received_bytes, 600_000);
+    let done = h.delivered.iter().map(|d| d.0).max().unwrap();
+    assert!(done > start);
+    (h, done, base)
+}
+
+/// Gap ack blocks in the SACKs the server sent.
+fn gap_blocks_sent(h: &Harness) -> usize {
+    h.sent
+        .iter()
+        .filter(|(_, s, ..)| *s == SERVER)
+        .filter_map(|(_, _, _, p)| sctp::wire::Packet::parse(p).ok())
+        .flat_map(|p| p.chunks)
+        .map(|c| match c {
+            sctp::wire::Chunk::Sack(s) => s.gap_ack_blocks.len(),
+            _ => 0,
+        })
+        .sum()
+}
+
+fn fast_retransmitted_chunks(h: &Harness) -> u32 {
+    h.events[CLIENT]
+        .iter()
+        .map(|(_, e)| match e {
+            sctp::Event::FastRetransmit { chunks, .. } => *chunks,
+            _ => 0,
+        })
+        .sum()
+}
+
+#[test]
+fn go_back_n_discards_out_of_order_data_and_resends_everything_after_a_loss() {
+    let drops = [40, 200];
+    let gbn = Config { go_back_n: true, ..Config::default() };
+    let (h, ..) = go_back_transfer(gbn, &drops);
+    let server = h.assoc_ref(SERVER).stats().clone();
+    let client = h.assoc_ref(CLIENT).stats().clone();
+    // The receiver kept nothing out of order and reported no gap.
+    assert!(server.chunks_discarded_out_of_order > 0);
+    assert_eq!(gap_blocks_sent(&h), 0);
+    // One round per loss, each resending the whole flight after it (far more than the
+    // lost chunk), without waiting for T3-rtx (RTO.Min is 1 s).
+    assert_eq!(client.go_back_n_rounds, drops.len() as u64);
+    let t3 = h.event_times(CLIENT, |e| matches!(e, sctp::Event::T3Timeout { .. }));
+    assert!(t3.is_empty(), "T3 timeouts at {t3:?}");
+    let resent = fast_retransmitted_chunks(&h);
+    assert!(resent as u64 >= server.chunks_discarded_out_of_order, "{resent} resent, {server:?}");
+    assert!(resent >= 4 * drops.len() as u32, "{resent} chunks resent");
+
+    // Selective acknowledgement: the same losses cost one chunk each, reported in gaps.
+    let (s, ..) = go_back_transfer(Config::default(), &drops);
+    assert_eq!(s.assoc_ref(SERVER).stats().chunks_discarded_out_of_order, 0);
+    assert!(gap_blocks_sent(&s) > 0);
+    assert_eq!(s.assoc_ref(CLIENT).stats().go_back_n_rounds, 0);
+    assert_eq!(fast_retransmitted_chunks(&s), drops.len() as u32);
+}
+
+/// The 1-based number of the client packet that first carried a TSN a second time.
+fn first_retransmission(h: &Harness) -> u64 {
+    let mut seen = std::collections::BTreeSet::new();
+    let client = h.sent.iter().filter(|(_, s, ..)| *s == CLIENT);
+    for (n, (_, _, _, p)) in client.enumerate() {
+        let Ok(packet) = sctp::wire::Packet::parse(p) else { continue };
+        for c in packet.chunks {
+            if let sctp::wire::Chunk::Data(d) = c {
+                if !seen.insert(d.tsn) {
+                    return n as u64 + 1;
+                }
+            }
+        }
+    }
+    panic!("no retransmission");
+}
+
+#[test]
+fn go_back_n_recovers_a_lost_retransmission_with_a_second_round() {
+    let gbn = Config { go_back_n: true, ..Config::default() };
+    let (h, first_done, base) = go_back_transfer(gbn.clone(), &[40]);
+    let rtx = first_retransmission(&h) - base;
+    // The retransmission of the lost chunk is lost too: the discarded originals' duplicates
+    // start no second round, but those at the cumulative ack the retransmissions reached do.
+    let (h, done, _) = go_back_transfer(gbn, &[40, rtx]);
+    assert_eq!(h.assoc_ref(CLIENT).stats().go_back_n_rounds, 2);
+    let t3 = h.event_times(CLIENT, |e| matches!(e, sctp::Event::T3Timeout { .. }));
+    assert!(t3.is_empty(), "T3 timeouts at {t3:?}");
+    assert!(done < first_done + ms(20), "{done:?} vs {first_done:?}");
+}
+
+#[test]
+fn go_back_n_without_loss_is_selective_acknowledgement() {
+    let gbn = Config { go_back_n: true, ..Config::default() };
+    let (g, g_done, _) = go_back_transfer(gbn, &[]);
+    let (s, s_done, _) = go_back_transfer(Config::default(), &[]);
+    assert_eq!(g_done, s_done);
+    assert_eq!(g.sent.len(), s.sent.len());
+    assert_eq!(g.assoc_ref(CLIENT).stats().go_back_n_rounds, 0);
+}
+
+#[test]
+fn a_go_back_n_receiver_alone_leaves_recovery_to_t3() {
+    // The sender's duplicate-SACK rule is what recovers within an RTT: with it off (a
+    // go-back-N receiver, a selective sender) the loss waits for T3-rtx.
+    let drops = [40];
+    let gbn = Config { go_back_n: true, ..Config::default() };
+    let mut h = Harness::new(Config::default(), gbn, 1, ms(1), 5);
+    h.links[0].rate_bps = 100_000_000;
+    h.connect();
+    h.run_for(ms(100));
+    let base = h.sent_count[CLIENT];
+    for &n in &drops {
+        h.drop_nth.push((CLIENT, base + n));
+    }
+    h.apps[CLIENT] = harness::App { to_send: 600_000, msg_size: 1000, streams: 1, ..Default::default() };
+    h.apps[SERVER].reading = true;
+    h.run_for(Duration::from_secs(30));
+    assert_eq!(h.apps[SERVER].received_bytes, 600_000);
+    let t3 = h.event_times(CLIENT, |e| matches!(e, sctp::Event::T3Timeout { .. }));
+    assert_eq!(t3.len(), 1);
 }

@@ -43,6 +43,9 @@ pub(crate) enum DataOutcome {
     NoSpace,
     /// Stream identifier not negotiated (§6.5): acknowledged, data discarded.
     InvalidStream,
+    /// Go-back-N (`Config::go_back_n`): above the next expected TSN, discarded
+    /// unacknowledged.
+    OutOfOrder,
 }
 
 /// A message being handed over in parts (§6.9).
@@ -214,13 +217,31 @@ impl Inbound {
 
     /// Takes one DATA chunk (stream id already validated), copying its data into a buffer
     /// from `buffers`. With `dac` (CMT's delayed ack), reordering does not make a SACK due.
-    pub(crate) fn on_data(&mut self, d: &DataRef<'_>, buffers: &mut BufferPool, dac: bool) -> DataOutcome {
+    /// With `go_back_n`, a chunk above the next expected TSN is discarded (see
+    /// `Config::go_back_n`).
+    pub(crate) fn on_data(
+        &mut self,
+        d: &DataRef<'_>,
+        buffers: &mut BufferPool,
+        dac: bool,
+        go_back_n: bool,
+    ) -> DataOutcome {
         if self.is_received(d.tsn) {
             if self.dups.len() < 64 {
                 self.dups.push(d.tsn);
             }
             self.sack_now = true;
             return DataOutcome::Duplicate;
+        }
+        if go_back_n && d.tsn != self.cum_tsn.wrapping_add(1) {
+            // Paper 002's go-back-N receiver keeps no out-of-order data: the chunk is
+            // dropped and, like out-of-order DATA under §6.7, acknowledged at once (the
+            // duplicate SACK the sender's go-back rule counts) unless the SACK frequency
+            // is kept under reordering.
+            if !dac {
+                self.sack_now = true;
+            }
+            return DataOutcome::OutOfOrder;
         }
         let len = d.user_data.len() as u32;
         // §6.2: when the advertised window is 0, drop new chunks beyond the highest TSN
@@ -546,7 +567,7 @@ mod tests {
 
     /// Takes a chunk with a fresh buffer pool.
     fn on_data(r: &mut Inbound, d: &DataRef<'_>) -> DataOutcome {
-        r.on_data(d, &mut BufferPool::new(1500), false)
+        r.on_data(d, &mut BufferPool::new(1500), false, false)
     }
 
     fn data(tsn: u32, ssn: u16, b: bool, e: bool, payload: &[u8]) -> DataRef<'_> {
@@ -581,6 +602,37 @@ mod tests {
         assert!(r.in_order());
         let got: Vec<u8> = std::iter::from_fn(|| r.read()).flat_map(|m| m.data).collect();
         assert_eq!(got, b"abcde");
+    }
+
+    #[test]
+    fn go_back_n_discards_data_above_the_next_expected_tsn_and_reports_no_gaps() {
+        let mut r = Inbound::new(100, 1, 100_000);
+        let mut pool = BufferPool::new(1500);
+        let mut take = |r: &mut Inbound, tsn: u32, ssn: u16, b: &[u8]| {
+            r.on_data(&data(tsn, ssn, true, true, b), &mut pool, false, true)
+        };
+        assert_eq!(take(&mut r, 100, 0, b"a"), DataOutcome::Accepted);
+        r.make_sack(16, false);
+        // 101 is lost: 102 and 103 are discarded, each making a SACK due at once.
+        assert_eq!(take(&mut r, 102, 2, b"c"), DataOutcome::OutOfOrder);
+        assert!(r.sack_due());
+        let sack = r.make_sack(16, false);
+        assert_eq!((sack.cumulative_tsn_ack, sack.gap_ack_blocks.len()), (100, 0));
+        assert_eq!(take(&mut r, 103, 3, b"d"), DataOutcome::OutOfOrder);
+        assert_eq!(r.make_sack(16, false).gap_ack_blocks.len(), 0);
+        assert_eq!(r.held(), 1);
+        // The sender goes back: 101, 102, 103 again, all accepted in order.
+        for (tsn, ssn, b) in [(101, 1, b"b"), (102, 2, b"c"), (103, 3, b"d")] {
+            assert_eq!(take(&mut r, tsn, ssn, b), DataOutcome::Accepted);
+        }
+        assert_eq!(r.cum_tsn, 103);
+        let got: Vec<u8> = std::iter::from_fn(|| r.read()).flat_map(|m| m.data).collect();
+        assert_eq!(got, b"abcd");
+        // Without the mode the same arrivals are kept and reported in a gap block.
+        let mut s = Inbound::new(100, 1, 100_000);
+        assert_eq!(on_data(&mut s, &data(100, 0, true, true, b"a")), DataOutcome::Accepted);
+        assert_eq!(on_data(&mut s, &data(102, 2, true, true, b"c")), DataOutcome::Accepted);
+        assert_eq!(s.make_sack(16, false).gap_ack_blocks, vec![GapAckBlock { start: 2, end: 2 }]);
     }
 
     #[test]

@@ -290,6 +290,12 @@ pub struct AssocStats {
     pub duplicate_chunks_received: u64,
     /// DATA chunks dropped because the receive buffer was full.
     pub chunks_dropped_no_space: u64,
+    /// DATA chunks above the next expected TSN discarded in go-back-N mode
+    /// (`Config::go_back_n`).
+    pub chunks_discarded_out_of_order: u64,
+    /// Go-back-N rounds (`Config::go_back_n`): times a third duplicate SACK marked every
+    /// chunk in flight for retransmission.
+    pub go_back_n_rounds: u64,
     /// SACK chunks sent.
     pub sacks_sent: u64,
     /// SACK chunks received.
@@ -785,8 +791,9 @@ impl Association {
         // CMT's DAC and the `sack_immediate_on_gap = false` option both keep the SACK
         // frequency under reordering (see `Config::sack_immediate_on_gap`).
         let keep_frequency = self.config.cmt.dac_active() || !self.config.sack_immediate_on_gap;
-        match self.inb.on_data(d, &mut self.buffers, keep_frequency) {
+        match self.inb.on_data(d, &mut self.buffers, keep_frequency, self.config.go_back_n) {
             DataOutcome::Accepted => {}
+            DataOutcome::OutOfOrder => self.stats.chunks_discarded_out_of_order += 1,
             DataOutcome::Duplicate => self.stats.duplicate_chunks_received += 1,
             DataOutcome::NoSpace => self.stats.chunks_dropped_no_space += 1,
             DataOutcome::InvalidStream => {

@@ -146,6 +146,12 @@ pub(crate) struct Outbound {
     rwnd_blocked_since: Option<Instant>,
     /// Time new data waited for the peer's rwnd alone, closed intervals.
     rwnd_blocked: Duration,
+    /// Go-back-N (`Config::go_back_n`): SACKs in a row that did not advance the cumulative
+    /// TSN ack while DATA was in flight.
+    dup_sacks: u32,
+    /// Go-back-N: the cumulative TSN ack when the last round marked the flight, and how
+    /// many more duplicates at that point the originals then in flight may still cause.
+    go_back_from: Option<(u32, u32)>,
 }
 
 impl Outbound {
@@ -170,6 +176,8 @@ impl Outbound {
             gap_scratch: Vec::new(),
             rwnd_blocked_since: None,
             rwnd_blocked: Duration::ZERO,
+            dup_sacks: 0,
+            go_back_from: None,
         }
     }
 
@@ -408,6 +416,9 @@ impl Association {
             self.ack_gap_blocks(now, sack, &mut t);
         }
         self.count_miss_indications(sack, &mut t);
+        if self.config.go_back_n && update_rwnd {
+            self.go_back_on_duplicates(&mut t);
+        }
         self.update_congestion(cum, &t);
         if update_rwnd {
             self.update_peer_rwnd(sack.a_rwnd);
@@ -665,6 +676,57 @@ impl Association {
             next = next.max(usize::from(block.end) + 1);
         }
         self.count_misses(next, end, t, rule);
+    }
+
+    /// Go-back-N's sender rule (`Config::go_back_n`, paper 002 Section VI.B): a receiver
+    /// that discards out-of-order DATA reports no gap blocks, so §7.2.4 never counts a miss;
+    /// instead, as TCP's duplicate ACKs (RFC 5681 §2, §3.2: the third one), the third SACK
+    /// in a row that does not advance the cumulative TSN ack while DATA is in flight marks
+    /// every chunk in flight, on every destination, for retransmission: the first is
+    /// missing and the receiver has dropped everything after it. The marks count as fast
+    /// retransmissions, so `update_congestion` reduces each destination's cwnd once and
+    /// enters Fast Recovery (§7.2.4 steps 2-5). In Fast Recovery, duplicates at the
+    /// cumulative ack of the round are the discarded originals still arriving (at most one
+    /// per chunk then in flight, a SACK per discarded packet) and start no new round; three
+    /// more at that point, or three at a point the retransmissions reached, mean a
+    /// retransmission was lost, and everything in flight after it goes again (as NewReno's
+    /// partial acknowledgements, RFC 6582 §3.2, without a second cwnd reduction). T3-rtx
+    /// marks everything outstanding on its destination (§6.3.3 E3).
+    fn go_back_on_duplicates(&mut self, t: &mut SackTallies) {
+        const DUPLICATE_THRESHOLD: u32 = 3;
+        let in_flight = self.paths.values().any(|p| p.flight_size > 0);
+        if t.cum_advanced || !in_flight {
+            self.out.dup_sacks = 0;
+            return;
+        }
+        let recovering = self.paths.values().any(|p| p.fast_recovery_exit.is_some());
+        if let Some((from, stale)) = self.out.go_back_from.as_mut() {
+            if recovering && *from == self.out.cum_ack && *stale > 0 {
+                *stale -= 1;
+                return;
+            }
+        }
+        self.out.dup_sacks += 1;
+        if self.out.dup_sacks < DUPLICATE_THRESHOLD {
+            return;
+        }
+        self.out.dup_sacks = 0;
+        self.stats.go_back_n_rounds += 1;
+        let mut marked = 0u32;
+        for s in self.out.sent.iter_mut().filter(|s| s.state == SentState::InFlight) {
+            marked += 1;
+            s.state = SentState::Marked(RtxKind::Fast);
+            s.misses = 0;
+            self.out.marked += 1;
+            let path = &mut self.paths[s.path];
+            path.flight_size = path.flight_size.saturating_sub(s.frag.len());
+            // §6.2.1 C: a chunk marked for retransmission gives its size back to rwnd.
+            self.out.peer_rwnd = self.out.peer_rwnd.saturating_add(s.frag.len());
+            if let Some(pt) = t.per_path.get_mut(s.path.index()) {
+                pt.fast += 1;
+            }
+        }
+        self.out.go_back_from = Some((self.out.cum_ack, marked));
     }
 
     /// With SFR, the offsets (TSN cum + k for k in the range) where a chunk may take a miss
