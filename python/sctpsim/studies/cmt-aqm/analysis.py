@@ -49,9 +49,8 @@ def analyse(ctx: StudyContext) -> list[Any]:
         items.append(_raw_table(ctx, topology))
         for quantity in METRICS:
             items.append(_factor_table(ctx, topology, quantity))
-    items.append(_conclusions(ctx))
-    items.append(_fig16(ctx))
-    items.append(_table3(ctx))
+    conclusions, fig16, table3 = _conclusions(ctx), _fig16(ctx), _table3(ctx)
+    items += [conclusions, fig16, table3, _differences(conclusions, fig16, table3)]
     for topology in TOPOLOGIES:
         items.append(_modern_table(ctx, topology))
     for topology in TOPOLOGIES:
@@ -382,3 +381,110 @@ def _conclusions(ctx: StudyContext) -> Table:
             f"question. Agreement with the paper: {agree} of {len(frame)}."
         ),
     )
+
+
+def _differences(conclusions: Table, fig16: Comparison, table3: Comparison) -> Table:
+    """Per section: the paper's finding, ours from this run's numbers, and the mechanism behind
+    the difference (the mechanisms were read from the full study's runs, README.md)."""
+    c = conclusions.frame
+    rows = []
+    for metric in METRICS:
+        part = c[c["metric"] == metric] if not c.empty else c
+        paper = "; ".join(
+            f"{t}: " + ", ".join(part[part["topology"] == t]["paper (smallest if_i / IA_i)"]) for t in TOPOLOGIES
+        )
+        ours = "; ".join(
+            f"{t}: " + ", ".join(part[part["topology"] == t]["ours (smallest if_i / IA_i)"]) for t in TOPOLOGIES
+        )
+        agree = int((part["agree"] == "yes").sum()) if not part.empty else 0
+        rows.append(
+            {
+                "section": "4.1 / 4.2 (Conclusions 1, 2)",
+                "finding": f"best discipline for {metric} (CBR, VBR, CBR&VBR)",
+                "paper": paper,
+                "ours (this run)": ours,
+                "reproduced": f"{agree} of {len(part)}",
+                "why": _WHY[metric],
+            }
+        )
+    f = fig16.frame
+    ran = f[f["ours"].notna()] if "ours" in f else f
+    zero = int(((ran["ci95_low"] <= 0) & (ran["ci95_high"] >= 0)).sum()) if not ran.empty else 0
+    ahead = int((ran["ours"] > 0).sum()) if not ran.empty else 0
+    rows.append(
+        {
+            "section": "5.2.1 (Fig. 16)",
+            "finding": "CMT-PF3's throughput advantage over CMT-PF1, 2, 4 during short failures",
+            "paper": "ahead of all three at every rbuf but 32K (behind CMT-PF2 there), by 0.6-16.6 %",
+            "ours (this run)": f"ahead in {ahead} of {len(ran)} pairs; {zero} of {len(ran)} 95% intervals include 0",
+            "reproduced": "no: no sign is resolved" if zero == len(ran) else f"{len(ran) - zero} of {len(ran)} resolved",
+            "why": _WHY["fig16"],
+        }
+    )
+    t = table3.frame
+    best, pf3_best = [], 0
+    if "ours" in t and t["ours"].notna().any():
+        for cond, part in t.groupby("condition"):
+            top = part.loc[part["ours"].idxmax()]
+            best.append(f"condition {int(cond)}: CMT-PF{int(top['pf_cwnd'])}")
+            pf3_best += int(top["pf_cwnd"]) == 3
+    level = f"{t['ours'].min():.2f}-{t['ours'].max():.2f}" if "ours" in t and t["ours"].notna().any() else "–"
+    rows.append(
+        {
+            "section": "5.2.2 (Table 3, Conclusion 3)",
+            "finding": "CMT-PF3 has the highest average throughput under loss 1..10 %",
+            "paper": "CMT-PF3 in all three conditions; 3.2-6.5 (Mbit/s)",
+            "ours (this run)": "; ".join(best) + f"; {level} Mbit/s",
+            "reproduced": f"CMT-PF3 highest in {pf3_best} of {len(best)} conditions",
+            "why": _WHY["table3"],
+        }
+    )
+    return Table(
+        id="where-we-differ",
+        title="Where we differ from the paper, and why",
+        frame=pd.DataFrame(rows),
+        text=(
+            "The 'ours' column is computed from this run (with --quick it means little); the "
+            "mechanisms were read from the full study's runs (drop reasons, T3 timeouts, queue "
+            "parameters) and are set out in README.md. No model was tuned towards the paper."
+        ),
+    )
+
+
+_WHY = {
+    "throughput": (
+        "FRED's per-flow accounting (Lin & Morris) protects CMT's subflows, each held to about "
+        "2 Mbit/s by the 64 KiB rbuf, against the four window-unlimited TCP transfers on each "
+        "bottleneck, so FRED gives CMT the most throughput in all six cells. The paper's FRED "
+        "(an ns-2 patch; ns-2.35 has none) had the largest loss increments of the six, so it "
+        "did not shelter CMT that way."
+    ),
+    "delay": (
+        "A bulk sender's message delay includes the wait in its send buffer, so delay falls as "
+        "throughput rises and the discipline with the highest throughput (FRED) has the lowest "
+        "delay; the paper's FRED and RED lead on delay too. Our if_i for delay are two to three "
+        "times the paper's because of that send-buffer wait."
+    ),
+    "loss rate": (
+        "Our TCP transfers have 1 MiB windows and keep the 64 KiB buffers full, so CMT's losses "
+        "are mostly overflow: under DropTail, PI (its q_ref of 50 packets is above the ~43 "
+        "full-size packets the buffer holds, so it never drops early) and REM (b_ref 20; most "
+        "of CMT's drops still overflow). ns-2's Agent/TCP caps its window at window_ = 20 "
+        "packets by default; four such windows hardly overflow a 64 KB buffer, which fits the "
+        "paper's small IA_i (0 to 1.8 points against our 1 to 3.8). The paper gives no TCP "
+        "window; we did not shrink ours to match."
+    ),
+    "fig16": (
+        "pf_cwnd acts only when a heartbeat brings a potentially failed destination back: 2 to 5 "
+        "T3 timeouts per 30 s run, while replications of one setting differ by 6-25 % in "
+        "goodput. Five replications cannot resolve differences of a few percent. Goodput does "
+        "rise with rbuf up to 128K and then levels off, as the paper says."
+    ),
+    "table3": (
+        "As for Fig. 16, the cwnd after a PF return matters a handful of times per run (4 to 8 "
+        "T3 timeouts). Our "
+        "level is a seventh of the paper's because CMT shares 10 Mbit/s bottlenecks (our "
+        "assumption) with eight window-unlimited TCP transfers and loses 1-10 % on its access "
+        "links as well."
+    ),
+}
