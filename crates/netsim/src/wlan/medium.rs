@@ -56,13 +56,14 @@ use rand::Rng;
 
 use crate::event::{DropCounts, DropReason, Event, WlanTimer};
 use crate::ids::IfaceId;
-use crate::kernel::Scheduler;
+use crate::kernel::{Scheduler, Ticket};
 use crate::queue::{Dropped, Passed, QueueContext, QueueDisc};
 use crate::rng::SimRng;
 use crate::time::{Duration, Instant};
 use crate::wire::Packet;
 use crate::wlan::dcf::{Mac, Outgoing, Radio, RadioStats, Response};
 use crate::wlan::error::{coded_ber, frame_success, success_probability};
+use crate::wlan::mgmt::{MgmtCounts, MgmtKind};
 use crate::wlan::phy::{self, Rate, Timing};
 use crate::wlan::position::Positions;
 use crate::wlan::propagation::{channel_frequency_hz, dbm_to_mw};
@@ -71,6 +72,9 @@ use crate::wlan::{ChannelConfig, RadioConfig, Role};
 
 /// No radio / no transmission.
 const NONE: u32 = u32::MAX;
+/// The receiver of a group-addressed frame (every radio on the channel; not acknowledged,
+/// §10.3.6).
+pub const BROADCAST: u32 = u32::MAX - 1;
 /// Sequence numbers are 12 bits (§9.2.4.4.2).
 const SEQ_MASK: u16 = 0x0fff;
 
@@ -81,6 +85,17 @@ pub enum Output {
     Deliver(u32, Packet),
     /// A packet the radio's MAC dropped.
     Drop(u32, Packet, DropReason),
+    /// A management frame reached a radio (addressed to it, or group-addressed).
+    Mgmt {
+        /// The receiving radio.
+        radio: u32,
+        /// The sender's radio.
+        from: u32,
+        /// What it is.
+        kind: MgmtKind,
+        /// Its received signal strength, dBm.
+        rss_dbm: f64,
+    },
 }
 
 /// Kinds of frames on the air.
@@ -90,6 +105,7 @@ pub(crate) enum Kind {
     Ack,
     Rts,
     Cts,
+    Mgmt(MgmtKind),
 }
 
 /// A transmission on the air.
@@ -134,6 +150,10 @@ pub struct Medium {
     /// Each radio's [`Radio::access_key`], kept up to date by every change to the radio (a
     /// dense array, so the earliest is found with one pass over a few cache lines).
     access: Vec<u64>,
+    /// The smallest entry of `access`, unless `earliest_stale`.
+    earliest: u64,
+    /// A radio holding the smallest entry has moved later: `earliest` must be looked for.
+    earliest_stale: bool,
     /// Received power in mW: `gain[i][j]` from radio `i` at radio `j`.
     gain: Vec<Vec<f64>>,
     /// Coded bit error probability at `j` of a frame from `i` with no interference, per rate
@@ -148,7 +168,16 @@ pub struct Medium {
     on_air: u32,
     busy_since: Instant,
     access_gen: u32,
+    /// When the access event is due (`None`: no radio is counting down to a frame).
     access_at: Option<Instant>,
+    /// The access event's place among simultaneous events while it is only decided, not yet
+    /// in the event list (see [`Medium::schedule_access`]).
+    access_ticket: Option<Ticket>,
+    /// The latest instant a response or an ACK timeout of this channel is due; each of those
+    /// events re-examines the access event when it is handled.
+    wake: Instant,
+    /// The radios whose counter reaches zero at an access event (kept to reuse its memory).
+    ready: Vec<u32>,
     /// Its counters.
     pub stats: ChannelStats,
     out: Vec<Output>,
@@ -168,6 +197,8 @@ impl Medium {
             radios: Vec::new(),
             positions: Positions::default(),
             access: Vec::new(),
+            earliest: u64::MAX,
+            earliest_stale: false,
             gain: Vec::new(),
             clean_ber: Vec::new(),
             sensitivity_mw: Rate::ALL.map(|r| dbm_to_mw(r.sensitivity_dbm())),
@@ -179,6 +210,9 @@ impl Medium {
             busy_since: Instant::ZERO,
             access_gen: 0,
             access_at: None,
+            access_ticket: None,
+            wake: Instant::ZERO,
+            ready: Vec::new(),
             stats: ChannelStats::default(),
             out: Vec::new(),
         }
@@ -224,9 +258,105 @@ impl Medium {
         self.radios[radio as usize].queue.len_packets()
     }
 
-    /// The associated AP's radio of a station (`None` for an AP).
+    /// The associated AP's radio of a station (`None` for an AP, and for a station not
+    /// associated on this channel).
     pub fn ap_of(&self, radio: u32) -> Option<u32> {
         Some(self.radios[radio as usize].ap).filter(|&a| a != NONE)
+    }
+
+    /// True if the radio is an access point's.
+    pub fn is_ap(&self, radio: u32) -> bool {
+        self.radios[radio as usize].is_ap
+    }
+
+    /// A radio's management frame counters.
+    pub fn mgmt_counts(&self, radio: u32) -> &MgmtCounts {
+        &self.radios[radio as usize].mgmt
+    }
+
+    /// The signal strength in dBm at radio `rx` of a transmission by radio `tx` at `t`, from
+    /// the propagation model and the positions then (what a frame sent at `t` arrives with).
+    pub fn rss_dbm_at(&self, tx: u32, rx: u32, t: Instant) -> f64 {
+        crate::wlan::propagation::mw_to_dbm(self.gain_at(tx as usize, rx as usize, t))
+    }
+
+    /// The first instant after `after` at which the signal strength at `rx` of radio `tx`
+    /// crosses `rss_dbm` (either way), computed from the two radios' motion
+    /// ([`crate::mobility::Mobility::next_crossing`]): under the channel's path-loss model
+    /// (with the pair's fixed shadowing) a signal-strength threshold is a distance threshold.
+    pub fn rss_crossing(&self, tx: u32, rx: u32, after: Instant, rss_dbm: f64) -> crate::mobility::Crossing {
+        let (i, j) = (tx as usize, rx as usize);
+        let loss = self.radios[i].tx_power_dbm - self.shadowing[i][j] - rss_dbm;
+        let d = self.config.propagation.path_loss.distance_for_loss(loss, self.freq_hz);
+        self.positions.next_crossing(i, j, after, d)
+    }
+
+    /// True if the signal strength at `rx` of radio `tx` is below `rss_dbm` at `t`, judged
+    /// as [`Medium::rss_crossing`] judges it (by distance), so the two always agree.
+    pub fn rss_below(&self, tx: u32, rx: u32, t: Instant, rss_dbm: f64) -> bool {
+        let (i, j) = (tx as usize, rx as usize);
+        let loss = self.radios[i].tx_power_dbm - self.shadowing[i][j] - rss_dbm;
+        let d = self.config.propagation.path_loss.distance_for_loss(loss, self.freq_hz);
+        self.positions.at(i, t).distance(&self.positions.at(j, t)) > d
+    }
+
+    /// A station's radio is associated with `ap` (a radio on this channel) or with none.
+    pub fn set_ap(&mut self, radio: u32, ap: Option<u32>) {
+        self.radios[radio as usize].ap = ap.unwrap_or(NONE);
+    }
+
+    /// Tune a radio to this channel (`on`) or away from it. Away, it neither receives (a
+    /// reception in progress is lost) nor contends; its queued frames stay queued, and the
+    /// frame in delivery waits (an ACK it misses meanwhile is a failed attempt, retried).
+    /// Back, it senses the medium for DIFS before counting down again.
+    pub fn set_enabled(&mut self, radio: u32, on: bool, now: Instant, sched: &mut Scheduler<Event>) {
+        let (slot, timing) = (self.timing.slot, self.timing);
+        let r = &mut self.radios[radio as usize];
+        if r.enabled == on {
+            return;
+        }
+        let was = r.before(now, slot);
+        r.enabled = on;
+        if on {
+            if !r.phys_busy() {
+                r.idle_since = r.idle_since.max(now);
+            }
+            r.eifs = false;
+            r.after(false, &timing);
+        } else {
+            r.rx = NONE;
+            r.after(was, &timing);
+        }
+        self.sync(radio);
+        self.schedule_access(now, sched);
+    }
+
+    /// Discard every packet a radio holds (queue and frame in delivery) with `reason`;
+    /// management frames stay.
+    pub fn flush(&mut self, radio: u32, reason: DropReason, now: Instant) {
+        let r = &mut self.radios[radio as usize];
+        if let Some(cur) = r.current.as_mut() {
+            if let Some(p) = cur.pkt.take() {
+                self.out.push(Output::Drop(radio, p, reason));
+            }
+        }
+        let r = &mut self.radios[radio as usize];
+        while let Some(d) = r.queue.dequeue(now, &mut r.queue_dropped) {
+            self.out.push(Output::Drop(radio, d.pkt, reason));
+        }
+        self.flush_queue_drops(radio);
+    }
+
+    /// Send a management frame from `radio` to radio `dst` ([`BROADCAST`]: every radio), ahead
+    /// of any queued data frame.
+    pub fn send_mgmt(&mut self, radio: u32, dst: u32, kind: MgmtKind, now: Instant, sched: &mut Scheduler<Event>) {
+        let r = &mut self.radios[radio as usize];
+        if r.current.is_none() && r.mac == Mac::Idle {
+            self.start_mgmt(radio, dst, kind, now);
+            self.schedule_access(now, sched);
+        } else {
+            r.mgmt_queue.push_back((kind, dst));
+        }
     }
 
     /// Received power in dBm at radio `rx` of a transmission by radio `tx`.
@@ -253,10 +383,13 @@ impl Medium {
             mtu: 2304,
             rng: queue_rng,
         };
-        debug_assert!(matches!(config.role, Role::AccessPoint) == ap.is_none());
         self.radios.push(Radio {
             iface,
+            is_ap: matches!(config.role, Role::AccessPoint),
             ap: ap.unwrap_or(NONE),
+            enabled: true,
+            mgmt_queue: std::collections::VecDeque::new(),
+            mgmt: MgmtCounts::default(),
             tx_power_dbm: config.tx_power_dbm,
             rts_threshold: config.rts_threshold,
             short_limit: config.short_retry_limit.max(1),
@@ -361,6 +494,12 @@ impl Medium {
         self.radios.iter().filter(move |r| r.ap == ap).map(|r| r.iface)
     }
 
+    /// Whether the last call produced anything to take.
+    #[inline]
+    pub fn has_outputs(&self) -> bool {
+        !self.out.is_empty()
+    }
+
     /// Take what the last call produced.
     pub fn take_outputs(&mut self, into: &mut Vec<Output>) {
         into.append(&mut self.out);
@@ -429,19 +568,51 @@ impl Medium {
     /// Refresh a radio's entry in the access array after a change to it.
     #[inline]
     fn sync(&mut self, radio: u32) {
-        self.access[radio as usize] = self.radios[radio as usize].access_key(self.timing.slot);
+        let key = self.radios[radio as usize].access_key(self.timing.slot);
+        let old = std::mem::replace(&mut self.access[radio as usize], key);
+        if key < self.earliest {
+            self.earliest = key;
+        } else if old == self.earliest && key != old {
+            self.earliest_stale = true;
+        }
     }
 
     /// Keep the access event at the earliest backoff end.
+    ///
+    /// When a response or an ACK timeout of this channel is due before it, that event will
+    /// look again, and the earliest backoff end usually moves then (a response makes the
+    /// medium busy; a timeout restarts its sender's count): the access event is only decided,
+    /// holding its place among simultaneous events with a [`Ticket`], and goes into the event
+    /// list when no such event comes first. Events run in the order they would if it had
+    /// been scheduled at once; only the ones that would have gone stale are saved.
     fn schedule_access(&mut self, now: Instant, sched: &mut Scheduler<Event>) {
-        let earliest = self.access.iter().copied().min().unwrap_or(u64::MAX);
+        if self.earliest_stale {
+            self.earliest = self.access.iter().fold(u64::MAX, |a, &b| a.min(b));
+            self.earliest_stale = false;
+        }
+        let earliest = self.earliest;
         let next = (earliest != u64::MAX).then(|| Instant(earliest).max(now));
         if next == self.access_at {
+            let Some(ticket) = self.access_ticket else { return };
+            let at = next.unwrap_or(Instant::MAX);
+            if now < self.wake && self.wake < at {
+                return;
+            }
+            self.access_ticket = None;
+            let event = Event::Wlan { medium: self.id, timer: WlanTimer::Access, arg: 0, gen: self.access_gen };
+            // The ticket was taken before now and `at` is after the wake-up that deferred it.
+            let placed = sched.schedule_ticket(at, ticket, event);
+            debug_assert!(placed.is_ok(), "a deferred access event's place has passed");
             return;
         }
         self.access_gen = self.access_gen.wrapping_add(1);
         self.access_at = next;
+        self.access_ticket = None;
         if let Some(at) = next {
+            if now < self.wake && self.wake < at {
+                self.access_ticket = Some(sched.ticket());
+                return;
+            }
             let event = Event::Wlan { medium: self.id, timer: WlanTimer::Access, arg: 0, gen: self.access_gen };
             sched.schedule_in(at - now, event);
         }
@@ -449,15 +620,15 @@ impl Medium {
 
     /// Every radio whose counter reaches zero now sends.
     fn on_access(&mut self, now: Instant, sched: &mut Scheduler<Event>) {
-        let ready: Vec<u32> = (0..self.radios.len() as u32)
-            .filter(|&i| {
-                let at = self.access[i as usize];
-                at != u64::MAX && Instant(at).max(now) == now
-            })
-            .collect();
-        for i in ready {
+        let mut ready = std::mem::take(&mut self.ready);
+        ready.clear();
+        ready.extend(
+            self.access.iter().enumerate().filter(|&(_, &at)| at != u64::MAX && at <= now.0).map(|(i, _)| i as u32),
+        );
+        for &i in &ready {
             self.begin_attempt(i, now, sched);
         }
+        self.ready = ready;
     }
 
     /// A frame reached the head of the queue at `now`: contend for the medium.
@@ -474,7 +645,8 @@ impl Medium {
         let seq = r.next_seq;
         r.next_seq = (r.next_seq + 1) & SEQ_MASK;
         r.current = Some(Outgoing {
-            len: pkt.len(),
+            mpdu: pkt.len() + phy::DATA_OVERHEAD,
+            mgmt: None,
             pkt: Some(pkt),
             dst,
             seq,
@@ -494,6 +666,33 @@ impl Medium {
         self.sync(radio);
     }
 
+    /// A management frame reached the head of the MAC at `now`: contend for the medium.
+    fn start_mgmt(&mut self, radio: u32, dst: u32, kind: MgmtKind, now: Instant) {
+        let slot = self.timing.slot;
+        let r = &mut self.radios[radio as usize];
+        let seq = r.next_seq;
+        r.next_seq = (r.next_seq + 1) & SEQ_MASK;
+        r.current = Some(Outgoing {
+            mpdu: kind.bytes(),
+            mgmt: Some(kind),
+            pkt: None,
+            dst,
+            seq,
+            since: now,
+            retry: false,
+            rts: false,
+            data_sent: false,
+            overlapped: false,
+        });
+        r.mac = Mac::Contend;
+        if r.idle_at(now) {
+            r.settle(now, slot);
+        } else if r.backoff == 0 {
+            r.draw_backoff();
+        }
+        self.sync(radio);
+    }
+
     /// The receiver of a packet leaving by `radio`: its AP, or for an AP the associated
     /// station owning the destination address.
     fn next_hop(&self, radio: u32, pkt: &Packet) -> Option<u32> {
@@ -501,12 +700,19 @@ impl Medium {
         if r.ap != NONE {
             return Some(r.ap);
         }
+        if !r.is_ap {
+            return None;
+        }
         let dst = pkt.ip()?.dst();
         self.radios.iter().position(|s| s.ap == radio && s.addrs.contains(&dst)).map(|i| i as u32)
     }
 
     /// Take the next packet from the queue, if any, as the current frame.
     fn next_frame(&mut self, radio: u32, now: Instant) {
+        if let Some((kind, dst)) = self.radios[radio as usize].mgmt_queue.pop_front() {
+            self.start_mgmt(radio, dst, kind, now);
+            return;
+        }
         loop {
             let r = &mut self.radios[radio as usize];
             let next = r.queue.dequeue(now, &mut r.queue_dropped);
@@ -536,15 +742,33 @@ impl Medium {
         let sifs = self.timing.sifs;
         let r = &mut self.radios[radio as usize];
         let Some(cur) = r.current.as_mut() else { return };
-        let rate = r.rate.rate();
-        let mpdu = cur.len + phy::DATA_OVERHEAD;
-        cur.rts = r.rts_threshold.is_some_and(|th| mpdu > th);
+        let mpdu = cur.mpdu;
         cur.data_sent = false;
         cur.overlapped = false;
+        r.mac = Mac::Exchange;
+        if let Some(kind) = cur.mgmt {
+            // Management frames go at the lowest basic rate, without RTS/CTS (see `mgmt`);
+            // a group-addressed one is not acknowledged and sets no NAV (§10.3.6).
+            let (dst, seq, retry) = (cur.dst, cur.seq, cur.retry);
+            cur.rts = false;
+            cur.data_sent = true;
+            r.mgmt.sent(kind);
+            let rate = Rate::R6;
+            let nav = if dst == BROADCAST {
+                r.awaiting = None;
+                Duration::ZERO
+            } else {
+                r.awaiting = Some(Kind::Ack);
+                sifs + phy::frame_duration(phy::ACK_BYTES, basic.response_rate(rate))
+            };
+            self.start_tx(radio, Kind::Mgmt(kind), dst, rate, mpdu, nav, seq, retry, now, sched);
+            return;
+        }
+        let rate = r.rate.rate();
+        cur.rts = r.rts_threshold.is_some_and(|th| mpdu > th);
         if cur.retry {
             r.stats.retries += 1;
         }
-        r.mac = Mac::Exchange;
         let control = basic.response_rate(rate);
         let ack = phy::frame_duration(phy::ACK_BYTES, control);
         let (dst, seq, retry) = (cur.dst, cur.seq, cur.retry);
@@ -620,17 +844,21 @@ impl Medium {
             self.gain[src as usize] = row;
             self.clean_ber[src as usize].fill([f64::NAN; 8]);
         }
-        let capture = self.capture_ratio;
-        let gains = &self.gain[src as usize];
-        let access = &mut self.access;
-        for (j, r) in self.radios.iter_mut().enumerate() {
+        let (capture, cca_mw) = (self.capture_ratio, self.cca_mw);
+        let n = self.radios.len();
+        let (radios, access) = (&mut self.radios[..], &mut self.access[..n]);
+        let gains = &self.gain[src as usize][..n];
+        // Every entry of `access` passes here, so the earliest is found on the way.
+        let mut earliest = u64::MAX;
+        for j in 0..n {
             if j as u32 == src {
+                earliest = earliest.min(access[j]);
                 continue;
             }
-            let p = gains[j];
+            let (r, p) = (&mut radios[j], gains[j]);
             r.signal_mw += p;
-            if p >= self.cca_mw {
-                let was = r.before(now, slot);
+            if p >= cca_mw {
+                r.before(now, slot);
                 r.cs += 1;
                 if !r.transmitting {
                     if r.rx == NONE {
@@ -644,12 +872,17 @@ impl Medium {
                         r.rx_collided = true;
                     }
                 }
-                r.after(was, &timing);
-                access[j] = r.access_key(slot);
-            } else if r.rx != NONE {
-                r.rx_interference_mw = r.rx_interference_mw.max(r.signal_mw - r.rx_signal_mw);
+                // Physically busy now: no count restarts (`Radio::after`), no access.
+                access[j] = u64::MAX;
+            } else {
+                if r.rx != NONE {
+                    r.rx_interference_mw = r.rx_interference_mw.max(r.signal_mw - r.rx_signal_mw);
+                }
+                earliest = earliest.min(access[j]);
             }
         }
+        self.earliest = earliest;
+        self.earliest_stale = false;
         let event = Event::Wlan { medium: self.id, timer: WlanTimer::TxEnd, arg: id, gen: 0 };
         sched.schedule_in(end, event);
     }
@@ -682,17 +915,22 @@ impl Medium {
         }
         self.sync(tx.src);
         let mut addressed = None;
-        for j in 0..self.radios.len() {
-            if j as u32 == tx.src {
+        let (noise, on_air, cca_mw) = (self.noise_mw, self.on_air, self.cca_mw);
+        let sensitivity = self.sensitivity_mw[tx.rate as usize];
+        let src = tx.src as usize;
+        let n = self.radios.len();
+        let (radios, access) = (&mut self.radios[..], &mut self.access[..n]);
+        let (gains, clean_ber) = (&self.gain[src][..n], &mut self.clean_ber[src][..n]);
+        let mut earliest = u64::MAX;
+        for j in 0..n {
+            if j == src {
+                earliest = earliest.min(access[j]);
                 continue;
             }
-            let p = self.gain[tx.src as usize][j];
-            let noise = self.noise_mw;
-            let on_air = self.on_air;
-            let r = &mut self.radios[j];
+            let (r, p) = (&mut radios[j], gains[j]);
             r.signal_mw = if on_air == 0 { 0.0 } else { (r.signal_mw - p).max(0.0) };
             let mut received = false;
-            if p >= self.cca_mw {
+            if p >= cca_mw {
                 let was = r.before(now, slot);
                 r.cs -= 1;
                 if r.rx == id {
@@ -700,7 +938,7 @@ impl Medium {
                     received = if r.rx_collided {
                         r.stats.rx_collisions += 1;
                         false
-                    } else if p < self.sensitivity_mw[tx.rate as usize] {
+                    } else if p < sensitivity {
                         r.stats.rx_errors += 1;
                         false
                     } else {
@@ -709,7 +947,7 @@ impl Medium {
                         } else {
                             // Without interference the error rate depends on the pair and
                             // the rate only: computed once.
-                            let ber = &mut self.clean_ber[tx.src as usize][j][tx.rate as usize];
+                            let ber = &mut clean_ber[j][tx.rate as usize];
                             if ber.is_nan() {
                                 *ber = coded_ber(tx.rate, p / noise);
                             }
@@ -724,6 +962,11 @@ impl Medium {
                     r.eifs = !received;
                     if received {
                         r.stats.rx_ok += 1;
+                        if let (Kind::Mgmt(kind), BROADCAST) = (tx.kind, tx.dst) {
+                            r.mgmt.received(kind);
+                            let rss_dbm = crate::wlan::propagation::mw_to_dbm(p);
+                            self.out.push(Output::Mgmt { radio: j as u32, from: tx.src, kind, rss_dbm });
+                        }
                         if tx.dst != j as u32 && tx.nav > Duration::ZERO {
                             // §10.3.2.4: a frame for another station sets the NAV.
                             r.nav_end = r.nav_end.max(now + tx.nav);
@@ -734,22 +977,31 @@ impl Medium {
                     r.idle_since = now;
                 }
                 r.after(was, &timing);
-                self.access[j] = r.access_key(slot);
+                access[j] = r.access_key(slot);
             }
+            earliest = earliest.min(access[j]);
             if tx.dst == j as u32 {
                 addressed = Some(received);
             }
         }
+        self.earliest = earliest;
+        self.earliest_stale = false;
         let mut answered = false;
         if let Some(ok) = addressed {
             answered = self.on_addressed(&tx, ok, now, sched);
         }
-        if matches!(tx.kind, Kind::Data | Kind::Rts) && !answered {
+        if let (Kind::Mgmt(_), BROADCAST) = (tx.kind, tx.dst) {
+            // Group-addressed: done when it is out (§10.3.6).
+            self.finish(tx.src, true, now);
+            return;
+        }
+        if matches!(tx.kind, Kind::Data | Kind::Rts | Kind::Mgmt(_)) && !answered {
             // Nothing will answer: the attempt fails at ACKTimeout / CTSTimeout (§10.3.2.11).
             let r = &mut self.radios[tx.src as usize];
             r.timeout_gen = r.timeout_gen.wrapping_add(1);
             let event = Event::Wlan { medium: self.id, timer: WlanTimer::Timeout, arg: tx.src, gen: r.timeout_gen };
             sched.schedule_in(self.timing.ack_timeout, event);
+            self.wake = self.wake.max(now + self.timing.ack_timeout);
         }
     }
 
@@ -759,6 +1011,20 @@ impl Medium {
         let j = tx.dst;
         let basic = self.config.basic_rates;
         match tx.kind {
+            Kind::Mgmt(kind) => {
+                if !ok {
+                    return false;
+                }
+                let r = &mut self.radios[j as usize];
+                if !(tx.retry && r.last_seq[tx.src as usize] == tx.seq) {
+                    r.last_seq[tx.src as usize] = tx.seq;
+                    r.mgmt.received(kind);
+                    let rss_dbm = crate::wlan::propagation::mw_to_dbm(self.gain[tx.src as usize][j as usize]);
+                    self.out.push(Output::Mgmt { radio: j, from: tx.src, kind, rss_dbm });
+                }
+                self.respond(j, Response::Ack { to: tx.src, rate: basic.response_rate(tx.rate) }, now, sched);
+                true
+            }
             Kind::Data => {
                 if !ok {
                     return false;
@@ -826,6 +1092,7 @@ impl Medium {
         let event = Event::Wlan { medium: self.id, timer: WlanTimer::Respond, arg: radio, gen: r.respond_gen };
         self.sync(radio);
         sched.schedule_in(self.timing.sifs, event);
+        self.wake = self.wake.max(now + self.timing.sifs);
     }
 
     fn on_respond(&mut self, radio: u32, now: Instant, sched: &mut Scheduler<Event>) {
@@ -833,6 +1100,16 @@ impl Medium {
         let sifs = self.timing.sifs;
         let r = &mut self.radios[radio as usize];
         let Some(what) = r.response.take() else { return };
+        if !r.enabled {
+            // Tuned away meanwhile: the response is not sent.
+            let slot = self.timing.slot;
+            let timing = self.timing;
+            let was = r.before(now, slot);
+            r.defer_until = if r.mac == Mac::Exchange { Instant::MAX } else { Instant::ZERO };
+            r.after(was, &timing);
+            self.sync(radio);
+            return;
+        }
         match what {
             Response::Ack { to, rate } => {
                 r.stats.tx_ack += 1;
@@ -846,7 +1123,7 @@ impl Medium {
                 let rate = r.rate.rate();
                 let Some(cur) = r.current.as_mut() else { return };
                 cur.data_sent = true;
-                let mpdu = cur.len + phy::DATA_OVERHEAD;
+                let mpdu = cur.mpdu;
                 let ack = phy::frame_duration(phy::ACK_BYTES, basic.response_rate(rate));
                 let (dst, seq, retry) = (cur.dst, cur.seq, cur.retry);
                 r.stats.tx_data += 1;
@@ -863,7 +1140,19 @@ impl Medium {
         r.awaiting = None;
         r.timeout_gen = r.timeout_gen.wrapping_add(1);
         let Some(mut cur) = r.current.take() else { return };
-        if ok {
+        if cur.mgmt.is_some() {
+            // A management frame: acknowledged (or group-addressed and out), or retried up to
+            // the short retry limit, without touching the data frames' counters and rate.
+            if ok || r.short_retries + 1 >= r.short_limit {
+                r.cw = r.cw_min;
+                r.short_retries = 0;
+            } else {
+                r.short_retries += 1;
+                r.cw = (2 * r.cw + 1).min(r.cw_max);
+                cur.retry = true;
+                r.current = Some(cur);
+            }
+        } else if ok {
             r.stats.tx_acked += 1;
             r.stats.mac_delay.record(now - cur.since);
             r.rate.on_success();
