@@ -203,6 +203,7 @@ def real_sink(
     faults: list[str] = ...,
     pcap: str | os.PathLike[str] | None = None,
     progress: Callable[[float, int, int, bool], object] | None = None,
+    crc32c: bool = True,
 ) -> _RealOutput:
     """Real mode's sink on UDP sockets (see ``sctpsim.real.sink``); the GIL is released
     while it runs.
@@ -230,6 +231,7 @@ def real_send(
     faults: list[str] = ...,
     pcap: str | os.PathLike[str] | None = None,
     progress: Callable[[float, int, int, bool], object] | None = None,
+    crc32c: bool = True,
 ) -> _RealOutput:
     """Real mode's bulk sender on UDP sockets (see ``sctpsim.real.send``); the GIL is
     released while it runs.

@@ -70,6 +70,7 @@ def sink(
     faults: Iterable[str] = (),
     capture_dir: str | os.PathLike[str] | None = None,
     progress: ProgressCallback | None = None,
+    crc32c: bool = True,
 ) -> RunResult:
     """Accept associations on ``bind`` (one socket per address) and read everything.
 
@@ -89,6 +90,11 @@ def sink(
             through local address ADDR from TIME (``2s``, ``500ms``) on, both ways.
         capture_dir: directory for ``sink.pcap`` (IPv4/UDP/SCTP), or ``None``.
         progress: called about once a second (see :data:`ProgressCallback`).
+        crc32c: compute SCTP's CRC32c on every packet sent and check it on every packet
+            received (RFC 9260 §6.8). ``False`` sends zero and checks nothing, to measure
+            what the checksum costs on loopback (paper 002 removed it); never on a
+            network. Such a run's scalars include ``real/<name>/crc32c_skipped``; both ends
+            must agree (a checking end discards the other's packets).
     """
     raw = _core.real_sink(
         list(bind),
@@ -103,6 +109,7 @@ def sink(
         faults=list(faults),
         pcap=_capture(capture_dir, "sink.pcap"),
         progress=progress,
+        crc32c=crc32c,
     )
     return _result(raw)
 
@@ -125,6 +132,7 @@ def send(
     faults: Iterable[str] = (),
     capture_dir: str | os.PathLike[str] | None = None,
     progress: ProgressCallback | None = None,
+    crc32c: bool = True,
 ) -> RunResult:
     """Open an association from ``bind`` to ``peer`` and send, then shut it down.
 
@@ -151,5 +159,6 @@ def send(
         faults=list(faults),
         pcap=_capture(capture_dir, "send.pcap"),
         progress=progress,
+        crc32c=crc32c,
     )
     return _result(raw)

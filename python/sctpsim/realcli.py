@@ -141,7 +141,22 @@ _COMMON = [
         help="Output directory (default results/real-sink or results/real-send); replaced if it exists.",
     ),
     click.option("--quiet", "-q", is_flag=True, help="No progress or tables; print only DIR."),
+    click.option(
+        "--no-crc32c",
+        "no_crc32c",
+        is_flag=True,
+        help="Send zero instead of SCTP's CRC32c and check none (RFC 9260 §6.8 requires it): only to "
+        "measure its cost on loopback; both ends must agree. Never on a network.",
+    ),
 ]
+
+
+def _warn_crc32c(skipped: bool) -> None:
+    if skipped:
+        click.echo(
+            "warning: --no-crc32c: SCTP checksums are neither sent nor checked (loopback measurements only)",
+            err=True,
+        )
 
 
 def _common(f: Callable[..., Any]) -> Callable[..., Any]:
@@ -247,6 +262,7 @@ def sink(
     pcap: bool,
     out: Path | None,
     quiet: bool,
+    no_crc32c: bool,
     port: int,
     time_: float | None,
     once: bool,
@@ -258,6 +274,8 @@ def sink(
     Runs until Ctrl-C, --time or (with --once) the end of the first association.
     """
     from sctpsim import real as api
+
+    _warn_crc32c(no_crc32c)
 
     def run(capture: Path | None) -> RunResult:
         return api.sink(
@@ -273,6 +291,7 @@ def sink(
             faults=faults,
             capture_dir=capture,
             progress=_progress(quiet),
+            crc32c=not no_crc32c,
         )
 
     return _finish(run, out, "real-sink", quiet, pcap)
@@ -317,6 +336,7 @@ def send(
     pcap: bool,
     out: Path | None,
     quiet: bool,
+    no_crc32c: bool,
     peer: list[str],
     peer_port: int,
     peer_udp_port: int,
@@ -329,6 +349,8 @@ def send(
 ) -> int:
     """Open an association to a peer and send (a byte count or for a time), then shut it down."""
     from sctpsim import real as api
+
+    _warn_crc32c(no_crc32c)
 
     if (nbytes is None) == (time_ is None):
         raise click.UsageError("give exactly one of --bytes and --time")
@@ -351,6 +373,7 @@ def send(
             faults=faults,
             capture_dir=capture,
             progress=_progress(quiet),
+            crc32c=not no_crc32c,
         )
 
     return _finish(run, out, "real-send", quiet, pcap)

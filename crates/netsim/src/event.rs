@@ -52,6 +52,27 @@ pub enum Event {
         /// Generation when scheduled (stale events are ignored).
         gen: u32,
     },
+    /// A WLAN management timer ([`crate::wlan::sme`]).
+    WlanMgmt {
+        /// The AP (for `Tbtt`) or roaming station (otherwise), by index.
+        who: u32,
+        /// What.
+        timer: MgmtTimer,
+        /// Generation when scheduled (stale events are ignored).
+        gen: u32,
+    },
+}
+
+/// The management timers of WLAN APs and stations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MgmtTimer {
+    /// An AP's target beacon transmission time.
+    Tbtt,
+    /// A station's current step ends: a scan's dwell on a channel, a request's timeout, the
+    /// wait before scanning again.
+    Phase,
+    /// The signal strength of a station's AP may cross a threshold now.
+    Crossing,
 }
 
 /// The events of a WLAN channel.

@@ -38,7 +38,11 @@ use crate::stats::TimeAverage;
 use crate::time::{Duration, Instant};
 use crate::wire::{Packet, PacketMeta, UdpView, PROTO_SCTP, PROTO_TCP, PROTO_UDP};
 use crate::wlan::medium::{Medium, Output as WlanOutput};
+use crate::wlan::sme::Sme;
+
+mod roaming;
 use crate::wlan::{RadioConfig, Role};
+pub use roaming::WlanNotice;
 
 /// Why a radio could not be attached.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
@@ -49,6 +53,9 @@ pub enum WlanError {
     /// A station's AP interface is not an AP radio on the station's channel.
     #[error("interface {0:?} is not an access point on the station's channel")]
     NotAnAp(IfaceId),
+    /// A roaming station's radios are attached with `Network::attach_roaming`.
+    #[error("interface {0:?} roams: attach it with attach_roaming")]
+    Roaming(IfaceId),
 }
 
 /// Hosts originate and consume traffic; routers forward it.
@@ -317,6 +324,14 @@ pub struct Network {
     pub wlans: Vec<Medium>,
     /// What the last WLAN event produced (kept, emptied, reused).
     wlan_out: Vec<WlanOutput>,
+    /// Management frames of the last WLAN event.
+    wlan_mgmt: Vec<WlanOutput>,
+    /// Management of APs and roaming stations.
+    sme: Sme,
+    /// What management decided, to apply (kept, emptied, reused).
+    wlan_actions: Vec<crate::wlan::sme::Action>,
+    /// What management did, for the world.
+    notices: Vec<WlanNotice>,
     next_uid: u64,
 }
 
@@ -329,6 +344,10 @@ impl Network {
             links: Vec::new(),
             wlans: Vec::new(),
             wlan_out: Vec::new(),
+            wlan_mgmt: Vec::new(),
+            sme: Sme::default(),
+            wlan_actions: Vec::new(),
+            notices: Vec::new(),
             next_uid: 0,
         }
     }
@@ -392,12 +411,16 @@ impl Network {
         let m = self.wlans.get(medium as usize).ok_or(WlanError::NoSuchChannel(medium))?;
         let ap = match config.role {
             Role::AccessPoint => None,
+            Role::Roaming => return Err(WlanError::Roaming(iface)),
             Role::Station { ap } => match self.ifaces.get(ap.index()).and_then(Iface::wlan) {
                 Some((am, ar)) if am == medium && m.ap_of(ar).is_none() => Some(ar),
                 _ => return Err(WlanError::NotAnAp(ap)),
             },
         };
         let radio = self.wlans[medium as usize].add_radio(iface, config, ap, rng, queue_rng);
+        if config.role == Role::AccessPoint {
+            self.sme.add_ap(medium, radio, config.beacon_interval);
+        }
         self.ifaces[iface.index()].attachment = Some(Attachment::Wlan { medium, radio });
         self.refresh_radio_addrs(iface);
         Ok(radio)
@@ -478,9 +501,15 @@ impl Network {
                     }
                     delivered = delivered.or(self.receive(node, pkt, now, sched, obs));
                 }
+                mgmt @ WlanOutput::Mgmt { .. } => self.wlan_mgmt.push(mgmt),
             }
         }
         self.wlan_out = out;
+        if !self.wlan_mgmt.is_empty() {
+            let mut frames = std::mem::take(&mut self.wlan_mgmt);
+            self.on_mgmt_frames(medium, &mut frames, now, sched, obs);
+            self.wlan_mgmt = frames;
+        }
         delivered
     }
 

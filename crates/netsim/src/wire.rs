@@ -304,19 +304,27 @@ impl<'a> UdpView<'a> {
 
 /// Build a UDP datagram (header + payload) with its checksum over the IPv4 pseudo-header.
 pub fn udp_datagram(src: Ipv4Addr, dst: Ipv4Addr, sport: u16, dport: u16, payload: &[u8]) -> Vec<u8> {
-    let len = UDP_HEADER_LEN + payload.len();
-    let mut seg = Vec::with_capacity(len);
-    seg.extend_from_slice(&sport.to_be_bytes());
-    seg.extend_from_slice(&dport.to_be_bytes());
-    seg.extend_from_slice(&(len as u16).to_be_bytes());
-    seg.extend_from_slice(&[0, 0]);
+    let mut seg = Vec::with_capacity(UDP_HEADER_LEN + payload.len());
+    seg.extend_from_slice(&[0; UDP_HEADER_LEN]);
     seg.extend_from_slice(payload);
-    let csum = match internet_checksum(&seg, pseudo_header_sum(src, dst, PROTO_UDP, len)) {
+    write_udp_header(&mut seg, src, dst, sport, dport);
+    seg
+}
+
+/// Fill in the header of the UDP datagram `seg` (its first [`UDP_HEADER_LEN`] bytes, the
+/// payload following them), checksum over the IPv4 pseudo-header included (RFC 768), so a
+/// datagram can be built where it will be sent from.
+pub fn write_udp_header(seg: &mut [u8], src: Ipv4Addr, dst: Ipv4Addr, sport: u16, dport: u16) {
+    let len = seg.len();
+    seg[0..2].copy_from_slice(&sport.to_be_bytes());
+    seg[2..4].copy_from_slice(&dport.to_be_bytes());
+    seg[4..6].copy_from_slice(&(len as u16).to_be_bytes());
+    seg[6..8].copy_from_slice(&[0, 0]);
+    let csum = match internet_checksum(seg, pseudo_header_sum(src, dst, PROTO_UDP, len)) {
         0 => 0xffff, // RFC 768: a computed zero is sent as all ones
         c => c,
     };
     seg[6..8].copy_from_slice(&csum.to_be_bytes());
-    seg
 }
 
 /// Sum of the IPv4 pseudo-header used by UDP and TCP checksums.

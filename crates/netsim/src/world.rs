@@ -14,12 +14,13 @@ use crate::fault::{Fault, FaultAction};
 use crate::ids::{AgentId, FlowId, IfaceId, LinkId, NodeId};
 use crate::kernel::{ScheduleInPast, Scheduler};
 use crate::mobility::Mobility;
-use crate::network::{Channel, ChannelConfig, IfaceAddr, Network, NodeKind, WlanError};
+use crate::network::{Channel, ChannelConfig, IfaceAddr, Network, NodeKind, WlanError, WlanNotice};
 use crate::packetlog::PacketLog;
 use crate::recorder::{EventTable, Recorder, Scalars, TimeSeries, TraceEvent, TraceSink};
 use crate::rng::RngTree;
 use crate::routing::StaticRoute;
 use crate::time::{Duration, Instant};
+use crate::wlan::mgmt::MgmtKind;
 use crate::wlan::{ChannelConfig as WlanChannelConfig, Medium, RadioConfig, Role};
 
 /// Errors a run can end with.
@@ -68,6 +69,7 @@ pub struct WorldBuilder {
     groups: Vec<(String, Vec<u32>)>,
     checksums: ChecksumPolicy,
     record_positions: bool,
+    record_rss: bool,
 }
 
 /// When transports compute the checksums of their packets (SCTP's CRC32c, RFC 9260 §6.8).
@@ -102,6 +104,7 @@ impl WorldBuilder {
             groups: Vec::new(),
             checksums: ChecksumPolicy::Auto,
             record_positions: false,
+            record_rss: false,
         }
     }
 
@@ -193,6 +196,43 @@ impl WorldBuilder {
         let iface = self.iface_with(node, name, addr);
         self.attach_wlan(iface, medium, config)?;
         Ok(iface)
+    }
+
+    /// Add a roaming WLAN interface called `name` on `node` ([`Role::Roaming`], see
+    /// [`crate::wlan::sme`]): a radio on each channel of `media`, its scan list in scan
+    /// order. It starts down, without address, and gets one from the AP it associates with.
+    /// Its radio on channel `c` draws from `wlan/<c>/<iface>/mac` and `wlan/<c>/<iface>/queue`.
+    pub fn roaming_wlan_iface(
+        &mut self,
+        node: NodeId,
+        name: &str,
+        media: &[u32],
+        config: &RadioConfig,
+        roam: crate::wlan::sme::RoamConfig,
+    ) -> Result<IfaceId, WlanError> {
+        if let Some(&bad) = media.iter().find(|&&m| m as usize >= self.rec.names.wlans.len()) {
+            return Err(WlanError::NoSuchChannel(bad));
+        }
+        let iface = self.iface_with(node, name, None);
+        let full = self.rec.names.ifaces[iface.index()].clone();
+        let rngs = media
+            .iter()
+            .map(|&m| {
+                let channel = &self.rec.names.wlans[m as usize];
+                (
+                    self.rng.stream(&format!("wlan/{channel}/{full}/mac")),
+                    self.rng.stream(&format!("wlan/{channel}/{full}/queue")),
+                )
+            })
+            .collect();
+        self.net.attach_roaming(iface, media, config, roam, rngs)?;
+        Ok(iface)
+    }
+
+    /// Sample the signal strength of each roaming station's AP at each sampling interval
+    /// (time series kind `iface`, metric `rss`, dBm; only while associated).
+    pub fn record_rss(&mut self) {
+        self.record_rss = true;
     }
 
     /// Make an existing (unattached) interface a radio on channel `medium` (see
@@ -292,6 +332,7 @@ impl WorldBuilder {
             self.net.nodes[node.index()].routes.add_static(route);
         }
         let mut sched = Scheduler::new();
+        self.net.start_wlan_mgmt(&mut sched);
         for (i, f) in self.faults.iter().enumerate() {
             sched.schedule_in(Duration(f.at.as_nanos()), Event::Fault(i as u32));
         }
@@ -313,6 +354,7 @@ impl WorldBuilder {
             last_flow_bytes: vec![(0, 0); n_flows],
             groups: self.groups,
             record_positions: self.record_positions,
+            record_rss: self.record_rss,
             started: false,
         }
     }
@@ -333,6 +375,8 @@ pub struct World {
     groups: Vec<(String, Vec<u32>)>,
     /// Whether node positions are sampled.
     record_positions: bool,
+    /// Whether roaming stations' RSS is sampled.
+    record_rss: bool,
     /// Whether the agents have been started (by the first `run_until`).
     started: bool,
 }
@@ -360,6 +404,7 @@ impl World {
         if !self.started {
             self.started = true;
             self.start_agents();
+            self.wlan_notices(self.sched.now());
         }
         let until = until.min(self.stop);
         while let Some((now, event)) = self.sched.next_before(until) {
@@ -413,6 +458,26 @@ impl World {
         }
     }
 
+    /// Pass on what WLAN management did: steps to the trace (kind `wlan`), interface events
+    /// to the agents of the interface's node.
+    fn wlan_notices(&mut self, now: Instant) {
+        let mut notices = Vec::new();
+        self.net.take_wlan_notices(&mut notices);
+        for n in notices {
+            match n {
+                WlanNotice::Iface(iface, event) => self.notify_iface(now, iface, event),
+                WlanNotice::Step { iface, what, detail } => {
+                    if self.rec.tracer.enabled() {
+                        let entity = &self.rec.names.ifaces[iface.index()];
+                        let detail = format!("step={what} {detail}");
+                        let event = TraceEvent::Agent { kind: "wlan", entity, detail: &detail };
+                        self.rec.tracer.emit(now, &event, &self.rec.names);
+                    }
+                }
+            }
+        }
+    }
+
     fn start_agents(&mut self) {
         let now = self.sched.now();
         for i in 0..self.agents.len() {
@@ -450,11 +515,17 @@ impl World {
                 }
             }
             Event::Wlan { medium, timer, arg, gen } => {
-                if let Some((agent, pkt)) =
-                    self.net.on_wlan(medium, timer, arg, gen, now, &mut self.sched, &mut self.rec)
-                {
+                let delivered = self.net.on_wlan(medium, timer, arg, gen, now, &mut self.sched, &mut self.rec);
+                if self.net.has_wlan_notices() {
+                    self.wlan_notices(now);
+                }
+                if let Some((agent, pkt)) = delivered {
                     self.with_agent(now, agent, |a, ctx| a.on_packet(ctx, pkt));
                 }
+            }
+            Event::WlanMgmt { who, timer, gen } => {
+                self.net.on_wlan_mgmt(who, timer, gen, now, &mut self.sched, &mut self.rec);
+                self.wlan_notices(now);
             }
             Event::Timer { agent, token } => self.with_agent(now, agent, |a, ctx| a.on_timer(ctx, token)),
             Event::Fault(i) => self.apply_at(now, self.faults[i as usize].action),
@@ -487,6 +558,11 @@ impl World {
             if now > Instant::ZERO {
                 self.series.push(now, "flow", name, "tx_rate", "bit/s", rate(tx));
                 self.series.push(now, "flow", name, "rx_rate", "bit/s", rate(rx));
+            }
+        }
+        if self.record_rss {
+            for (iface, rss) in net.sme().rss_at(&net.wlans, now) {
+                self.series.push(now, "iface", &rec.names.ifaces[iface.index()], "rss", "dBm", rss);
             }
         }
         if self.record_positions {
@@ -597,7 +673,7 @@ impl World {
     /// Per WLAN interface its MAC's counters, per channel its utilisation (only when the
     /// network has WLAN channels).
     fn report_wlans(&self, now: Instant, out: &mut Scalars) {
-        for (medium, name) in self.net.wlans.iter().zip(&self.rec.names.wlans) {
+        for (m, (medium, name)) in self.net.wlans.iter().zip(&self.rec.names.wlans).enumerate() {
             let row = |out: &mut Scalars, metric: &str, v: f64, unit: &str| out.push("wlan", name, metric, v, unit);
             row(out, "channel", medium.config().channel as f64, "1");
             row(out, "radios", medium.radios() as f64, "radios");
@@ -607,7 +683,15 @@ impl World {
             row(out, "utilization", util.min(1.0), "1");
             for radio in 0..medium.radios() as u32 {
                 let iface = medium.iface(radio);
-                let name = &self.rec.names.ifaces[iface.index()];
+                let roaming = self.net.sme().is_station_radio(m as u32, radio);
+                // A roaming station has a radio per channel: each reported as iface@channel.
+                let full;
+                let name = if roaming {
+                    full = format!("{}@{}", self.rec.names.ifaces[iface.index()], name);
+                    &full
+                } else {
+                    &self.rec.names.ifaces[iface.index()]
+                };
                 let s = medium.radio_stats(radio);
                 let row =
                     |out: &mut Scalars, metric: &str, v: f64, unit: &str| out.push("iface", name, metric, v, unit);
@@ -634,7 +718,23 @@ impl World {
                     }
                 }
                 push_drops(out, "iface", name, &s.drops);
+                let mgmt = medium.mgmt_counts(radio);
+                for kind in MgmtKind::ALL {
+                    for (dir, n) in [("tx", mgmt.tx_of(kind)), ("rx", mgmt.rx_of(kind))] {
+                        if n > 0 {
+                            out.push("iface", name, &format!("mgmt_{dir}_{}", kind.name()), n as f64, "frames");
+                        }
+                    }
+                }
             }
+        }
+        for st in self.net.sme().stations() {
+            let name = &self.rec.names.ifaces[st.iface.index()];
+            let row = |out: &mut Scalars, metric: &str, v: u64| out.push("iface", name, metric, v as f64, "1");
+            row(out, "wlan_scans", st.stats.scans);
+            row(out, "wlan_associations", st.stats.associations);
+            row(out, "wlan_handovers", st.stats.handovers);
+            row(out, "wlan_timeouts", st.stats.timeouts);
         }
     }
 }

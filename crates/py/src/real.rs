@@ -68,6 +68,15 @@ fn duration(secs: Option<f64>, what: &str) -> PyResult<Option<Duration>> {
     }
 }
 
+/// CRC32c computed and checked (RFC 9260 §6.8), or skipped (loopback measurements only).
+fn checksum(crc32c: bool) -> sctp_udp::Checksum {
+    if crc32c {
+        sctp_udp::Checksum::Compute
+    } else {
+        sctp_udp::Checksum::Skip
+    }
+}
+
 fn check_mode(text: &str) -> PyResult<CheckMode> {
     match text {
         "none" => Ok(CheckMode::None),
@@ -114,7 +123,8 @@ fn run_with<'py>(
 /// Runs a sink; see `sctpsim.real.sink`.
 #[pyfunction]
 #[pyo3(signature = (bind, port=5001, udp_port=9899, preset="rfc9260", sets=Vec::new(), time=None, once=false,
-                    check="none", max_associations=256, faults=Vec::new(), pcap=None, progress=None))]
+                    check="none", max_associations=256, faults=Vec::new(), pcap=None, progress=None,
+                    crc32c=true))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn real_sink<'py>(
     py: Python<'py>,
@@ -130,6 +140,7 @@ pub(crate) fn real_sink<'py>(
     faults: Vec<String>,
     pcap: Option<PathBuf>,
     progress: Option<Py<PyAny>>,
+    crc32c: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
     let config = scenario::real::sctp_config(preset, &sets).map_err(|e| scenario_error(py, e))?;
     let opts = SinkOptions {
@@ -141,6 +152,7 @@ pub(crate) fn real_sink<'py>(
             max_associations: max_associations.max(1),
             faults: self::faults(&faults)?,
             pcap,
+            checksum: checksum(crc32c),
             ..LocalOptions::default()
         },
         config,
@@ -156,7 +168,7 @@ pub(crate) fn real_sink<'py>(
 #[pyfunction]
 #[pyo3(signature = (bind, peer, peer_port=5001, peer_udp_port=9899, port=0, udp_port=9899, bytes=None, time=None,
                     message_size=1024, streams=1, unordered=false, preset="rfc9260", sets=Vec::new(),
-                    faults=Vec::new(), pcap=None, progress=None))]
+                    faults=Vec::new(), pcap=None, progress=None, crc32c=true))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn real_send<'py>(
     py: Python<'py>,
@@ -176,6 +188,7 @@ pub(crate) fn real_send<'py>(
     faults: Vec<String>,
     pcap: Option<PathBuf>,
     progress: Option<Py<PyAny>>,
+    crc32c: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
     let config = scenario::real::sctp_config(preset, &sets).map_err(|e| scenario_error(py, e))?;
     if bytes.is_some() == time.is_some() {
@@ -201,6 +214,7 @@ pub(crate) fn real_send<'py>(
             remote_udp_port: peer_udp_port,
             faults: self::faults(&faults)?,
             pcap,
+            checksum: checksum(crc32c),
             ..LocalOptions::default()
         },
         peers: addrs(&peer, "peer")?,

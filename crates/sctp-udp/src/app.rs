@@ -605,6 +605,8 @@ fn finish(
         ("send_blocked", st.send_blocked, "packets"),
         ("send_errors", st.send_errors, "packets"),
         ("source_changes", st.source_changes, "events"),
+        ("segmented_sends", st.segmented_sends, "calls"),
+        ("coalesced_receives", st.coalesced_receives, "calls"),
         ("fault_dropped_rx", drop_rx, "packets"),
         ("fault_dropped_tx", drop_tx, "packets"),
         ("bad_checksum", drv.endpoint().stats().bad_checksum, "packets"),
@@ -612,6 +614,10 @@ fn finish(
         ("invalid_cookies", drv.endpoint().stats().invalid_cookies, "packets"),
     ] {
         scalars.push("real", &name, metric, v as f64, unit);
+    }
+    if drv.endpoint().checksum() == sctp::Checksum::Skip {
+        // Never silent: a run without CRC32c says so in its results.
+        scalars.push("real", &name, "crc32c_skipped", 1.0, "bool");
     }
     scalars.push("run", "run", "wall_time", end.as_secs_f64(), "s");
     scalars.push("run", "run", "interrupted", f64::from(u8::from(interrupted)), "bool");

@@ -43,6 +43,7 @@
 //! ```
 
 mod app;
+mod batch;
 mod clock;
 mod driver;
 mod fault;
@@ -55,3 +56,5 @@ pub use driver::{DriverError, DriverStats, LocalOptions, UdpDriver, DEFAULT_UDP_
 pub use fault::{Fault, FaultPlan};
 pub use pcap::PcapWriter;
 pub use report::RealResult;
+/// SCTP's CRC32c handling, for [`LocalOptions::checksum`].
+pub use sctp::Checksum;

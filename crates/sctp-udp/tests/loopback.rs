@@ -109,6 +109,10 @@ fn a_transfer_arrives_whole_and_ends_gracefully() {
     assert!(get(&s.scalars, "sctp_path", "send/path0", "srtt") < 0.5);
     assert!(get(&s.scalars, "sctp_path", "send/path0", "rto") >= 0.05);
     assert_eq!(get(&s.scalars, "real", "send", "bad_checksum"), 0.0);
+    // Trains of datagrams left in one system call and arrived in one (UDP segmentation
+    // and receive offload), and every message still arrived whole and was checked.
+    assert!(get(&s.scalars, "real", "send", "segmented_sends") > 0.0);
+    assert!(get(&k.scalars, "real", "sink", "coalesced_receives") > 0.0);
     // The loop's CPU time: some, and less than the run lasted.
     for (r, name) in [(&s, "send"), (&k, "sink")] {
         let cpu = get(&r.scalars, "real", name, "cpu_user") + get(&r.scalars, "real", name, "cpu_system");
@@ -200,4 +204,57 @@ fn a_single_homed_peer_is_reached_through_the_other_local_address() {
     // Data kept flowing after the fault: well beyond what one RTO's worth of stall allows.
     let after = get(&k.scalars, "sctp", "sink", "last_delivery_at");
     assert!(after > 1.5, "{after}");
+}
+
+#[test]
+fn without_crc32c_both_ends_send_zero_and_say_so_and_a_checking_end_refuses_them() {
+    let port = free_port();
+    let mut sink = sink_opts(vec![A1], port, 5005);
+    let mut send = send_opts(vec![A1], vec![A1], port, 5005);
+    sink.local.checksum = sctp_udp::Checksum::Skip;
+    send.local.checksum = sctp_udp::Checksum::Skip;
+    send.local.pcap = Some(std::env::temp_dir().join(format!("sctpsim-nocrc-{port}.pcap")));
+    let (s, k) = pair(sink, send);
+    let bytes = (4u64 << 20) as f64;
+    assert_eq!(get(&k.scalars, "sctp", "sink", "delivered_bytes"), bytes);
+    assert_eq!(get(&s.scalars, "real", "send", "crc32c_skipped"), 1.0);
+    assert_eq!(get(&k.scalars, "real", "sink", "crc32c_skipped"), 1.0);
+    // The packets on the wire carry zero in the checksum field (the capture's last bytes
+    // of the IPv4 + UDP headers are followed by SCTP's common header).
+    let pcap = std::fs::read(send_pcap(&s)).expect("capture");
+    let first = &pcap[24 + 16..];
+    assert_eq!(&first[20 + 8 + 8..20 + 8 + 12], &[0, 0, 0, 0]);
+
+    // A sender that skips it, to a sink that checks: nothing is accepted.
+    let port = free_port();
+    let mut sink = sink_opts(vec![A1], port, 5006);
+    sink.time = Some(Duration::from_millis(1500));
+    let mut send = send_opts(vec![A1], vec![A1], port, 5006);
+    send.local.checksum = sctp_udp::Checksum::Skip;
+    send.config.max_init_retransmits = 1;
+    let t = thread::spawn(move || run_sink(&sink, &mut NoControl).expect("sink runs"));
+    thread::sleep(std::time::Duration::from_millis(50));
+    let s = run_send(&send, &mut NoControl);
+    let k = t.join().expect("sink thread");
+    assert!(s.is_err() || get(&s.expect("sent").scalars, "sctp", "send", "acked_bytes") == 0.0);
+    assert!(get(&k.scalars, "real", "sink", "bad_checksum") > 0.0);
+    assert!(k.scalars.get("real", "sink", "crc32c_skipped").is_none());
+}
+
+/// The capture file of a run (the first one it names).
+fn send_pcap(r: &RealResult) -> std::path::PathBuf {
+    r.captures.first().cloned().expect("a capture")
+}
+
+#[test]
+fn without_offload_every_datagram_has_its_own_system_call() {
+    let port = free_port();
+    let mut sink = sink_opts(vec![A1], port, 5007);
+    let mut send = send_opts(vec![A1], vec![A1], port, 5007);
+    sink.local.offload = false;
+    send.local.offload = false;
+    let (s, k) = pair(sink, send);
+    assert_eq!(get(&k.scalars, "sctp", "sink", "delivered_bytes"), (4u64 << 20) as f64);
+    assert_eq!(get(&s.scalars, "real", "send", "segmented_sends"), 0.0);
+    assert_eq!(get(&k.scalars, "real", "sink", "coalesced_receives"), 0.0);
 }

@@ -12,7 +12,7 @@ use std::net::Ipv4Addr;
 use crate::agent::{Agent, Ctx};
 use crate::recorder::Scalars;
 use crate::time::{Duration, Instant};
-use crate::wire::{udp_datagram, UdpView, PROTO_UDP};
+use crate::wire::{write_udp_header, UdpView, IPV4_HEADER_LEN, PROTO_UDP, UDP_HEADER_LEN};
 
 /// Bytes at the start of each CBR payload: sequence number and send time.
 pub const CBR_HEADER_LEN: usize = 16;
@@ -69,11 +69,14 @@ impl Agent for UdpCbr {
     fn on_timer(&mut self, ctx: &mut Ctx<'_>, _token: u64) {
         let now = ctx.now();
         let c = &self.config;
-        let mut payload = vec![0u8; c.payload];
+        // Built in place: the IPv4 header goes in the room left in front of the datagram.
+        let mut buf = vec![0u8; IPV4_HEADER_LEN + UDP_HEADER_LEN + c.payload];
+        let seg = &mut buf[IPV4_HEADER_LEN..];
+        let payload = &mut seg[UDP_HEADER_LEN..];
         payload[..8].copy_from_slice(&self.sent.to_be_bytes());
         payload[8..16].copy_from_slice(&now.as_nanos().to_be_bytes());
-        let seg = udp_datagram(c.src, c.dst, c.src_port, c.dst_port, &payload);
-        let pkt = ctx.packet(c.src, c.dst, PROTO_UDP, &seg, self.flow);
+        write_udp_header(seg, c.src, c.dst, c.src_port, c.dst_port);
+        let pkt = ctx.packet_in_headroom(c.src, c.dst, PROTO_UDP, buf, IPV4_HEADER_LEN, self.flow);
         if let Some(f) = ctx.flow_mut(self.flow) {
             f.tx_packets += 1;
             f.tx_bytes += c.payload as u64;

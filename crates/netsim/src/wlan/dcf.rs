@@ -14,6 +14,7 @@ use crate::stats::DelayStats;
 use crate::time::{Duration, Instant};
 use crate::wire::Packet;
 use crate::wlan::medium::Kind;
+use crate::wlan::mgmt::{MgmtCounts, MgmtKind};
 use crate::wlan::phy::{Rate, Timing};
 use crate::wlan::rate::RateState;
 
@@ -22,8 +23,10 @@ use crate::wlan::rate::RateState;
 pub(crate) struct Outgoing {
     /// The packet, until the receiver has it.
     pub(crate) pkt: Option<Packet>,
-    /// IP datagram length.
-    pub(crate) len: usize,
+    /// A management frame instead of a data frame (no packet then).
+    pub(crate) mgmt: Option<MgmtKind>,
+    /// MPDU length in bytes.
+    pub(crate) mpdu: usize,
     pub(crate) dst: u32,
     pub(crate) seq: u16,
     /// When it reached the head of the queue (MAC delay starts).
@@ -107,8 +110,18 @@ pub struct RadioStats {
 /// One radio: PHY and MAC state of a WLAN interface.
 pub(crate) struct Radio {
     pub(crate) iface: IfaceId,
-    /// The AP's radio for a station; `NONE` for an AP.
+    /// An access point's radio.
+    pub(crate) is_ap: bool,
+    /// The AP's radio for an associated station; `NONE` for an AP or a station associated
+    /// with no AP on this channel.
     pub(crate) ap: u32,
+    /// Tuned to this channel: it receives and contends only then (a station that scans or
+    /// roams has a radio on each channel it visits, one tuned at a time).
+    pub(crate) enabled: bool,
+    /// Management frames waiting to be sent (before any data frame), with their receiver.
+    pub(crate) mgmt_queue: std::collections::VecDeque<(MgmtKind, u32)>,
+    /// Management frames sent and received.
+    pub(crate) mgmt: MgmtCounts,
     pub(crate) tx_power_dbm: f64,
     pub(crate) rts_threshold: Option<usize>,
     pub(crate) short_limit: u32,
@@ -171,7 +184,7 @@ impl Radio {
     /// Counting its backoff at `t`: physically idle, NAV idle, not deferring.
     #[inline]
     pub(crate) fn idle_at(&self, t: Instant) -> bool {
-        !self.phys_busy() && self.nav_end <= t && self.defer_until <= t
+        self.enabled && !self.phys_busy() && self.nav_end <= t && self.defer_until <= t
     }
 
     /// Subtract the idle slots elapsed by `t` from the counter.
@@ -209,7 +222,7 @@ impl Radio {
     /// in nanoseconds; it sends then, or at once if that is already past.
     #[inline]
     pub(crate) fn access_key(&self, slot: Duration) -> u64 {
-        if self.mac != Mac::Contend || self.phys_busy() {
+        if self.mac != Mac::Contend || self.phys_busy() || !self.enabled {
             return u64::MAX;
         }
         self.count_from.saturating_add(Duration(slot.0 * self.backoff as u64)).0

@@ -63,6 +63,7 @@ use crate::time::{Duration, Instant};
 use crate::wire::Packet;
 use crate::wlan::dcf::{Mac, Outgoing, Radio, RadioStats, Response};
 use crate::wlan::error::{coded_ber, frame_success, success_probability};
+use crate::wlan::mgmt::{MgmtCounts, MgmtKind};
 use crate::wlan::phy::{self, Rate, Timing};
 use crate::wlan::position::Positions;
 use crate::wlan::propagation::{channel_frequency_hz, dbm_to_mw};
@@ -71,6 +72,9 @@ use crate::wlan::{ChannelConfig, RadioConfig, Role};
 
 /// No radio / no transmission.
 const NONE: u32 = u32::MAX;
+/// The receiver of a group-addressed frame (every radio on the channel; not acknowledged,
+/// §10.3.6).
+pub const BROADCAST: u32 = u32::MAX - 1;
 /// Sequence numbers are 12 bits (§9.2.4.4.2).
 const SEQ_MASK: u16 = 0x0fff;
 
@@ -81,6 +85,17 @@ pub enum Output {
     Deliver(u32, Packet),
     /// A packet the radio's MAC dropped.
     Drop(u32, Packet, DropReason),
+    /// A management frame reached a radio (addressed to it, or group-addressed).
+    Mgmt {
+        /// The receiving radio.
+        radio: u32,
+        /// The sender's radio.
+        from: u32,
+        /// What it is.
+        kind: MgmtKind,
+        /// Its received signal strength, dBm.
+        rss_dbm: f64,
+    },
 }
 
 /// Kinds of frames on the air.
@@ -90,6 +105,7 @@ pub(crate) enum Kind {
     Ack,
     Rts,
     Cts,
+    Mgmt(MgmtKind),
 }
 
 /// A transmission on the air.
@@ -242,9 +258,105 @@ impl Medium {
         self.radios[radio as usize].queue.len_packets()
     }
 
-    /// The associated AP's radio of a station (`None` for an AP).
+    /// The associated AP's radio of a station (`None` for an AP, and for a station not
+    /// associated on this channel).
     pub fn ap_of(&self, radio: u32) -> Option<u32> {
         Some(self.radios[radio as usize].ap).filter(|&a| a != NONE)
+    }
+
+    /// True if the radio is an access point's.
+    pub fn is_ap(&self, radio: u32) -> bool {
+        self.radios[radio as usize].is_ap
+    }
+
+    /// A radio's management frame counters.
+    pub fn mgmt_counts(&self, radio: u32) -> &MgmtCounts {
+        &self.radios[radio as usize].mgmt
+    }
+
+    /// The signal strength in dBm at radio `rx` of a transmission by radio `tx` at `t`, from
+    /// the propagation model and the positions then (what a frame sent at `t` arrives with).
+    pub fn rss_dbm_at(&self, tx: u32, rx: u32, t: Instant) -> f64 {
+        crate::wlan::propagation::mw_to_dbm(self.gain_at(tx as usize, rx as usize, t))
+    }
+
+    /// The first instant after `after` at which the signal strength at `rx` of radio `tx`
+    /// crosses `rss_dbm` (either way), computed from the two radios' motion
+    /// ([`crate::mobility::Mobility::next_crossing`]): under the channel's path-loss model
+    /// (with the pair's fixed shadowing) a signal-strength threshold is a distance threshold.
+    pub fn rss_crossing(&self, tx: u32, rx: u32, after: Instant, rss_dbm: f64) -> crate::mobility::Crossing {
+        let (i, j) = (tx as usize, rx as usize);
+        let loss = self.radios[i].tx_power_dbm - self.shadowing[i][j] - rss_dbm;
+        let d = self.config.propagation.path_loss.distance_for_loss(loss, self.freq_hz);
+        self.positions.next_crossing(i, j, after, d)
+    }
+
+    /// True if the signal strength at `rx` of radio `tx` is below `rss_dbm` at `t`, judged
+    /// as [`Medium::rss_crossing`] judges it (by distance), so the two always agree.
+    pub fn rss_below(&self, tx: u32, rx: u32, t: Instant, rss_dbm: f64) -> bool {
+        let (i, j) = (tx as usize, rx as usize);
+        let loss = self.radios[i].tx_power_dbm - self.shadowing[i][j] - rss_dbm;
+        let d = self.config.propagation.path_loss.distance_for_loss(loss, self.freq_hz);
+        self.positions.at(i, t).distance(&self.positions.at(j, t)) > d
+    }
+
+    /// A station's radio is associated with `ap` (a radio on this channel) or with none.
+    pub fn set_ap(&mut self, radio: u32, ap: Option<u32>) {
+        self.radios[radio as usize].ap = ap.unwrap_or(NONE);
+    }
+
+    /// Tune a radio to this channel (`on`) or away from it. Away, it neither receives (a
+    /// reception in progress is lost) nor contends; its queued frames stay queued, and the
+    /// frame in delivery waits (an ACK it misses meanwhile is a failed attempt, retried).
+    /// Back, it senses the medium for DIFS before counting down again.
+    pub fn set_enabled(&mut self, radio: u32, on: bool, now: Instant, sched: &mut Scheduler<Event>) {
+        let (slot, timing) = (self.timing.slot, self.timing);
+        let r = &mut self.radios[radio as usize];
+        if r.enabled == on {
+            return;
+        }
+        let was = r.before(now, slot);
+        r.enabled = on;
+        if on {
+            if !r.phys_busy() {
+                r.idle_since = r.idle_since.max(now);
+            }
+            r.eifs = false;
+            r.after(false, &timing);
+        } else {
+            r.rx = NONE;
+            r.after(was, &timing);
+        }
+        self.sync(radio);
+        self.schedule_access(now, sched);
+    }
+
+    /// Discard every packet a radio holds (queue and frame in delivery) with `reason`;
+    /// management frames stay.
+    pub fn flush(&mut self, radio: u32, reason: DropReason, now: Instant) {
+        let r = &mut self.radios[radio as usize];
+        if let Some(cur) = r.current.as_mut() {
+            if let Some(p) = cur.pkt.take() {
+                self.out.push(Output::Drop(radio, p, reason));
+            }
+        }
+        let r = &mut self.radios[radio as usize];
+        while let Some(d) = r.queue.dequeue(now, &mut r.queue_dropped) {
+            self.out.push(Output::Drop(radio, d.pkt, reason));
+        }
+        self.flush_queue_drops(radio);
+    }
+
+    /// Send a management frame from `radio` to radio `dst` ([`BROADCAST`]: every radio), ahead
+    /// of any queued data frame.
+    pub fn send_mgmt(&mut self, radio: u32, dst: u32, kind: MgmtKind, now: Instant, sched: &mut Scheduler<Event>) {
+        let r = &mut self.radios[radio as usize];
+        if r.current.is_none() && r.mac == Mac::Idle {
+            self.start_mgmt(radio, dst, kind, now);
+            self.schedule_access(now, sched);
+        } else {
+            r.mgmt_queue.push_back((kind, dst));
+        }
     }
 
     /// Received power in dBm at radio `rx` of a transmission by radio `tx`.
@@ -271,10 +383,13 @@ impl Medium {
             mtu: 2304,
             rng: queue_rng,
         };
-        debug_assert!(matches!(config.role, Role::AccessPoint) == ap.is_none());
         self.radios.push(Radio {
             iface,
+            is_ap: matches!(config.role, Role::AccessPoint),
             ap: ap.unwrap_or(NONE),
+            enabled: true,
+            mgmt_queue: std::collections::VecDeque::new(),
+            mgmt: MgmtCounts::default(),
             tx_power_dbm: config.tx_power_dbm,
             rts_threshold: config.rts_threshold,
             short_limit: config.short_retry_limit.max(1),
@@ -530,7 +645,8 @@ impl Medium {
         let seq = r.next_seq;
         r.next_seq = (r.next_seq + 1) & SEQ_MASK;
         r.current = Some(Outgoing {
-            len: pkt.len(),
+            mpdu: pkt.len() + phy::DATA_OVERHEAD,
+            mgmt: None,
             pkt: Some(pkt),
             dst,
             seq,
@@ -550,6 +666,33 @@ impl Medium {
         self.sync(radio);
     }
 
+    /// A management frame reached the head of the MAC at `now`: contend for the medium.
+    fn start_mgmt(&mut self, radio: u32, dst: u32, kind: MgmtKind, now: Instant) {
+        let slot = self.timing.slot;
+        let r = &mut self.radios[radio as usize];
+        let seq = r.next_seq;
+        r.next_seq = (r.next_seq + 1) & SEQ_MASK;
+        r.current = Some(Outgoing {
+            mpdu: kind.bytes(),
+            mgmt: Some(kind),
+            pkt: None,
+            dst,
+            seq,
+            since: now,
+            retry: false,
+            rts: false,
+            data_sent: false,
+            overlapped: false,
+        });
+        r.mac = Mac::Contend;
+        if r.idle_at(now) {
+            r.settle(now, slot);
+        } else if r.backoff == 0 {
+            r.draw_backoff();
+        }
+        self.sync(radio);
+    }
+
     /// The receiver of a packet leaving by `radio`: its AP, or for an AP the associated
     /// station owning the destination address.
     fn next_hop(&self, radio: u32, pkt: &Packet) -> Option<u32> {
@@ -557,12 +700,19 @@ impl Medium {
         if r.ap != NONE {
             return Some(r.ap);
         }
+        if !r.is_ap {
+            return None;
+        }
         let dst = pkt.ip()?.dst();
         self.radios.iter().position(|s| s.ap == radio && s.addrs.contains(&dst)).map(|i| i as u32)
     }
 
     /// Take the next packet from the queue, if any, as the current frame.
     fn next_frame(&mut self, radio: u32, now: Instant) {
+        if let Some((kind, dst)) = self.radios[radio as usize].mgmt_queue.pop_front() {
+            self.start_mgmt(radio, dst, kind, now);
+            return;
+        }
         loop {
             let r = &mut self.radios[radio as usize];
             let next = r.queue.dequeue(now, &mut r.queue_dropped);
@@ -592,15 +742,33 @@ impl Medium {
         let sifs = self.timing.sifs;
         let r = &mut self.radios[radio as usize];
         let Some(cur) = r.current.as_mut() else { return };
-        let rate = r.rate.rate();
-        let mpdu = cur.len + phy::DATA_OVERHEAD;
-        cur.rts = r.rts_threshold.is_some_and(|th| mpdu > th);
+        let mpdu = cur.mpdu;
         cur.data_sent = false;
         cur.overlapped = false;
+        r.mac = Mac::Exchange;
+        if let Some(kind) = cur.mgmt {
+            // Management frames go at the lowest basic rate, without RTS/CTS (see `mgmt`);
+            // a group-addressed one is not acknowledged and sets no NAV (§10.3.6).
+            let (dst, seq, retry) = (cur.dst, cur.seq, cur.retry);
+            cur.rts = false;
+            cur.data_sent = true;
+            r.mgmt.sent(kind);
+            let rate = Rate::R6;
+            let nav = if dst == BROADCAST {
+                r.awaiting = None;
+                Duration::ZERO
+            } else {
+                r.awaiting = Some(Kind::Ack);
+                sifs + phy::frame_duration(phy::ACK_BYTES, basic.response_rate(rate))
+            };
+            self.start_tx(radio, Kind::Mgmt(kind), dst, rate, mpdu, nav, seq, retry, now, sched);
+            return;
+        }
+        let rate = r.rate.rate();
+        cur.rts = r.rts_threshold.is_some_and(|th| mpdu > th);
         if cur.retry {
             r.stats.retries += 1;
         }
-        r.mac = Mac::Exchange;
         let control = basic.response_rate(rate);
         let ack = phy::frame_duration(phy::ACK_BYTES, control);
         let (dst, seq, retry) = (cur.dst, cur.seq, cur.retry);
@@ -677,18 +845,20 @@ impl Medium {
             self.clean_ber[src as usize].fill([f64::NAN; 8]);
         }
         let (capture, cca_mw) = (self.capture_ratio, self.cca_mw);
-        let gains = &self.gain[src as usize];
-        let radios = self.radios.iter_mut().zip(self.access.iter_mut()).zip(gains);
+        let n = self.radios.len();
+        let (radios, access) = (&mut self.radios[..], &mut self.access[..n]);
+        let gains = &self.gain[src as usize][..n];
         // Every entry of `access` passes here, so the earliest is found on the way.
         let mut earliest = u64::MAX;
-        for (j, ((r, access), &p)) in radios.enumerate() {
+        for j in 0..n {
             if j as u32 == src {
-                earliest = earliest.min(*access);
+                earliest = earliest.min(access[j]);
                 continue;
             }
+            let (r, p) = (&mut radios[j], gains[j]);
             r.signal_mw += p;
             if p >= cca_mw {
-                let was = r.before(now, slot);
+                r.before(now, slot);
                 r.cs += 1;
                 if !r.transmitting {
                     if r.rx == NONE {
@@ -702,12 +872,14 @@ impl Medium {
                         r.rx_collided = true;
                     }
                 }
-                r.after(was, &timing);
-                *access = r.access_key(slot);
-            } else if r.rx != NONE {
-                r.rx_interference_mw = r.rx_interference_mw.max(r.signal_mw - r.rx_signal_mw);
+                // Physically busy now: no count restarts (`Radio::after`), no access.
+                access[j] = u64::MAX;
+            } else {
+                if r.rx != NONE {
+                    r.rx_interference_mw = r.rx_interference_mw.max(r.signal_mw - r.rx_signal_mw);
+                }
+                earliest = earliest.min(access[j]);
             }
-            earliest = earliest.min(*access);
         }
         self.earliest = earliest;
         self.earliest_stale = false;
@@ -746,14 +918,16 @@ impl Medium {
         let (noise, on_air, cca_mw) = (self.noise_mw, self.on_air, self.cca_mw);
         let sensitivity = self.sensitivity_mw[tx.rate as usize];
         let src = tx.src as usize;
-        let radios =
-            self.radios.iter_mut().zip(self.access.iter_mut()).zip(&self.gain[src]).zip(&mut self.clean_ber[src]);
+        let n = self.radios.len();
+        let (radios, access) = (&mut self.radios[..], &mut self.access[..n]);
+        let (gains, clean_ber) = (&self.gain[src][..n], &mut self.clean_ber[src][..n]);
         let mut earliest = u64::MAX;
-        for (j, (((r, access), &p), clean_ber)) in radios.enumerate() {
+        for j in 0..n {
             if j == src {
-                earliest = earliest.min(*access);
+                earliest = earliest.min(access[j]);
                 continue;
             }
+            let (r, p) = (&mut radios[j], gains[j]);
             r.signal_mw = if on_air == 0 { 0.0 } else { (r.signal_mw - p).max(0.0) };
             let mut received = false;
             if p >= cca_mw {
@@ -773,7 +947,7 @@ impl Medium {
                         } else {
                             // Without interference the error rate depends on the pair and
                             // the rate only: computed once.
-                            let ber = &mut clean_ber[tx.rate as usize];
+                            let ber = &mut clean_ber[j][tx.rate as usize];
                             if ber.is_nan() {
                                 *ber = coded_ber(tx.rate, p / noise);
                             }
@@ -788,6 +962,11 @@ impl Medium {
                     r.eifs = !received;
                     if received {
                         r.stats.rx_ok += 1;
+                        if let (Kind::Mgmt(kind), BROADCAST) = (tx.kind, tx.dst) {
+                            r.mgmt.received(kind);
+                            let rss_dbm = crate::wlan::propagation::mw_to_dbm(p);
+                            self.out.push(Output::Mgmt { radio: j as u32, from: tx.src, kind, rss_dbm });
+                        }
                         if tx.dst != j as u32 && tx.nav > Duration::ZERO {
                             // §10.3.2.4: a frame for another station sets the NAV.
                             r.nav_end = r.nav_end.max(now + tx.nav);
@@ -798,9 +977,9 @@ impl Medium {
                     r.idle_since = now;
                 }
                 r.after(was, &timing);
-                *access = r.access_key(slot);
+                access[j] = r.access_key(slot);
             }
-            earliest = earliest.min(*access);
+            earliest = earliest.min(access[j]);
             if tx.dst == j as u32 {
                 addressed = Some(received);
             }
@@ -811,7 +990,12 @@ impl Medium {
         if let Some(ok) = addressed {
             answered = self.on_addressed(&tx, ok, now, sched);
         }
-        if matches!(tx.kind, Kind::Data | Kind::Rts) && !answered {
+        if let (Kind::Mgmt(_), BROADCAST) = (tx.kind, tx.dst) {
+            // Group-addressed: done when it is out (§10.3.6).
+            self.finish(tx.src, true, now);
+            return;
+        }
+        if matches!(tx.kind, Kind::Data | Kind::Rts | Kind::Mgmt(_)) && !answered {
             // Nothing will answer: the attempt fails at ACKTimeout / CTSTimeout (§10.3.2.11).
             let r = &mut self.radios[tx.src as usize];
             r.timeout_gen = r.timeout_gen.wrapping_add(1);
@@ -827,6 +1011,20 @@ impl Medium {
         let j = tx.dst;
         let basic = self.config.basic_rates;
         match tx.kind {
+            Kind::Mgmt(kind) => {
+                if !ok {
+                    return false;
+                }
+                let r = &mut self.radios[j as usize];
+                if !(tx.retry && r.last_seq[tx.src as usize] == tx.seq) {
+                    r.last_seq[tx.src as usize] = tx.seq;
+                    r.mgmt.received(kind);
+                    let rss_dbm = crate::wlan::propagation::mw_to_dbm(self.gain[tx.src as usize][j as usize]);
+                    self.out.push(Output::Mgmt { radio: j, from: tx.src, kind, rss_dbm });
+                }
+                self.respond(j, Response::Ack { to: tx.src, rate: basic.response_rate(tx.rate) }, now, sched);
+                true
+            }
             Kind::Data => {
                 if !ok {
                     return false;
@@ -902,6 +1100,16 @@ impl Medium {
         let sifs = self.timing.sifs;
         let r = &mut self.radios[radio as usize];
         let Some(what) = r.response.take() else { return };
+        if !r.enabled {
+            // Tuned away meanwhile: the response is not sent.
+            let slot = self.timing.slot;
+            let timing = self.timing;
+            let was = r.before(now, slot);
+            r.defer_until = if r.mac == Mac::Exchange { Instant::MAX } else { Instant::ZERO };
+            r.after(was, &timing);
+            self.sync(radio);
+            return;
+        }
         match what {
             Response::Ack { to, rate } => {
                 r.stats.tx_ack += 1;
@@ -915,7 +1123,7 @@ impl Medium {
                 let rate = r.rate.rate();
                 let Some(cur) = r.current.as_mut() else { return };
                 cur.data_sent = true;
-                let mpdu = cur.len + phy::DATA_OVERHEAD;
+                let mpdu = cur.mpdu;
                 let ack = phy::frame_duration(phy::ACK_BYTES, basic.response_rate(rate));
                 let (dst, seq, retry) = (cur.dst, cur.seq, cur.retry);
                 r.stats.tx_data += 1;
@@ -932,7 +1140,19 @@ impl Medium {
         r.awaiting = None;
         r.timeout_gen = r.timeout_gen.wrapping_add(1);
         let Some(mut cur) = r.current.take() else { return };
-        if ok {
+        if cur.mgmt.is_some() {
+            // A management frame: acknowledged (or group-addressed and out), or retried up to
+            // the short retry limit, without touching the data frames' counters and rate.
+            if ok || r.short_retries + 1 >= r.short_limit {
+                r.cw = r.cw_min;
+                r.short_retries = 0;
+            } else {
+                r.short_retries += 1;
+                r.cw = (2 * r.cw + 1).min(r.cw_max);
+                cur.retry = true;
+                r.current = Some(cur);
+            }
+        } else if ok {
             r.stats.tx_acked += 1;
             r.stats.mac_delay.record(now - cur.since);
             r.rate.on_success();

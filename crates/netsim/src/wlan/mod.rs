@@ -7,16 +7,23 @@
 //! - [`rate`]: fixed rate, ARF, AARF.
 //! - `dcf`: a radio's DCF state (carrier sense, backoff counter, the frame in delivery).
 //! - [`medium`]: one channel: every radio on it, what each hears, carrier sense, receptions,
-//!   collisions, and the DCF of each radio (backoff, NAV, ACK, RTS/CTS, retries, duplicates).
+//!   collisions, and the DCF of each radio (backoff, NAV, ACK, RTS/CTS, retries, duplicates),
+//!   management frames among them (ahead of data; group-addressed ones unacknowledged).
+//! - [`mgmt`]: management frame subtypes and their sizes (§9.3.3).
+//! - [`sme`]: beacons at TBTTs, scanning, authentication and association, roaming on signal
+//!   strength, the leases APs give stations.
 //!
 //! A WLAN interface is attached to a channel ([`crate::network::Attachment::Wlan`]); packets
 //! it sends pass its queue discipline (drop-tail 50 by default) into its MAC. Infrastructure
 //! mode: an access point is a radio on a router node, which bridges its BSS to its wired
-//! links by routing (one subnet per AP); a station's radio is associated with an AP from the
-//! start and sends every frame to it, and the AP sends to the station owning the
-//! destination address. Beacons, scanning, authentication and (re)association frames and
-//! roaming are not modelled yet; [`Role`] and the association held per radio are where they
-//! will go.
+//! links by routing (one subnet per AP), and sends to the associated station owning a
+//! packet's destination address. A station is associated in one of two ways ([`Role`]):
+//! statically, with an AP from the start ([`Role::Station`]: no management frame is
+//! exchanged, so timing and throughput tests see data frames only), or by itself
+//! ([`Role::Roaming`], [`sme`]): it scans, authenticates and associates with frames on the
+//! medium, gets an address from its AP, and roams; its interface goes up and down and gains
+//! and loses addresses as it does, and the node's agents are told
+//! ([`crate::event::IfaceEvent`]). An AP sends beacons if it has a beacon interval.
 //!
 //! Time: propagation delay over the air is taken as zero (a few hundred metres are about
 //! 1 us, far below a 9 us slot, whose budget includes aAirPropagationTime, §10.3.2.3.1), so a
@@ -28,10 +35,12 @@
 mod dcf;
 pub mod error;
 pub mod medium;
+pub mod mgmt;
 pub mod phy;
 pub mod position;
 pub mod propagation;
 pub mod rate;
+pub mod sme;
 
 pub use dcf::RadioStats;
 pub use medium::{ChannelStats, Medium};
@@ -90,8 +99,7 @@ impl Default for ChannelConfig {
     }
 }
 
-/// What a radio is in its BSS. Association is static for now: a station is associated with its
-/// AP from the start.
+/// What a radio is in its BSS.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Role {
     /// An access point: sends to the associated station owning a packet's destination.
@@ -101,6 +109,9 @@ pub enum Role {
         /// The AP's interface (on the same channel).
         ap: crate::ids::IfaceId,
     },
+    /// A station that scans, authenticates and associates by itself and roams on signal
+    /// strength ([`sme`]); it starts unassociated.
+    Roaming,
 }
 
 /// Parameters of one radio (a WLAN interface).
@@ -127,6 +138,10 @@ pub struct RadioConfig {
     pub cw_max: u32,
     /// The interface queue.
     pub queue: QueueConfig,
+    /// An AP's beacon interval (§11.1.3; the standard's usual 100 TU = 102.4 ms). `None`: no
+    /// beacons (the default here, so that a BSS built in code carries only its data frames;
+    /// scenarios default to 100 TU).
+    pub beacon_interval: Option<crate::time::Duration>,
 }
 
 impl RadioConfig {
@@ -144,6 +159,7 @@ impl RadioConfig {
             cw_min: 15,
             cw_max: 1023,
             queue: QueueConfig::DropTail { limit: QueueLimit::Packets(50) },
+            beacon_interval: None,
         }
     }
 }

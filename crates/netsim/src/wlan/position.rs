@@ -48,4 +48,13 @@ impl Positions {
             None => self.fixed[i],
         }
     }
+
+    /// The first instant after `after` at which the distance between radios `i` and `j`
+    /// crosses `d` metres ([`Mobility::next_crossing`]; a radio without a model stands still).
+    pub(crate) fn next_crossing(&self, i: usize, j: usize, after: Instant, d: f64) -> crate::mobility::Crossing {
+        let still = |k: usize| Mobility::Stationary(self.fixed[k]);
+        let (a, b) =
+            (self.moving[i].clone().unwrap_or_else(|| still(i)), self.moving[j].clone().unwrap_or_else(|| still(j)));
+        b.next_crossing(&a, after, d)
+    }
 }

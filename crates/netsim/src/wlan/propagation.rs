@@ -67,6 +67,26 @@ pub fn free_space_db(d: f64, f: f64) -> f64 {
 }
 
 impl PathLoss {
+    /// The distance in metres at which the loss reaches `loss_db` at `f` Hz (the inverse of
+    /// [`PathLoss::loss_db`]; for log-distance a loss at or below the reference loss gives the
+    /// reference distance, and free space counts distances from 1 cm as `loss_db` does).
+    pub fn distance_for_loss(&self, loss_db: f64, f: f64) -> f64 {
+        match *self {
+            PathLoss::FreeSpace => {
+                (SPEED_OF_LIGHT / (4.0 * std::f64::consts::PI * f) * 10f64.powf(loss_db / 20.0)).max(0.01)
+            }
+            PathLoss::LogDistance { exponent, reference_distance, reference_loss_db } => {
+                let d0 = reference_distance.max(0.01);
+                let l0 = reference_loss_db.unwrap_or_else(|| free_space_db(d0, f));
+                if loss_db <= l0 || exponent <= 0.0 {
+                    d0
+                } else {
+                    d0 * 10f64.powf((loss_db - l0) / (10.0 * exponent))
+                }
+            }
+        }
+    }
+
     /// Loss in dB over `d` metres at `f` Hz.
     pub fn loss_db(&self, d: f64, f: f64) -> f64 {
         match *self {

@@ -1,0 +1,808 @@
+//! Station and AP management (IEEE 802.11-2020 §11.1 and §11.3): beacons, scanning, Open
+//! System authentication, association, and roaming on signal strength. Every step is a
+//! management frame on the medium ([`crate::wlan::mgmt`]), sent through the DCF with its
+//! airtime and, when individually addressed, its ACK and retries; so association takes the
+//! time it takes.
+//!
+//! # Access points
+//!
+//! An AP with a beacon interval sends a Beacon at each TBTT, the instants `k * interval` from
+//! the start of the run (§11.1.3.2: the TSF starts at zero and a beacon is scheduled as the
+//! next frame at each TBTT; it then contends through the DCF like any frame, so it goes out
+//! late when the medium is busy). It answers a Probe Request with a Probe Response, an
+//! Authentication (transaction 1) with an Authentication (transaction 2, success), and an
+//! Association Request with an Association Response, each as soon as the request is received.
+//! Addresses: the AP leases each station it associates the lowest free host address of its
+//! own interface's subnet above its own address (in association order; a station that comes
+//! back gets its lease again), with the AP's prefix length; the lease ends when the station
+//! leaves (the simulator frees it at once, standing in for the AP's inactivity timeout).
+//!
+//! # Stations that roam
+//!
+//! A roaming station ([`crate::wlan::Role::Roaming`]) has a radio on each channel of its scan
+//! list, one tuned at a time ([`crate::wlan::medium::Medium::set_enabled`]); its interface is
+//! attached to the radio of the channel it is associated on. It starts unassociated with its
+//! interface down and scans at once.
+//!
+//! - **Scanning** (§11.1.4): the channels of the scan list in order. Passive: dwell
+//!   `passive_dwell` on each, listening to beacons. Active (§11.1.4.3.2): send a Probe Request
+//!   [`PROBE_DELAY`] after arrival and wait `min_channel_time` from then; if the radio heard
+//!   any frame meanwhile, stay until `max_channel_time` from the probe, else move on. Every Beacon and Probe Response heard (on
+//!   any channel, while scanning or not) records the AP with its signal strength.
+//!   While the station scans away from its own channel, its radio there is tuned away: the
+//!   packets in its queue stay queued and are sent when it returns (packets offered meanwhile
+//!   join the queue, up to its limit); on its own channel it keeps sending.
+//! - **Joining** (§11.3): after a scan without an AP, the station authenticates (Open System,
+//!   two frames) and associates (two frames) with the AP heard strongest in the last scan
+//!   (above the handover threshold). A request not answered within its timeout
+//!   (`auth_timeout`, `assoc_timeout`; dot11AuthenticationResponseTimeout and
+//!   dot11AssociationResponseTimeout) is sent again, up to `max_attempts`; then the next best
+//!   AP is tried, and after the last one the station scans again `rescan_interval` later.
+//! - **Associated**: the interface's radio points to the AP, the interface comes up and gets
+//!   its lease; routes are recomputed (the AP's node reaches the station's address).
+//! - **Roaming** on the signal strength of its AP, `RSS = P_tx - PL(d) - shadowing` for the
+//!   pair, the strength every beacon of the AP arrives with (no fading is modelled, so the
+//!   beacons' RSS is this function of distance and needs no averaging). Rather than checking
+//!   each beacon, the station computes from the mobility model the instants RSS crosses the
+//!   scan and handover thresholds (a threshold on RSS is one on distance;
+//!   [`crate::wlan::medium::Medium::rss_crossing`]) and acts exactly then: below the scan
+//!   threshold (paper 001: -80 dBm) it scans, and again every `rescan_interval` while it stays
+//!   below; below the handover threshold (-90 dBm) it leaves its AP (no Disassociation frame:
+//!   at that strength the AP could not decode it; the lease ends) and joins the best AP of its
+//!   last scan, or scans if there is none. This matters because the thresholds lie below what
+//!   a receiver decodes (-82 dBm at 6 Mbit/s): the beacons stop arriving before the handover
+//!   threshold is reached.
+//!
+//! Interface events ([`crate::event::IfaceEvent`], told to every agent on the node): on
+//! association `Up` then `AddressAdded(lease)`; on leaving `Down` then
+//! `AddressRemoved(lease)`. Leaving also discards the packets the interface's radio holds
+//! (`iface_down` drops). The steps appear in the run's events as kind `wlan` (scan-start,
+//! scan-end, auth, associated, disassociated, handover), with times.
+
+use std::collections::BTreeMap;
+use std::net::Ipv4Addr;
+
+use crate::event::{DropReason, Event, MgmtTimer};
+use crate::ids::IfaceId;
+use crate::kernel::Scheduler;
+use crate::mobility::Crossing;
+use crate::network::IfaceAddr;
+use crate::time::{Duration, Instant};
+use crate::wlan::medium::{Medium, BROADCAST};
+use crate::wlan::mgmt::MgmtKind;
+
+/// One time unit (TU), 1024 us (§3.1).
+pub const TU: Duration = Duration(1_024_000);
+
+/// ProbeDelay of active scanning (§11.1.4.3.2 b): the wait on arriving on a channel before
+/// the Probe Request is sent (1 TU; a frame heard meanwhile does not shorten it here). It keeps
+/// a probe from colliding with a beacon that starts at the same instant.
+pub const PROBE_DELAY: Duration = TU;
+
+/// How a station scans.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ScanMode {
+    /// Listen for beacons on each channel.
+    Passive {
+        /// Time on each channel.
+        dwell: Duration,
+    },
+    /// Probe each channel (§11.1.4.3.2).
+    Active {
+        /// MinChannelTime.
+        min_channel_time: Duration,
+        /// MaxChannelTime.
+        max_channel_time: Duration,
+    },
+}
+
+/// Parameters of a roaming station.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RoamConfig {
+    /// Scan mode.
+    pub scan: ScanMode,
+    /// Below this RSS of its AP (dBm) the station scans.
+    pub scan_threshold_dbm: f64,
+    /// Below this RSS of its AP (dBm) the station hands over.
+    pub handover_threshold_dbm: f64,
+    /// Time between scans while below the scan threshold, and before scanning again after a
+    /// scan that found no AP to join.
+    pub rescan_interval: Duration,
+    /// Wait for the Authentication response.
+    pub auth_timeout: Duration,
+    /// Wait for the Association Response.
+    pub assoc_timeout: Duration,
+    /// Requests sent to one AP before trying another.
+    pub max_attempts: u32,
+}
+
+impl Default for RoamConfig {
+    /// Active scanning (MinChannelTime 20 TU, MaxChannelTime 40 TU), paper 001's thresholds
+    /// (-80 and -90 dBm), rescans every second, the MIB's 512 TU response timeouts, 3 attempts.
+    fn default() -> Self {
+        RoamConfig {
+            scan: ScanMode::Active { min_channel_time: Duration(TU.0 * 20), max_channel_time: Duration(TU.0 * 40) },
+            scan_threshold_dbm: -80.0,
+            handover_threshold_dbm: -90.0,
+            rescan_interval: Duration::from_secs(1),
+            auth_timeout: Duration(TU.0 * 512),
+            assoc_timeout: Duration(TU.0 * 512),
+            max_attempts: 3,
+        }
+    }
+}
+
+/// Counters of a roaming station.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct StationStats {
+    /// Scans started.
+    pub scans: u64,
+    /// Associations completed.
+    pub associations: u64,
+    /// Handovers (leaving an AP below the handover threshold).
+    pub handovers: u64,
+    /// Authentication or association requests that timed out.
+    pub timeouts: u64,
+}
+
+/// Something the network applies or reports after a management step.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Action {
+    /// The station's interface is associated through `radio` on `medium` with its AP's radio
+    /// `ap` and gets `addr`.
+    Associate { iface: IfaceId, medium: u32, radio: u32, ap: u32, addr: IfaceAddr },
+    /// The station's interface leaves its AP and loses `addr`.
+    Disassociate { iface: IfaceId, medium: u32, radio: u32, addr: IfaceAddr },
+    /// A step for the run's events.
+    Note { iface: IfaceId, what: &'static str, detail: String },
+}
+
+/// An AP's management state.
+#[derive(Debug)]
+struct Ap {
+    medium: u32,
+    radio: u32,
+    /// Its own address on the BSS (the subnet it leases from).
+    addr: Option<IfaceAddr>,
+    beacon_interval: Option<Duration>,
+    /// Host offset above the AP's address -> station radio.
+    leases: BTreeMap<u32, u32>,
+}
+
+/// An AP a station heard.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Candidate {
+    /// Index into the station's radios.
+    k: usize,
+    ap: u32,
+    rss: f64,
+    /// Heard in the scan with this number.
+    scan: u64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Phase {
+    /// Unassociated and waiting to scan again.
+    Idle,
+    /// Scanning channel `c` of the list since `since`.
+    Scanning { c: usize, since: Instant, extended: bool, heard: u64, probed: bool },
+    /// Authenticating with a candidate (`tries` requests sent).
+    Auth { cand: Candidate, tries: u32 },
+    /// Associating with a candidate.
+    Assoc { cand: Candidate, tries: u32 },
+    /// Associated (possibly scanning: see `Station::bg`).
+    Associated,
+}
+
+/// The association a station holds.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Assoc {
+    k: usize,
+    ap: u32,
+    /// Index of the AP in `Sme::aps`.
+    ap_index: usize,
+    addr: IfaceAddr,
+}
+
+#[derive(Debug)]
+struct Station {
+    iface: IfaceId,
+    /// (medium, radio) per channel of the scan list.
+    radios: Vec<(u32, u32)>,
+    config: RoamConfig,
+    phase: Phase,
+    /// While associated: a background scan's state (the channel, as in `Phase::Scanning`).
+    bg: Option<Phase>,
+    tuned: usize,
+    assoc: Option<Assoc>,
+    candidates: Vec<Candidate>,
+    scan_no: u64,
+    below_scan: bool,
+    below_handover: bool,
+    /// Generation of the phase timer and of the crossing timer.
+    gen: u32,
+    cross_gen: u32,
+    stats: StationStats,
+}
+
+/// The management entities of every AP and roaming station.
+#[derive(Debug, Default)]
+pub struct Sme {
+    aps: Vec<Ap>,
+    stations: Vec<Station>,
+}
+
+/// Counters and state of a roaming station, for results.
+#[derive(Clone, Copy, Debug)]
+pub struct StationReport {
+    /// Its interface.
+    pub iface: IfaceId,
+    /// Counters.
+    pub stats: StationStats,
+    /// The AP's radio (medium, radio) it is associated with, if any.
+    pub ap: Option<(u32, u32)>,
+}
+
+impl Sme {
+    /// Register an AP's radio; with a beacon interval it sends beacons.
+    pub(crate) fn add_ap(&mut self, medium: u32, radio: u32, beacon_interval: Option<Duration>) {
+        self.aps.push(Ap { medium, radio, addr: None, beacon_interval, leases: BTreeMap::new() });
+    }
+
+    /// Register a roaming station with its radios (one per channel of its scan list).
+    pub(crate) fn add_station(&mut self, iface: IfaceId, radios: Vec<(u32, u32)>, config: RoamConfig) {
+        self.stations.push(Station {
+            iface,
+            radios,
+            config,
+            phase: Phase::Idle,
+            bg: None,
+            tuned: 0,
+            assoc: None,
+            candidates: Vec::new(),
+            scan_no: 0,
+            below_scan: false,
+            below_handover: false,
+            gen: 0,
+            cross_gen: 0,
+            stats: StationStats::default(),
+        });
+    }
+
+    /// True if `radio` on `medium` is one of a roaming station's radios.
+    pub fn is_station_radio(&self, medium: u32, radio: u32) -> bool {
+        self.stations.iter().any(|s| s.radios.contains(&(medium, radio)))
+    }
+
+    /// True if nothing is registered.
+    pub fn is_empty(&self) -> bool {
+        self.aps.is_empty() && self.stations.is_empty()
+    }
+
+    /// Per roaming station: its counters and AP.
+    pub fn stations(&self) -> impl Iterator<Item = StationReport> + '_ {
+        self.stations.iter().map(|s| StationReport {
+            iface: s.iface,
+            stats: s.stats,
+            ap: s.assoc.map(|a| (s.radios[a.k].0, a.ap)),
+        })
+    }
+
+    /// The signal strength (dBm) of each associated roaming station's AP at `t`.
+    pub fn rss_at<'a>(&'a self, media: &'a [Medium], t: Instant) -> impl Iterator<Item = (IfaceId, f64)> + 'a {
+        self.stations.iter().filter_map(move |s| {
+            let a = s.assoc?;
+            let (m, r) = s.radios[a.k];
+            Some((s.iface, media[m as usize].rss_dbm_at(a.ap, r, t)))
+        })
+    }
+
+    /// At the start of the run: APs' first TBTT, stations' first scan. `addr_of` gives an AP
+    /// radio's interface address.
+    pub(crate) fn start(
+        &mut self,
+        media: &mut [Medium],
+        addr_of: impl Fn(u32, u32) -> Option<IfaceAddr>,
+        sched: &mut Scheduler<Event>,
+        out: &mut Vec<Action>,
+    ) {
+        for (i, ap) in self.aps.iter_mut().enumerate() {
+            ap.addr = addr_of(ap.medium, ap.radio);
+            if ap.beacon_interval.is_some() {
+                sched.schedule_in(Duration::ZERO, Event::WlanMgmt { who: i as u32, timer: MgmtTimer::Tbtt, gen: 0 });
+            }
+        }
+        for s in 0..self.stations.len() {
+            let st = &mut self.stations[s];
+            for (k, &(m, r)) in st.radios.iter().enumerate() {
+                media[m as usize].set_enabled(r, k == 0, Instant::ZERO, sched);
+            }
+            self.begin_scan(s, media, Instant::ZERO, sched, out);
+        }
+    }
+
+    /// A management timer.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn on_timer(
+        &mut self,
+        who: u32,
+        timer: MgmtTimer,
+        gen: u32,
+        media: &mut [Medium],
+        now: Instant,
+        sched: &mut Scheduler<Event>,
+        out: &mut Vec<Action>,
+    ) {
+        let w = who as usize;
+        match timer {
+            MgmtTimer::Tbtt => {
+                let ap = &self.aps[w];
+                let Some(interval) = ap.beacon_interval else { return };
+                media[ap.medium as usize].send_mgmt(ap.radio, BROADCAST, MgmtKind::Beacon, now, sched);
+                sched.schedule_in(interval, Event::WlanMgmt { who, timer, gen });
+            }
+            MgmtTimer::Phase => {
+                if self.stations[w].gen == gen {
+                    self.on_phase_timer(w, media, now, sched, out);
+                }
+            }
+            MgmtTimer::Crossing => {
+                if self.stations[w].cross_gen == gen {
+                    self.on_crossing(w, media, now, sched, out);
+                }
+            }
+        }
+    }
+
+    /// A management frame reached `radio` on `medium`.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn on_frame(
+        &mut self,
+        medium: u32,
+        radio: u32,
+        from: u32,
+        kind: MgmtKind,
+        rss: f64,
+        media: &mut [Medium],
+        now: Instant,
+        sched: &mut Scheduler<Event>,
+        out: &mut Vec<Action>,
+    ) {
+        if let Some(a) = self.aps.iter().position(|ap| ap.medium == medium && ap.radio == radio) {
+            self.ap_frame(a, from, kind, media, now, sched);
+            return;
+        }
+        let Some((s, k)) = self
+            .stations
+            .iter()
+            .enumerate()
+            .find_map(|(s, st)| st.radios.iter().position(|&(m, r)| m == medium && r == radio).map(|k| (s, k)))
+        else {
+            return;
+        };
+        match kind {
+            MgmtKind::Beacon | MgmtKind::ProbeResponse => {
+                let st = &mut self.stations[s];
+                let scan = st.scan_no;
+                match st.candidates.iter_mut().find(|c| c.k == k && c.ap == from) {
+                    Some(c) => {
+                        c.rss = rss;
+                        c.scan = scan;
+                    }
+                    None => st.candidates.push(Candidate { k, ap: from, rss, scan }),
+                }
+            }
+            MgmtKind::Auth { seq: 2 } => {
+                let st = &mut self.stations[s];
+                if let Phase::Auth { cand, .. } = st.phase {
+                    if cand.k == k && cand.ap == from {
+                        st.phase = Phase::Assoc { cand, tries: 0 };
+                        self.send_request(s, media, now, sched);
+                    }
+                }
+            }
+            MgmtKind::AssocResponse => {
+                if let Phase::Assoc { cand, .. } = self.stations[s].phase {
+                    if cand.k == k && cand.ap == from {
+                        self.associated(s, cand, media, now, sched, out);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    // ------------------------------------------------------------------------------------
+    // Access point
+    // ------------------------------------------------------------------------------------
+
+    fn ap_frame(
+        &mut self,
+        a: usize,
+        from: u32,
+        kind: MgmtKind,
+        media: &mut [Medium],
+        now: Instant,
+        sched: &mut Scheduler<Event>,
+    ) {
+        let ap = &mut self.aps[a];
+        let m = &mut media[ap.medium as usize];
+        let reply = match kind {
+            MgmtKind::ProbeRequest => MgmtKind::ProbeResponse,
+            MgmtKind::Auth { seq: 1 } => MgmtKind::Auth { seq: 2 },
+            MgmtKind::AssocRequest => {
+                if !ap.leases.values().any(|&r| r == from) {
+                    let host = (1..).find(|h| !ap.leases.contains_key(h)).unwrap_or(1);
+                    ap.leases.insert(host, from);
+                }
+                MgmtKind::AssocResponse
+            }
+            _ => return,
+        };
+        m.send_mgmt(ap.radio, from, reply, now, sched);
+    }
+
+    /// The lease of station radio `radio` at AP `a`: the AP's address plus the lease's host
+    /// offset, with the AP's prefix length (`None` if the AP has no address or the subnet is
+    /// full).
+    fn lease_addr(&self, a: usize, radio: u32) -> Option<IfaceAddr> {
+        let ap = &self.aps[a];
+        let own = ap.addr?;
+        let host = ap.leases.iter().find(|(_, &r)| r == radio).map(|(&h, _)| h)?;
+        let base = u32::from(own.addr);
+        let mask = if own.prefix_len == 0 { 0 } else { u32::MAX << (32 - own.prefix_len.min(32)) };
+        let addr = base.checked_add(host)?;
+        // Within the subnet and not its broadcast address.
+        if addr & mask != base & mask || addr | mask == u32::MAX {
+            return None;
+        }
+        Some(IfaceAddr { addr: Ipv4Addr::from(addr), prefix_len: own.prefix_len })
+    }
+
+    fn release(&mut self, a: usize, radio: u32) {
+        self.aps[a].leases.retain(|_, r| *r != radio);
+    }
+
+    // ------------------------------------------------------------------------------------
+    // Station: scanning
+    // ------------------------------------------------------------------------------------
+
+    fn tune(&mut self, s: usize, k: usize, media: &mut [Medium], now: Instant, sched: &mut Scheduler<Event>) {
+        let st = &mut self.stations[s];
+        if st.tuned == k {
+            return;
+        }
+        let (m, r) = st.radios[st.tuned];
+        media[m as usize].set_enabled(r, false, now, sched);
+        let (m, r) = st.radios[k];
+        media[m as usize].set_enabled(r, true, now, sched);
+        st.tuned = k;
+    }
+
+    fn begin_scan(
+        &mut self,
+        s: usize,
+        media: &mut [Medium],
+        now: Instant,
+        sched: &mut Scheduler<Event>,
+        out: &mut Vec<Action>,
+    ) {
+        let st = &mut self.stations[s];
+        st.scan_no += 1;
+        st.stats.scans += 1;
+        let background = st.assoc.is_some();
+        out.push(Action::Note {
+            iface: st.iface,
+            what: "scan-start",
+            detail: format!("channels={} background={background}", st.radios.len()),
+        });
+        self.enter_channel(s, 0, media, now, sched);
+    }
+
+    fn enter_channel(&mut self, s: usize, c: usize, media: &mut [Medium], now: Instant, sched: &mut Scheduler<Event>) {
+        self.tune(s, c, media, now, sched);
+        let st = &mut self.stations[s];
+        let (m, r) = st.radios[c];
+        let heard = heard(&media[m as usize], r);
+        let (wait, probed) = match st.config.scan {
+            ScanMode::Passive { dwell } => (dwell, true),
+            ScanMode::Active { .. } => (PROBE_DELAY, false),
+        };
+        let scanning = Phase::Scanning { c, since: now, extended: false, heard, probed };
+        if st.assoc.is_some() {
+            st.bg = Some(scanning);
+        } else {
+            st.phase = scanning;
+        }
+        self.phase_timer(s, wait, sched);
+    }
+
+    fn phase_timer(&mut self, s: usize, after: Duration, sched: &mut Scheduler<Event>) {
+        let st = &mut self.stations[s];
+        st.gen = st.gen.wrapping_add(1);
+        sched.schedule_in(after, Event::WlanMgmt { who: s as u32, timer: MgmtTimer::Phase, gen: st.gen });
+    }
+
+    fn on_phase_timer(
+        &mut self,
+        s: usize,
+        media: &mut [Medium],
+        now: Instant,
+        sched: &mut Scheduler<Event>,
+        out: &mut Vec<Action>,
+    ) {
+        let st = &self.stations[s];
+        let scanning = if st.assoc.is_some() { st.bg } else { Some(st.phase) };
+        match scanning {
+            Some(Phase::Scanning { c, since, extended, heard: mark, probed }) => {
+                if let (ScanMode::Active { min_channel_time, .. }, false) = (st.config.scan, probed) {
+                    let (m, r) = st.radios[c];
+                    media[m as usize].send_mgmt(r, BROADCAST, MgmtKind::ProbeRequest, now, sched);
+                    let heard = heard(&media[m as usize], r);
+                    let next = Phase::Scanning { c, since: now, extended: false, heard, probed: true };
+                    let st = &mut self.stations[s];
+                    if st.assoc.is_some() {
+                        st.bg = Some(next);
+                    } else {
+                        st.phase = next;
+                    }
+                    self.phase_timer(s, min_channel_time, sched);
+                    return;
+                }
+                if let (ScanMode::Active { max_channel_time, .. }, false) = (st.config.scan, extended) {
+                    let (m, r) = st.radios[c];
+                    if heard(&media[m as usize], r) != mark {
+                        // §11.1.4.3.2: the medium was busy within MinChannelTime: wait for
+                        // responses until MaxChannelTime.
+                        let ext = Phase::Scanning { c, since, extended: true, heard: mark, probed };
+                        let st = &mut self.stations[s];
+                        if st.assoc.is_some() {
+                            st.bg = Some(ext);
+                        } else {
+                            st.phase = ext;
+                        }
+                        let left = (since + max_channel_time).saturating_since(now);
+                        self.phase_timer(s, left, sched);
+                        return;
+                    }
+                }
+                if c + 1 < st.radios.len() {
+                    self.enter_channel(s, c + 1, media, now, sched);
+                } else {
+                    self.end_scan(s, media, now, sched, out);
+                }
+            }
+            Some(Phase::Idle) => self.begin_scan(s, media, now, sched, out),
+            Some(Phase::Auth { cand, tries }) | Some(Phase::Assoc { cand, tries }) => {
+                let st = &mut self.stations[s];
+                st.stats.timeouts += 1;
+                if tries < st.config.max_attempts {
+                    self.send_request(s, media, now, sched);
+                } else {
+                    st.candidates.retain(|c| !(c.k == cand.k && c.ap == cand.ap));
+                    self.join_best(s, media, now, sched, out);
+                }
+            }
+            _ => {
+                // A background scan's timer with no scan (a rescan while associated).
+                let st = &self.stations[s];
+                if st.assoc.is_some() && st.bg.is_none() && st.below_scan {
+                    self.begin_scan(s, media, now, sched, out);
+                }
+            }
+        }
+    }
+
+    fn end_scan(
+        &mut self,
+        s: usize,
+        media: &mut [Medium],
+        now: Instant,
+        sched: &mut Scheduler<Event>,
+        out: &mut Vec<Action>,
+    ) {
+        let st = &mut self.stations[s];
+        let no = st.scan_no;
+        let found = st.candidates.iter().filter(|c| c.scan == no).count();
+        out.push(Action::Note { iface: st.iface, what: "scan-end", detail: format!("aps={found}") });
+        match st.assoc {
+            Some(a) => {
+                st.bg = None;
+                self.tune(s, a.k, media, now, sched);
+                let st = &self.stations[s];
+                if st.below_scan {
+                    let every = st.config.rescan_interval;
+                    self.phase_timer(s, every, sched);
+                }
+            }
+            None => self.join_best(s, media, now, sched, out),
+        }
+    }
+
+    /// Authenticate with the best AP of the last scan above the handover threshold, or scan
+    /// again later.
+    fn join_best(
+        &mut self,
+        s: usize,
+        media: &mut [Medium],
+        now: Instant,
+        sched: &mut Scheduler<Event>,
+        out: &mut Vec<Action>,
+    ) {
+        let st = &mut self.stations[s];
+        let no = st.scan_no;
+        let th = st.config.handover_threshold_dbm;
+        let best = st
+            .candidates
+            .iter()
+            .filter(|c| c.scan == no && c.rss >= th)
+            .copied()
+            .max_by(|a, b| a.rss.total_cmp(&b.rss).then(b.k.cmp(&a.k)).then(b.ap.cmp(&a.ap)));
+        match best {
+            Some(cand) => {
+                st.phase = Phase::Auth { cand, tries: 0 };
+                let (m, _) = st.radios[cand.k];
+                out.push(Action::Note {
+                    iface: st.iface,
+                    what: "auth",
+                    detail: format!("medium={m} ap={} rss={:.1}", cand.ap, cand.rss),
+                });
+                self.tune(s, cand.k, media, now, sched);
+                self.send_request(s, media, now, sched);
+            }
+            None => {
+                st.phase = Phase::Idle;
+                let every = st.config.rescan_interval;
+                self.phase_timer(s, every, sched);
+            }
+        }
+    }
+
+    /// Send (again) the request of the current phase and wait for its response.
+    fn send_request(&mut self, s: usize, media: &mut [Medium], now: Instant, sched: &mut Scheduler<Event>) {
+        let st = &mut self.stations[s];
+        let (kind, cand, wait) = match &mut st.phase {
+            Phase::Auth { cand, tries } => {
+                *tries += 1;
+                (MgmtKind::Auth { seq: 1 }, *cand, st.config.auth_timeout)
+            }
+            Phase::Assoc { cand, tries } => {
+                *tries += 1;
+                (MgmtKind::AssocRequest, *cand, st.config.assoc_timeout)
+            }
+            _ => return,
+        };
+        let (m, r) = st.radios[cand.k];
+        media[m as usize].send_mgmt(r, cand.ap, kind, now, sched);
+        self.phase_timer(s, wait, sched);
+    }
+
+    // ------------------------------------------------------------------------------------
+    // Station: association and roaming
+    // ------------------------------------------------------------------------------------
+
+    fn associated(
+        &mut self,
+        s: usize,
+        cand: Candidate,
+        media: &mut [Medium],
+        now: Instant,
+        sched: &mut Scheduler<Event>,
+        out: &mut Vec<Action>,
+    ) {
+        let (m, r) = self.stations[s].radios[cand.k];
+        let Some(ap_index) = self.aps.iter().position(|a| a.medium == m && a.radio == cand.ap) else { return };
+        let Some(addr) = self.lease_addr(ap_index, r) else {
+            // No address to give: treat as refused.
+            self.release(ap_index, r);
+            let st = &mut self.stations[s];
+            st.candidates.retain(|c| !(c.k == cand.k && c.ap == cand.ap));
+            return self.join_best(s, media, now, sched, out);
+        };
+        let st = &mut self.stations[s];
+        st.gen = st.gen.wrapping_add(1); // the response timer is void
+        st.phase = Phase::Associated;
+        st.bg = None;
+        st.assoc = Some(Assoc { k: cand.k, ap: cand.ap, ap_index, addr });
+        st.stats.associations += 1;
+        let rss = media[m as usize].rss_dbm_at(cand.ap, r, now);
+        out.push(Action::Note {
+            iface: st.iface,
+            what: "associated",
+            detail: format!("medium={m} ap={} addr={} rss={rss:.1}", cand.ap, addr.addr),
+        });
+        out.push(Action::Associate { iface: st.iface, medium: m, radio: r, ap: cand.ap, addr });
+        st.below_scan = false;
+        st.below_handover = false;
+        self.on_crossing(s, media, now, sched, out);
+    }
+
+    /// The signal strength of the AP may have crossed a threshold: compare, act, and compute
+    /// the next crossing.
+    fn on_crossing(
+        &mut self,
+        s: usize,
+        media: &mut [Medium],
+        now: Instant,
+        sched: &mut Scheduler<Event>,
+        out: &mut Vec<Action>,
+    ) {
+        let st = &mut self.stations[s];
+        let Some(a) = st.assoc else { return };
+        let (m, r) = st.radios[a.k];
+        let medium = &media[m as usize];
+        let scan_th = st.config.scan_threshold_dbm;
+        let ho_th = st.config.handover_threshold_dbm;
+        let below_scan = medium.rss_below(a.ap, r, now, scan_th);
+        let below_ho = medium.rss_below(a.ap, r, now, ho_th);
+        let next = [scan_th, ho_th]
+            .into_iter()
+            .filter_map(|th| match medium.rss_crossing(a.ap, r, now, th) {
+                Crossing::At(t) | Crossing::NotBefore(t) => Some(t),
+                Crossing::Never => None,
+            })
+            .min();
+        st.cross_gen = st.cross_gen.wrapping_add(1);
+        if let Some(t) = next {
+            let event = Event::WlanMgmt { who: s as u32, timer: MgmtTimer::Crossing, gen: st.cross_gen };
+            sched.schedule_in(t.saturating_since(now), event);
+        }
+        let (was_scan, was_ho) = (st.below_scan, st.below_handover);
+        st.below_scan = below_scan;
+        st.below_handover = below_ho;
+        if below_ho && !was_ho {
+            return self.handover(s, media, now, sched, out);
+        }
+        if below_scan && !was_scan && st.bg.is_none() {
+            self.begin_scan(s, media, now, sched, out);
+        }
+    }
+
+    /// Leave the AP (below the handover threshold) and join the best AP of the last scan.
+    fn handover(
+        &mut self,
+        s: usize,
+        media: &mut [Medium],
+        now: Instant,
+        sched: &mut Scheduler<Event>,
+        out: &mut Vec<Action>,
+    ) {
+        let st = &mut self.stations[s];
+        let Some(a) = st.assoc.take() else { return };
+        st.stats.handovers += 1;
+        st.bg = None;
+        st.cross_gen = st.cross_gen.wrapping_add(1);
+        let (m, r) = st.radios[a.k];
+        let rss = media[m as usize].rss_dbm_at(a.ap, r, now);
+        out.push(Action::Note {
+            iface: st.iface,
+            what: "handover",
+            detail: format!("medium={m} ap={} rss={rss:.1}", a.ap),
+        });
+        out.push(Action::Note {
+            iface: st.iface,
+            what: "disassociated",
+            detail: format!("medium={m} ap={} addr={}", a.ap, a.addr.addr),
+        });
+        out.push(Action::Disassociate { iface: st.iface, medium: m, radio: r, addr: a.addr });
+        media[m as usize].set_ap(r, None);
+        media[m as usize].flush(r, DropReason::IfaceDown, now);
+        st.candidates.retain(|c| !(c.k == a.k && c.ap == a.ap));
+        self.release(a.ap_index, r);
+        let st = &self.stations[s];
+        let no = st.scan_no;
+        let th = st.config.handover_threshold_dbm;
+        if st.candidates.iter().any(|c| c.scan == no && c.rss >= th) {
+            self.join_best(s, media, now, sched, out);
+        } else {
+            self.stations[s].phase = Phase::Idle;
+            self.begin_scan(s, media, now, sched, out);
+        }
+    }
+}
+
+/// Frames a radio has locked onto so far (whole, errored or collided): activity on the channel.
+fn heard(m: &Medium, radio: u32) -> u64 {
+    let st = m.radio_stats(radio);
+    st.rx_ok + st.rx_errors + st.rx_collisions
+}
