@@ -311,6 +311,7 @@ pub static WLAN: Section = Section {
         f("shadowing", Ty::Number(0.0, 30.0), Value("0.0"), "dB", "Standard deviation of log-normal shadowing, drawn once per pair of radios from the stream wlan/<name>/shadowing (0: none)."),
         f("noise_floor", Ty::Number(-200.0, 0.0), Value("-93.97"), "dBm", "Background noise over the 20 MHz channel (thermal noise plus a 7 dB noise figure)."),
         f("cca_threshold", Ty::Number(-200.0, 0.0), Value("-82.0"), "dBm", "Signals at or above it make the medium busy and can be received; weaker ones are interference."),
+        f("sensitivity", Ty::Number(-200.0, 0.0), Absent("per rate, IEEE 802.11-2020 Table 17-18: -82 dBm at 6 Mbit/s to -65 dBm at 54 Mbit/s"), "dBm", "Reception threshold for every rate: frames received below it are lost; those above it pass the error model (SINR)."),
         f("capture_threshold", Ty::Number(0.0, 100.0), Absent("no capture: any overlap above the CCA threshold destroys both frames"), "dB", "A frame survives an overlapping transmission this much weaker."),
     ],
     tag: None,

@@ -615,6 +615,13 @@ impl UdpDriver {
             }
             return;
         }
+        self.send_one(now, local, to, packet);
+    }
+
+    /// Sends one datagram from local address `local` (the fault plan already passed).
+    fn send_one(&mut self, now: Instant, local: usize, to: SocketAddrV4, packet: &[u8]) {
+        let Some(l) = self.locals.get(local) else { return };
+        let from = l.addr;
         match l.sock.send_to(packet, SocketAddr::V4(to)) {
             Ok(_) => {
                 self.stats.datagrams_sent += 1;
@@ -663,6 +670,17 @@ impl UdpDriver {
                 }
             }
             Err(e) if e.kind() == ErrorKind::WouldBlock => self.stats.send_blocked += n,
+            Err(_) if n > 1 => {
+                // The kernel refused the train (a segment larger than the route's MTU is
+                // EINVAL with UDP_SEGMENT, where a single datagram would be fragmented): one
+                // datagram per call, as without offload.
+                let batch = std::mem::take(&mut self.batch);
+                let now = self.clock.now();
+                for segment in batch.segments() {
+                    self.send_one(now, local, to, segment);
+                }
+                self.batch = batch;
+            }
             Err(_) => self.stats.send_errors += n,
         }
         self.batch.clear();
