@@ -1,6 +1,6 @@
 //! WLAN throughput: MAC frames (data and ACK) per second of wall time with 30 saturated
 //! stations at 54 Mbit/s uploading 1500-byte UDP datagrams through one AP to a wired sink for
-//! 2 simulated seconds (IEEE 802.11g DCF, no RTS/CTS, drop-tail 50 interface queues).
+//! 5 simulated seconds (IEEE 802.11g DCF, no RTS/CTS, drop-tail 50 interface queues).
 #![allow(missing_docs)] // criterion generates the entry points
 use std::net::Ipv4Addr;
 

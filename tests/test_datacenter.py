@@ -94,3 +94,5 @@ def test_quick_reproduction_holds_every_reference_number(tmp_path) -> None:  # t
     assert set(STUDY.reference()["ref"]) <= set(shown.index)
     assert shown["ours"].notna().mean() > 0.8
     assert (out / "report.html").is_file() and (out / "real-measurements.csv").is_file()
+    png = out / "figures" / "throughput-vs-drop-rate.png"
+    assert png.read_bytes().startswith(b"\x89PNG") and png.stat().st_size > 10_000

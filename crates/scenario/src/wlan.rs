@@ -60,6 +60,7 @@ pub(crate) fn channel(r: &mut Reader<'_>) -> Result<WlanSpec, ScenarioError> {
         noise_floor_dbm: r.number("noise_floor")?,
         cca_threshold_dbm: r.number("cca_threshold")?,
         capture_threshold_db: r.opt_number("capture_threshold")?,
+        sensitivity_dbm: r.opt_number("sensitivity")?,
     };
     Ok(WlanSpec { name, config })
 }

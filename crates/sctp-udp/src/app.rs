@@ -605,6 +605,8 @@ fn finish(
         ("send_blocked", st.send_blocked, "packets"),
         ("send_errors", st.send_errors, "packets"),
         ("source_changes", st.source_changes, "events"),
+        ("segmented_sends", st.segmented_sends, "calls"),
+        ("coalesced_receives", st.coalesced_receives, "calls"),
         ("fault_dropped_rx", drop_rx, "packets"),
         ("fault_dropped_tx", drop_tx, "packets"),
         ("bad_checksum", drv.endpoint().stats().bad_checksum, "packets"),

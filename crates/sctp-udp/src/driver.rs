@@ -94,6 +94,11 @@ pub struct LocalOptions {
     pub pcap: Option<PathBuf>,
     /// Socket send and receive buffer sizes asked for, bytes.
     pub socket_buffer: usize,
+    /// Send trains of equal-sized datagrams to one destination in one system call and
+    /// receive them so (Linux UDP segmentation and receive offload, `batch.rs`); the peer
+    /// sees ordinary datagrams. On by default; off, or where the kernel refuses it, one
+    /// datagram per call.
+    pub offload: bool,
     /// SCTP's CRC32c (RFC 9260 §6.8): [`Checksum::Compute`] (the default) on every packet
     /// sent and checked on every packet received. [`Checksum::Skip`] sends zero and checks
     /// nothing: only for measuring what the checksum costs on loopback (paper 002 removed
@@ -116,6 +121,7 @@ impl Default for LocalOptions {
             pcap: None,
             socket_buffer: DEFAULT_SOCKET_BUFFER,
             checksum: Checksum::Compute,
+            offload: true,
         }
     }
 }
@@ -173,6 +179,10 @@ pub struct DriverStats {
     pub not_ipv4: u64,
     /// Times a destination's packets moved to another local address after a timeout.
     pub source_changes: u64,
+    /// System calls that sent several datagrams (segmentation offload, `batch.rs`).
+    pub segmented_sends: u64,
+    /// System calls that received several datagrams (receive offload, `batch.rs`).
+    pub coalesced_receives: u64,
 }
 
 /// One local address and its socket.
@@ -182,6 +192,8 @@ struct Local {
     sock: UdpSocket,
     /// Readable according to the last poll, not yet drained.
     readable: bool,
+    /// Segmentation and receive offload are on (see `batch.rs`).
+    offload: bool,
 }
 
 /// Where a peer address of an association is reached.
@@ -216,6 +228,8 @@ pub struct UdpDriver {
     stats: DriverStats,
     /// Receive buffer.
     rx: Vec<u8>,
+    /// Datagrams waiting to leave in one call (`batch.rs`).
+    batch: crate::batch::Batch,
     /// The associations in the order met (for [`SctpSocketApi::associations`]), closed ones
     /// removed.
     ids: Vec<AssocId>,
@@ -249,7 +263,8 @@ impl UdpDriver {
             }
             set_buffers(&sock, opts.socket_buffer);
             poll.registry().register(&mut sock, Token(i), Interest::READABLE)?;
-            locals.push(Local { addr, sock, readable: true });
+            let offload = opts.offload && crate::batch::enable(std::os::fd::AsRawFd::as_raw_fd(&sock));
+            locals.push(Local { addr, sock, readable: true, offload });
         }
         let addrs = opts.addrs.iter().map(|a| IpAddr::V4(*a)).collect();
         // Port 0 is not a valid SCTP port (RFC 9260 §3.1): take the UDP port's number.
@@ -278,6 +293,7 @@ impl UdpDriver {
             max_associations: opts.max_associations,
             stats: DriverStats::default(),
             rx: vec![0; MAX_DATAGRAM],
+            batch: crate::batch::Batch::default(),
             ids: Vec::new(),
             engine_events: VecDeque::new(),
             closed: VecDeque::new(),
@@ -370,10 +386,23 @@ impl UdpDriver {
             if !self.locals[i].readable {
                 continue;
             }
-            match self.locals[i].sock.recv_from(&mut self.rx) {
-                Ok((len, from)) => {
+            let got = if self.locals[i].offload {
+                let fd = std::os::fd::AsRawFd::as_raw_fd(&self.locals[i].sock);
+                crate::batch::recv(fd, &mut self.rx).map(|(n, from, seg)| (n, SocketAddr::V4(from), seg))
+            } else {
+                self.locals[i].sock.recv_from(&mut self.rx).map(|(n, from)| (n, from, None))
+            };
+            match got {
+                Ok((len, from, segment)) => {
                     let mut buf = std::mem::take(&mut self.rx);
-                    let id = self.input(i, from, &mut buf[..len]);
+                    let mut id = None;
+                    // A train of datagrams the kernel coalesced (UDP_GRO): each on its own.
+                    if segment.is_some_and(|seg| seg < len) {
+                        self.stats.coalesced_receives += 1;
+                    }
+                    for datagram in buf[..len].chunks_mut(segment.unwrap_or(len).max(1)) {
+                        id = self.input(i, from, datagram);
+                    }
                     self.rx = buf;
                     self.flush();
                     return Some(id);
@@ -470,6 +499,7 @@ impl UdpDriver {
             chunks: vec![Chunk::Abort { t_bit, causes: vec![ErrorCause::OutOfResource] }],
         };
         self.send_raw(now, local, from, &abort.emit());
+        self.send_batch();
         false
     }
 
@@ -490,6 +520,7 @@ impl UdpDriver {
             self.forget(id);
             self.closed.push_back((id, a));
         }
+        self.send_batch();
     }
 
     /// T3-rtx expired towards `path` of `id`: when no other destination of the association
@@ -566,13 +597,31 @@ impl UdpDriver {
         }
     }
 
-    /// Sends `packet` from local address `local` to `to`, through the fault plan.
+    /// Sends `packet` from local address `local` to `to`, through the fault plan: at once,
+    /// or with segmentation offload joined to the datagrams before it to the same place
+    /// (sent by [`UdpDriver::send_batch`], which every path that sends ends with).
     fn send_raw(&mut self, now: Instant, local: usize, to: SocketAddrV4, packet: &[u8]) {
         let Some(l) = self.locals.get(local) else { return };
         let from = l.addr;
         if self.faults.drops(from, now, true) {
             return;
         }
+        if l.offload {
+            if self.batch.takes(local, to, packet.len()) {
+                self.batch.push(packet);
+            } else {
+                self.send_batch();
+                self.batch.start(local, to, packet);
+            }
+            return;
+        }
+        self.send_one(now, local, to, packet);
+    }
+
+    /// Sends one datagram from local address `local` (the fault plan already passed).
+    fn send_one(&mut self, now: Instant, local: usize, to: SocketAddrV4, packet: &[u8]) {
+        let Some(l) = self.locals.get(local) else { return };
+        let from = l.addr;
         match l.sock.send_to(packet, SocketAddr::V4(to)) {
             Ok(_) => {
                 self.stats.datagrams_sent += 1;
@@ -590,6 +639,51 @@ impl UdpDriver {
         if let Some(p) = &mut self.pcap {
             p.record(self.clock.epoch_ns(now), SocketAddrV4::new(from, self.udp_port), to, packet);
         }
+    }
+
+    /// Sends the datagrams waiting in the batch, in one call (one datagram: a plain send).
+    /// A socket that will not take them loses them all, as a full queue would.
+    fn send_batch(&mut self) {
+        let Some((local, to)) = self.batch.key else { return };
+        let Some(l) = self.locals.get(local) else {
+            self.batch.clear();
+            return;
+        };
+        let from = l.addr;
+        let n = self.batch.count as u64;
+        let result = if self.batch.count == 1 {
+            l.sock.send_to(&self.batch.bytes, SocketAddr::V4(to))
+        } else {
+            let fd = std::os::fd::AsRawFd::as_raw_fd(&l.sock);
+            crate::batch::send(fd, to, &self.batch.bytes, self.batch.segment)
+        };
+        match result {
+            Ok(_) => {
+                self.stats.segmented_sends += u64::from(n > 1);
+                self.stats.datagrams_sent += n;
+                self.stats.bytes_sent += self.batch.bytes.len() as u64;
+                if let Some(p) = &mut self.pcap {
+                    let now = self.clock.epoch_ns(self.clock.now());
+                    for segment in self.batch.segments() {
+                        p.record(now, SocketAddrV4::new(from, self.udp_port), to, segment);
+                    }
+                }
+            }
+            Err(e) if e.kind() == ErrorKind::WouldBlock => self.stats.send_blocked += n,
+            Err(_) if n > 1 => {
+                // The kernel refused the train (a segment larger than the route's MTU is
+                // EINVAL with UDP_SEGMENT, where a single datagram would be fragmented): one
+                // datagram per call, as without offload.
+                let batch = std::mem::take(&mut self.batch);
+                let now = self.clock.now();
+                for segment in batch.segments() {
+                    self.send_one(now, local, to, segment);
+                }
+                self.batch = batch;
+            }
+            Err(_) => self.stats.send_errors += n,
+        }
+        self.batch.clear();
     }
 
     /// Handles the engine's timers if their deadline has passed, and sends what follows.

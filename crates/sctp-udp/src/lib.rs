@@ -43,6 +43,7 @@
 //! ```
 
 mod app;
+mod batch;
 mod clock;
 mod driver;
 mod fault;

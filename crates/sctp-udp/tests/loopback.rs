@@ -109,6 +109,10 @@ fn a_transfer_arrives_whole_and_ends_gracefully() {
     assert!(get(&s.scalars, "sctp_path", "send/path0", "srtt") < 0.5);
     assert!(get(&s.scalars, "sctp_path", "send/path0", "rto") >= 0.05);
     assert_eq!(get(&s.scalars, "real", "send", "bad_checksum"), 0.0);
+    // Trains of datagrams left in one system call and arrived in one (UDP segmentation
+    // and receive offload), and every message still arrived whole and was checked.
+    assert!(get(&s.scalars, "real", "send", "segmented_sends") > 0.0);
+    assert!(get(&k.scalars, "real", "sink", "coalesced_receives") > 0.0);
     // The loop's CPU time: some, and less than the run lasted.
     for (r, name) in [(&s, "send"), (&k, "sink")] {
         let cpu = get(&r.scalars, "real", name, "cpu_user") + get(&r.scalars, "real", name, "cpu_system");
@@ -240,4 +244,17 @@ fn without_crc32c_both_ends_send_zero_and_say_so_and_a_checking_end_refuses_them
 /// The capture file of a run (the first one it names).
 fn send_pcap(r: &RealResult) -> std::path::PathBuf {
     r.captures.first().cloned().expect("a capture")
+}
+
+#[test]
+fn without_offload_every_datagram_has_its_own_system_call() {
+    let port = free_port();
+    let mut sink = sink_opts(vec![A1], port, 5007);
+    let mut send = send_opts(vec![A1], vec![A1], port, 5007);
+    sink.local.offload = false;
+    send.local.offload = false;
+    let (s, k) = pair(sink, send);
+    assert_eq!(get(&k.scalars, "sctp", "sink", "delivered_bytes"), (4u64 << 20) as f64);
+    assert_eq!(get(&s.scalars, "real", "send", "segmented_sends"), 0.0);
+    assert_eq!(get(&k.scalars, "real", "sink", "coalesced_receives"), 0.0);
 }

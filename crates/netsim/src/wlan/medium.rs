@@ -193,6 +193,7 @@ impl Medium {
             cca_mw: dbm_to_mw(config.cca_threshold_dbm),
             noise_mw: dbm_to_mw(config.noise_floor_dbm),
             capture_ratio: config.capture_threshold_db.map(|db| 10f64.powf(db / 10.0)),
+            sensitivity_mw: Rate::ALL.map(|r| dbm_to_mw(config.sensitivity_dbm.unwrap_or(r.sensitivity_dbm()))),
             config,
             radios: Vec::new(),
             positions: Positions::default(),
@@ -201,7 +202,6 @@ impl Medium {
             earliest_stale: false,
             gain: Vec::new(),
             clean_ber: Vec::new(),
-            sensitivity_mw: Rate::ALL.map(|r| dbm_to_mw(r.sensitivity_dbm())),
             shadowing: Vec::new(),
             shadow_rng,
             txs: Vec::new(),
@@ -845,18 +845,20 @@ impl Medium {
             self.clean_ber[src as usize].fill([f64::NAN; 8]);
         }
         let (capture, cca_mw) = (self.capture_ratio, self.cca_mw);
-        let gains = &self.gain[src as usize];
-        let radios = self.radios.iter_mut().zip(self.access.iter_mut()).zip(gains);
+        let n = self.radios.len();
+        let (radios, access) = (&mut self.radios[..], &mut self.access[..n]);
+        let gains = &self.gain[src as usize][..n];
         // Every entry of `access` passes here, so the earliest is found on the way.
         let mut earliest = u64::MAX;
-        for (j, ((r, access), &p)) in radios.enumerate() {
+        for j in 0..n {
             if j as u32 == src {
-                earliest = earliest.min(*access);
+                earliest = earliest.min(access[j]);
                 continue;
             }
+            let (r, p) = (&mut radios[j], gains[j]);
             r.signal_mw += p;
             if p >= cca_mw {
-                let was = r.before(now, slot);
+                r.before(now, slot);
                 r.cs += 1;
                 if !r.transmitting {
                     if r.rx == NONE {
@@ -870,12 +872,14 @@ impl Medium {
                         r.rx_collided = true;
                     }
                 }
-                r.after(was, &timing);
-                *access = r.access_key(slot);
-            } else if r.rx != NONE {
-                r.rx_interference_mw = r.rx_interference_mw.max(r.signal_mw - r.rx_signal_mw);
+                // Physically busy now: no count restarts (`Radio::after`), no access.
+                access[j] = u64::MAX;
+            } else {
+                if r.rx != NONE {
+                    r.rx_interference_mw = r.rx_interference_mw.max(r.signal_mw - r.rx_signal_mw);
+                }
+                earliest = earliest.min(access[j]);
             }
-            earliest = earliest.min(*access);
         }
         self.earliest = earliest;
         self.earliest_stale = false;
@@ -914,14 +918,16 @@ impl Medium {
         let (noise, on_air, cca_mw) = (self.noise_mw, self.on_air, self.cca_mw);
         let sensitivity = self.sensitivity_mw[tx.rate as usize];
         let src = tx.src as usize;
-        let radios =
-            self.radios.iter_mut().zip(self.access.iter_mut()).zip(&self.gain[src]).zip(&mut self.clean_ber[src]);
+        let n = self.radios.len();
+        let (radios, access) = (&mut self.radios[..], &mut self.access[..n]);
+        let (gains, clean_ber) = (&self.gain[src][..n], &mut self.clean_ber[src][..n]);
         let mut earliest = u64::MAX;
-        for (j, (((r, access), &p), clean_ber)) in radios.enumerate() {
+        for j in 0..n {
             if j == src {
-                earliest = earliest.min(*access);
+                earliest = earliest.min(access[j]);
                 continue;
             }
+            let (r, p) = (&mut radios[j], gains[j]);
             r.signal_mw = if on_air == 0 { 0.0 } else { (r.signal_mw - p).max(0.0) };
             let mut received = false;
             if p >= cca_mw {
@@ -941,7 +947,7 @@ impl Medium {
                         } else {
                             // Without interference the error rate depends on the pair and
                             // the rate only: computed once.
-                            let ber = &mut clean_ber[tx.rate as usize];
+                            let ber = &mut clean_ber[j][tx.rate as usize];
                             if ber.is_nan() {
                                 *ber = coded_ber(tx.rate, p / noise);
                             }
@@ -971,9 +977,9 @@ impl Medium {
                     r.idle_since = now;
                 }
                 r.after(was, &timing);
-                *access = r.access_key(slot);
+                access[j] = r.access_key(slot);
             }
-            earliest = earliest.min(*access);
+            earliest = earliest.min(access[j]);
             if tx.dst == j as u32 {
                 addressed = Some(received);
             }

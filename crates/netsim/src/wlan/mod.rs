@@ -76,6 +76,11 @@ pub struct ChannelConfig {
     /// least this many dB lower. `None` (the default): any overlap above the CCA threshold
     /// destroys both.
     pub capture_threshold_db: Option<f64>,
+    /// Reception threshold in dBm for every rate: a frame received below it is lost. `None`
+    /// (the default): each rate's minimum input sensitivity of §17.3.10.2, Table 17-18 (-82
+    /// dBm at 6 Mbit/s to -65 dBm at 54 Mbit/s). A single threshold is what simulators such
+    /// as INET configure (`receiver.sensitivity`); frames above it still pass the error model.
+    pub sensitivity_dbm: Option<f64>,
 }
 
 impl Default for ChannelConfig {
@@ -89,6 +94,7 @@ impl Default for ChannelConfig {
             noise_floor_dbm: -174.0 + 10.0 * 20e6f64.log10() + 7.0,
             cca_threshold_dbm: -82.0,
             capture_threshold_db: None,
+            sensitivity_dbm: None,
         }
     }
 }
