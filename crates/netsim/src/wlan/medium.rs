@@ -860,7 +860,8 @@ impl Medium {
             if p >= cca_mw {
                 r.before(now, slot);
                 r.cs += 1;
-                if !r.transmitting {
+                // A radio tuned away ([`Medium::set_enabled`]) senses but does not receive.
+                if !r.transmitting && r.enabled {
                     if r.rx == NONE {
                         r.rx = id;
                         r.rx_signal_mw = p;
@@ -1114,7 +1115,9 @@ impl Medium {
                     let s = &mut self.radios[to as usize];
                     s.timeout_gen = s.timeout_gen.wrapping_add(1);
                     let event = Event::Wlan { medium: self.id, timer: WlanTimer::Timeout, arg: to, gen: s.timeout_gen };
-                    sched.schedule_in(Duration(timing.ack_timeout.0.saturating_sub(sifs.0)), event);
+                    let after = Duration(timing.ack_timeout.0.saturating_sub(sifs.0));
+                    self.wake = self.wake.max(now + after);
+                    sched.schedule_in(after, event);
                 }
                 Response::Data => self.finish(radio, false, now),
             }
