@@ -486,10 +486,18 @@ impl World {
         for n in notices {
             match n {
                 WlanNotice::Iface(iface, event) => self.notify_iface(now, iface, event),
-                WlanNotice::Step { iface, what, detail } => {
+                WlanNotice::Step { iface, what, ap, detail } => {
                     if self.rec.tracer.enabled() {
-                        let entity = &self.rec.names.ifaces[iface.index()];
-                        let detail = format!("step={what} {detail}");
+                        let names = &self.rec.names;
+                        let entity = &names.ifaces[iface.index()];
+                        let detail = match ap {
+                            Some((m, ap)) => format!(
+                                "step={what} channel={} ap={} {detail}",
+                                names.wlans[m as usize],
+                                names.ifaces[ap.index()]
+                            ),
+                            None => format!("step={what} {detail}"),
+                        };
                         let event = TraceEvent::Agent { kind: "wlan", entity, detail: &detail };
                         self.rec.tracer.emit(now, &event, &self.rec.names);
                     }

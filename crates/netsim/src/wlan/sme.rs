@@ -59,7 +59,8 @@
 //! association `Up` then `AddressAdded(lease)`; on leaving `Down` then
 //! `AddressRemoved(lease)`. Leaving also discards the packets the interface's radio holds
 //! (`iface_down` drops). The steps appear in the run's events as kind `wlan` (scan-start,
-//! scan-end, auth, associated, disassociated, handover), with times.
+//! scan-end, auth, associated, disassociated, handover), with times, e.g.
+//! `step=associated channel=bss1 ap=ap1/wlan0 addr=10.0.1.10 rss=-54.4`.
 
 use std::collections::BTreeMap;
 use std::net::Ipv4Addr;
@@ -160,8 +161,8 @@ pub(crate) enum Action {
     Associate { iface: IfaceId, medium: u32, radio: u32, ap: u32, addr: IfaceAddr },
     /// The station's interface leaves its AP and loses `addr`.
     Disassociate { iface: IfaceId, medium: u32, radio: u32, addr: IfaceAddr },
-    /// A step for the run's events.
-    Note { iface: IfaceId, what: &'static str, detail: String },
+    /// A step for the run's events, with the AP concerned (channel index, AP's interface).
+    Note { iface: IfaceId, what: &'static str, ap: Option<(u32, IfaceId)>, detail: String },
 }
 
 /// An AP's management state.
@@ -501,6 +502,7 @@ impl Sme {
         out.push(Action::Note {
             iface: st.iface,
             what: "scan-start",
+            ap: None,
             detail: format!("channels={} background={background}", st.radios.len()),
         });
         self.enter_channel(s, 0, media, now, sched);
@@ -611,7 +613,7 @@ impl Sme {
         let st = &mut self.stations[s];
         let no = st.scan_no;
         let found = st.candidates.iter().filter(|c| c.scan == no).count();
-        out.push(Action::Note { iface: st.iface, what: "scan-end", detail: format!("aps={found}") });
+        out.push(Action::Note { iface: st.iface, what: "scan-end", ap: None, detail: format!("aps={found}") });
         match st.assoc {
             Some(a) => {
                 st.bg = None;
@@ -652,7 +654,8 @@ impl Sme {
                 out.push(Action::Note {
                     iface: st.iface,
                     what: "auth",
-                    detail: format!("medium={m} ap={} rss={:.1}", cand.ap, cand.rss),
+                    ap: Some((m, media[m as usize].iface(cand.ap))),
+                    detail: format!("rss={:.1}", cand.rss),
                 });
                 self.tune(s, cand.k, media, now, sched);
                 self.send_request(s, media, now, sched);
@@ -720,7 +723,8 @@ impl Sme {
         out.push(Action::Note {
             iface: st.iface,
             what: "associated",
-            detail: format!("medium={m} ap={} addr={} rss={rss:.1}", cand.ap, addr.addr),
+            ap: Some((m, media[m as usize].iface(cand.ap))),
+            detail: format!("addr={} rss={rss:.1}", addr.addr),
         });
         out.push(Action::Associate { iface: st.iface, medium: m, radio: r, ap: cand.ap, addr });
         st.below_scan = false;
@@ -788,12 +792,14 @@ impl Sme {
         out.push(Action::Note {
             iface: st.iface,
             what: "handover",
-            detail: format!("medium={m} ap={} rss={rss:.1}", a.ap),
+            ap: Some((m, media[m as usize].iface(a.ap))),
+            detail: format!("rss={rss:.1}"),
         });
         out.push(Action::Note {
             iface: st.iface,
             what: "disassociated",
-            detail: format!("medium={m} ap={} addr={}", a.ap, a.addr.addr),
+            ap: Some((m, media[m as usize].iface(a.ap))),
+            detail: format!("addr={}", a.addr.addr),
         });
         out.push(Action::Disassociate { iface: st.iface, medium: m, radio: r, addr: a.addr });
         media[m as usize].set_ap(r, None);
