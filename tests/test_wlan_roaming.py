@@ -35,6 +35,8 @@ def test_run_with_report_shows_the_handover(tmp_path: Path) -> None:
     )
     assert proc.returncode == 0, proc.stderr
     assert (tmp_path / "x" / "report.html").exists()
+    roaming = proc.stdout.split("WLAN roaming")[1]
+    assert "mn/wlan0" in roaming and f"{_crossing_time(-90.0):.3f}" in roaming
     result = sctpsim.RunResult.load(tmp_path / "x")
     ev = result.events
     wlan = ev[(ev.kind == "wlan") & (ev.entity == "mn/wlan0")]

@@ -577,6 +577,43 @@ def _radios_table(result: RunResult) -> Table | None:
     return table
 
 
+def _roaming_table(result: RunResult) -> Table | None:
+    """Roaming WLAN interfaces: their scans, associations and handovers, with the handover
+    instants when the run recorded the ``wlan`` events."""
+    stations = [
+        i
+        for i in _entities(result, "iface")
+        if not math.isnan(result.scalar_or_nan("iface", i, "wlan_handovers"))
+    ]
+    if not stations:
+        return None
+    events = result.events
+    table = _table(
+        "WLAN roaming",
+        [
+            ("iface", "left"),
+            ("scans", "right"),
+            ("associations", "right"),
+            ("handovers", "right"),
+            ("timeouts", "right"),
+            ("handovers at s", "left"),
+        ],
+    )
+    for iface in stations:
+        s = partial(result.scalar_or_nan, "iface", iface)
+        mine = events[(events.kind == "wlan") & (events.entity == iface)]
+        at = mine[mine.detail.str.startswith("step=handover ")].time_s
+        table.add_row(
+            iface,
+            format_count(s("wlan_scans")),
+            format_count(s("wlan_associations")),
+            format_count(s("wlan_handovers")),
+            format_count(s("wlan_timeouts")),
+            ", ".join(f"{t:.3f}" for t in at) if len(at) else "-",
+        )
+    return table
+
+
 def _nodes_table(result: RunResult) -> Table | None:
     nodes = [
         node
@@ -642,6 +679,7 @@ def summary_tables(result: RunResult) -> list[Table]:
         _real_table(result),
         _ifaces_table(result),
         _radios_table(result),
+        _roaming_table(result),
         _nodes_table(result),
     )
     return [t for t in tables if t is not None]
