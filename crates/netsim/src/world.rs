@@ -214,6 +214,27 @@ impl WorldBuilder {
             return Err(WlanError::NoSuchChannel(bad));
         }
         let iface = self.iface_with(node, name, None);
+        self.attach_roaming(iface, media, config, roam)?;
+        Ok(iface)
+    }
+
+    /// Make an existing (unattached) interface a roaming station (see
+    /// [`WorldBuilder::roaming_wlan_iface`]); any address it has is taken away (it gets one
+    /// when it associates).
+    pub fn attach_roaming(
+        &mut self,
+        iface: IfaceId,
+        media: &[u32],
+        config: &RadioConfig,
+        roam: crate::wlan::sme::RoamConfig,
+    ) -> Result<(), WlanError> {
+        if let Some(&bad) = media.iter().find(|&&m| m as usize >= self.rec.names.wlans.len()) {
+            return Err(WlanError::NoSuchChannel(bad));
+        }
+        let held: Vec<_> = self.net.ifaces[iface.index()].addrs().iter().map(|a| a.addr).collect();
+        for a in held {
+            self.net.remove_address(iface, a);
+        }
         let full = self.rec.names.ifaces[iface.index()].clone();
         let rngs = media
             .iter()
@@ -225,8 +246,7 @@ impl WorldBuilder {
                 )
             })
             .collect();
-        self.net.attach_roaming(iface, media, config, roam, rngs)?;
-        Ok(iface)
+        self.net.attach_roaming(iface, media, config, roam, rngs)
     }
 
     /// Sample the signal strength of each roaming station's AP at each sampling interval
@@ -466,10 +486,18 @@ impl World {
         for n in notices {
             match n {
                 WlanNotice::Iface(iface, event) => self.notify_iface(now, iface, event),
-                WlanNotice::Step { iface, what, detail } => {
+                WlanNotice::Step { iface, what, ap, detail } => {
                     if self.rec.tracer.enabled() {
-                        let entity = &self.rec.names.ifaces[iface.index()];
-                        let detail = format!("step={what} {detail}");
+                        let names = &self.rec.names;
+                        let entity = &names.ifaces[iface.index()];
+                        let detail = match ap {
+                            Some((m, ap)) => format!(
+                                "step={what} channel={} ap={} {detail}",
+                                names.wlans[m as usize],
+                                names.ifaces[ap.index()]
+                            ),
+                            None => format!("step={what} {detail}"),
+                        };
                         let event = TraceEvent::Agent { kind: "wlan", entity, detail: &detail };
                         self.rec.tracer.emit(now, &event, &self.rec.names);
                     }

@@ -349,3 +349,34 @@ fn two_interfaces_roam_independently() {
     assert!(w.r.scalars.get("iface", "mob/wlan0@c6", "mac_tx_frames").is_none());
     assert!(w.r.scalars.get("iface", "mob/wlan1@c1", "mac_tx_frames").is_none());
 }
+
+/// A radio tuned away from its channel hears nothing there: a station scanning passively
+/// (110 ms per channel, channel 1 then 6) between an AP on each receives only the beacons sent
+/// on the channel it listens to at the time, and joins the AP it heard strongest (the nearer
+/// one, on channel 6).
+#[test]
+fn a_radio_tuned_away_hears_nothing() {
+    let mut b = WorldBuilder::new(5, Instant::ZERO + Duration::from_millis(300));
+    b.trace(Box::new(EventLog::new(vec!["wlan".into()])));
+    let c1 = b.wlan_channel("c1", wlan::ChannelConfig::default());
+    let c6 = b.wlan_channel("c6", wlan::ChannelConfig { channel: 6, ..wlan::ChannelConfig::default() });
+    for (name, ch, x, net) in [("ap1", c1, 0.0, 1), ("ap6", c6, 15.0, 6)] {
+        let ap = b.node(name, NodeKind::Router);
+        b.wlan_iface(ap, "wlan0", Some(IfaceAddr::new(Ipv4Addr::new(10, 0, net, 1))), ch, &ap_config(x)).unwrap();
+    }
+    let sta = b.node("sta", NodeKind::Host);
+    let cfg = RadioConfig::new(Role::Roaming, Position::new(10.0, 0.0));
+    let roam = RoamConfig { scan: ScanMode::Passive { dwell: Duration::from_millis(110) }, ..RoamConfig::default() };
+    b.roaming_wlan_iface(sta, "wlan0", &[c1, c6], &cfg, roam).unwrap();
+    let mut w = b.build();
+    let beacons = |w: &netsim::world::World, m: usize| w.network().wlans[m].mgmt_counts(1).rx_of(MgmtKind::Beacon);
+    // On channel 1 until 110 ms: channel 1's beacons at 0 and 102.4 ms; none of channel 6's.
+    w.run_until(Instant::ZERO + Duration::from_millis(109)).unwrap();
+    assert_eq!((beacons(&w, 0), beacons(&w, 1)), (2, 0));
+    // On channel 6 from 110 to 220 ms: its beacon at 204.8 ms only; channel 1's stop.
+    w.run_until(Instant::ZERO + Duration::from_millis(219)).unwrap();
+    assert_eq!((beacons(&w, 0), beacons(&w, 1)), (2, 1));
+    let r = w.run().unwrap();
+    let at = (0..r.events.kind.len()).find(|&i| r.events.detail[i].starts_with("step=associated ")).unwrap();
+    assert!(r.events.detail[at].contains("channel=c6 ap=ap6/wlan0 addr=10.0.6.2"), "{}", r.events.detail[at]);
+}

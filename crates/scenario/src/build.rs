@@ -2,18 +2,21 @@
 
 use std::path::Path;
 
+use netsim::apps::onoff::OnOffConfig;
 use netsim::apps::onoff::UdpOnOff;
 use netsim::apps::sctp::{SctpApp, SctpRole};
 use netsim::apps::tcp::{TcpBulk, TcpSink};
+use netsim::apps::udp::CbrConfig;
 use netsim::apps::udp::{UdpCbr, UdpSink};
 use netsim::apps::vbr::UdpVbr;
+use netsim::apps::vbr::VbrConfig;
 use netsim::pcap::PcapSink;
 use netsim::recorder::EventLog;
 use netsim::routing::StaticRoute;
 use netsim::wire::{PROTO_SCTP, PROTO_TCP, PROTO_UDP};
 use netsim::wlan::Role;
 use netsim::world::{World, WorldBuilder};
-use netsim::Instant;
+use netsim::{Duration, Instant};
 use rand::RngCore;
 
 use crate::model::{AppSpec, Scenario};
@@ -49,7 +52,7 @@ impl Scenario {
         for w in &self.wlans {
             b.wlan_channel(&w.name, w.config.clone());
         }
-        let aps = self.radios.iter().filter(|r| r.ap.is_none());
+        let aps = self.radios.iter().filter(|r| r.ap.is_none() && r.roam.is_none());
         for radio in aps.chain(self.radios.iter().filter(|r| r.ap.is_some())) {
             let mut config = radio.config.clone();
             if let Some(ap) = radio.ap {
@@ -57,6 +60,18 @@ impl Scenario {
             }
             let iface = ids[radio.iface.node][radio.iface.iface];
             b.attach_wlan(iface, radio.channel as u32, &config).map_err(std::io::Error::other)?;
+        }
+        // Roaming stations: a radio on each channel of the scan list; the interface's address
+        // gives the host number it takes in each AP's subnet.
+        for radio in &self.radios {
+            let Some((roam, list)) = &radio.roam else { continue };
+            let mut config = radio.config.clone();
+            config.role = Role::Roaming;
+            let mut roam = *roam;
+            roam.host = Some(self.nodes[radio.iface.node].ifaces[radio.iface.iface].1);
+            let iface = ids[radio.iface.node][radio.iface.iface];
+            let media: Vec<u32> = list.iter().map(|&c| c as u32).collect();
+            b.attach_roaming(iface, &media, &config, roam).map_err(std::io::Error::other)?;
         }
         for link in &self.links {
             let [a, z] = link.ends.map(|e| ids[e.node][e.iface]);
@@ -73,9 +88,10 @@ impl Scenario {
             // Each source draws from (and seeds its connection with) a stream named after it.
             let stream = |name: &str| b.rng().stream(&format!("app/{name}"));
             match app {
-                AppSpec::UdpCbr { name, node, config } => {
+                AppSpec::UdpCbr { name, node, config, start_jitter } => {
+                    let start = jittered(&b, name, config.start, *start_jitter);
                     let flow = b.flow(name);
-                    b.agent(node_ids[*node], Box::new(UdpCbr::new(config.clone(), flow)));
+                    b.agent(node_ids[*node], Box::new(UdpCbr::new(CbrConfig { start, ..config.clone() }, flow)));
                 }
                 AppSpec::UdpSink { name, node, port } => {
                     let agent = b.agent(node_ids[*node], Box::new(UdpSink::new(name)));
@@ -103,24 +119,26 @@ impl Scenario {
                     let bound = b.bind_port(agent, PROTO_SCTP, port);
                     debug_assert!(bound, "validation guarantees free ports");
                 }
-                AppSpec::UdpVbr { name, node, config } => {
+                AppSpec::UdpVbr { name, node, config, start_jitter } => {
                     let rng = stream(name);
+                    let start = jittered(&b, name, config.start, *start_jitter);
                     let flow = b.flow(name);
-                    b.agent(node_ids[*node], Box::new(UdpVbr::new(config.clone(), flow, rng)));
+                    b.agent(node_ids[*node], Box::new(UdpVbr::new(VbrConfig { start, ..config.clone() }, flow, rng)));
                 }
-                AppSpec::UdpOnOff { name, node, config } => {
+                AppSpec::UdpOnOff { name, node, config, start_jitter } => {
                     let rng = stream(name);
+                    let start = jittered(&b, name, config.start, *start_jitter);
                     let flow = b.flow(name);
-                    b.agent(node_ids[*node], Box::new(UdpOnOff::new(config.clone(), flow, rng)));
+                    let config = OnOffConfig { start, ..config.clone() };
+                    b.agent(node_ids[*node], Box::new(UdpOnOff::new(config, flow, rng)));
                 }
-                AppSpec::TcpBulk { name, node, config } => {
+                AppSpec::TcpBulk { name, node, config, start_jitter } => {
                     let seed = stream(name).next_u64();
+                    let start = jittered(&b, name, config.start, *start_jitter);
                     let flow = b.flow(name);
                     flow_of.insert(name.as_str(), flow);
-                    let agent = b.agent(
-                        node_ids[*node],
-                        Box::new(TcpBulk::new(netsim::apps::tcp::BulkConfig { seed, ..config.clone() }, flow, name)),
-                    );
+                    let bulk = netsim::apps::tcp::BulkConfig { seed, start, ..config.clone() };
+                    let agent = b.agent(node_ids[*node], Box::new(TcpBulk::new(bulk, flow, name)));
                     let bound = b.bind_port(agent, PROTO_TCP, config.src_port);
                     debug_assert!(bound, "validation guarantees free ports");
                 }
@@ -147,6 +165,9 @@ impl Scenario {
         if self.record.packets {
             b.record_packets();
         }
+        if self.record.rss {
+            b.record_rss();
+        }
         if self.record.positions {
             b.record_positions();
         }
@@ -170,4 +191,17 @@ impl Scenario {
         }
         Ok(Built { world: b.build(), captures })
     }
+}
+
+/// The start of source `name`: `start`, or with a jitter window a time drawn uniformly from
+/// `[start, start + jitter)` with the application's own stream `app/<name>/start` (so no other
+/// stream's draws move, and a scenario without jitter draws nothing).
+fn jittered(b: &WorldBuilder, name: &str, start: Instant, jitter: Duration) -> Instant {
+    if jitter == Duration::ZERO {
+        return start;
+    }
+    let draw = b.rng().stream(&format!("app/{name}/start")).next_u64();
+    // A 64-bit fraction of the window: floor(draw * jitter / 2^64) < jitter.
+    let offset = ((u128::from(draw) * u128::from(jitter.0)) >> 64) as u64;
+    Instant(start.0.saturating_add(offset))
 }

@@ -95,6 +95,8 @@ pub enum AppSpec {
         node: usize,
         /// Parameters.
         config: CbrConfig,
+        /// Width of the window its start is drawn from (zero: no draw).
+        start_jitter: Duration,
     },
     /// UDP sink.
     UdpSink {
@@ -121,6 +123,8 @@ pub enum AppSpec {
         node: usize,
         /// Parameters.
         config: VbrConfig,
+        /// Width of the window its start is drawn from (zero: no draw).
+        start_jitter: Duration,
     },
     /// UDP exponential on/off source.
     UdpOnOff {
@@ -130,6 +134,8 @@ pub enum AppSpec {
         node: usize,
         /// Parameters.
         config: OnOffConfig,
+        /// Width of the window its start is drawn from (zero: no draw).
+        start_jitter: Duration,
     },
     /// TCP bulk transfer (its seed is derived from its name when the world is built).
     TcpBulk {
@@ -139,6 +145,8 @@ pub enum AppSpec {
         node: usize,
         /// Parameters.
         config: BulkConfig,
+        /// Width of the window its start is drawn from (zero: no draw).
+        start_jitter: Duration,
     },
     /// TCP sink.
     TcpSink {
@@ -164,6 +172,8 @@ pub struct RecordSpec {
     pub packets: bool,
     /// Sample node positions as time series.
     pub positions: bool,
+    /// Sample roaming stations' RSS as time series.
+    pub rss: bool,
     /// When transports compute their checksums (`record.checksums`).
     pub checksums: netsim::world::ChecksumPolicy,
 }
@@ -371,8 +381,10 @@ impl Parser {
             let ap = self.iface_ref(&text).map_err(|m| ScenarioError::new(key.clone(), m))?;
             let found = self.radios.iter().find(|(s, _)| s.iface == ap);
             match found {
-                Some((s, None)) if s.channel == self.radios[k].0.channel => self.radios[k].0.ap = Some(ap),
-                Some((s, None)) => {
+                Some((s, None)) if s.roam.is_none() && s.channel == self.radios[k].0.channel => {
+                    self.radios[k].0.ap = Some(ap)
+                }
+                Some((s, None)) if s.roam.is_none() => {
                     return Err(ScenarioError::new(
                         key,
                         format!(
@@ -582,9 +594,10 @@ impl Parser {
                 let rate_bps = r.rate("rate")?;
                 let payload = payload_size(r, "packet_size")?;
                 let (start, stop) = start_stop(r)?;
+                let start_jitter = start_jitter(r)?;
                 let config = CbrConfig { src, src_port, dst, dst_port, rate_bps, payload, start, stop };
                 self.flows += 1;
-                Ok(AppSpec::UdpCbr { name, node, config })
+                Ok(AppSpec::UdpCbr { name, node, config, start_jitter })
             }
             "sctp-bulk" | "sctp-sink" | "sctp-requests" => self.sctp_app(r, &kind, name, node, index),
             "udp-vbr" => {
@@ -593,10 +606,11 @@ impl Parser {
                 let (min_size, max_size) = size_range(r)?;
                 let random = r.bool("random")?;
                 let (start, stop) = start_stop(r)?;
+                let start_jitter = start_jitter(r)?;
                 let config =
                     VbrConfig { src, src_port, dst, dst_port, rate_bps, min_size, max_size, random, start, stop };
                 self.flows += 1;
-                Ok(AppSpec::UdpVbr { name, node, config })
+                Ok(AppSpec::UdpVbr { name, node, config, start_jitter })
             }
             "udp-onoff" => {
                 let (src, src_port, dst, dst_port) = self.endpoints(r, node, &node_name, index)?;
@@ -604,21 +618,24 @@ impl Parser {
                 let packet_size = payload_size(r, "packet_size")?;
                 let (on_mean, off_mean) = on_off(r)?;
                 let (start, stop) = start_stop(r)?;
+                let start_jitter = start_jitter(r)?;
                 let config =
                     OnOffConfig { src, src_port, dst, dst_port, rate_bps, packet_size, on_mean, off_mean, start, stop };
                 self.flows += 1;
-                Ok(AppSpec::UdpOnOff { name, node, config })
+                Ok(AppSpec::UdpOnOff { name, node, config, start_jitter })
             }
             "tcp-bulk" => {
                 let (src, src_port, dst, dst_port) = self.endpoints(r, node, &node_name, index)?;
                 self.bind(r, "src_port", node, PROTO_TCP, src_port)?;
                 let bytes = r.opt_size("bytes")?;
                 let start = Instant(r.duration("start")?.as_nanos());
+                let start_jitter = start_jitter(r)?;
                 let tcp = self.tcp_table(r)?;
                 self.flows += 1;
                 Ok(AppSpec::TcpBulk {
                     name,
                     node,
+                    start_jitter,
                     config: BulkConfig { src, src_port, dst, dst_port, bytes, start, tcp, seed: 0 },
                 })
             }
@@ -1161,7 +1178,7 @@ impl Parser {
                     tcp: tcp.clone(),
                     seed: 0,
                 };
-                apps.push(AppSpec::TcpBulk { name: host.clone(), node: h, config });
+                apps.push(AppSpec::TcpBulk { name: host.clone(), node: h, config, start_jitter: Duration::ZERO });
                 members.push(host);
             } else {
                 let (src, dst_port) = (host_addr, udp_port);
@@ -1169,6 +1186,7 @@ impl Parser {
                     ("vbr", _) => AppSpec::UdpVbr {
                         name: host,
                         node: h,
+                        start_jitter: Duration::ZERO,
                         config: VbrConfig {
                             src,
                             src_port,
@@ -1185,6 +1203,7 @@ impl Parser {
                     (_, Some((on_mean, off_mean))) => AppSpec::UdpOnOff {
                         name: host,
                         node: h,
+                        start_jitter: Duration::ZERO,
                         config: OnOffConfig {
                             src,
                             src_port,
@@ -1201,6 +1220,7 @@ impl Parser {
                     _ => AppSpec::UdpCbr {
                         name: host,
                         node: h,
+                        start_jitter: Duration::ZERO,
                         config: CbrConfig {
                             src,
                             src_port,
@@ -1295,12 +1315,13 @@ impl Parser {
         let packets = r.opt_bool("packets")?.unwrap_or(false);
         // Absent too: positions are sampled only when asked for.
         let positions = r.opt_bool("positions")?.unwrap_or(false);
+        let rss = r.opt_bool("rss")?.unwrap_or(false);
         // Absent as well: "auto" unless the scenario says otherwise.
         let checksums = match r.opt_str("checksums")?.as_deref() {
             Some("always") => netsim::world::ChecksumPolicy::Always,
             _ => netsim::world::ChecksumPolicy::Auto,
         };
-        Ok(RecordSpec { interval, events, capture, packets, positions, checksums })
+        Ok(RecordSpec { interval, events, capture, packets, positions, rss, checksums })
     }
 }
 
@@ -1336,6 +1357,12 @@ fn on_off(r: &mut Reader<'_>) -> Result<(Duration, Duration), ScenarioError> {
         return Err(r.error("on_mean", "must be longer than 0s"));
     }
     Ok((on, r.duration("off_mean")?))
+}
+
+/// `start_jitter` of a source: the width of the window its start is drawn from (zero when
+/// absent).
+fn start_jitter(r: &mut Reader<'_>) -> Result<Duration, ScenarioError> {
+    Ok(r.opt_duration("start_jitter")?.map_or(Duration::ZERO, |d| Duration(d.as_nanos())))
 }
 
 /// `start` and `stop` of a UDP source.

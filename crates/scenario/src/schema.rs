@@ -153,7 +153,7 @@ const fn f(key: &'static str, ty: Ty, default: Fallback, unit: &'static str, doc
 use Fallback::{Absent, Required, Value};
 
 /// Words accepted by `record.events`.
-pub const EVENT_KINDS: &[&str] = &["fault", "drop", "enqueue", "dequeue", "tx", "rx", "tcp", "sctp"];
+pub const EVENT_KINDS: &[&str] = &["fault", "drop", "enqueue", "dequeue", "tx", "rx", "tcp", "sctp", "wlan"];
 
 /// The top level of a scenario file.
 pub static ROOT: Section = Section {
@@ -323,8 +323,22 @@ pub static WLAN_IFACE: Section = Section {
     path: "nodes[].interfaces[].wlan",
     fields: &[
         f("channel", Ty::Name, Required, "", "Name of the wlans[] channel the radio is on."),
-        f("role", Ty::Enum(&["station", "ap"]), Value("station"), "", "An access point (its node must be a router: it bridges its BSS to its wired links, one subnet per AP) or a station. Association is static: a station is associated with its AP from the start (no beacons, scanning or association frames yet)."),
-        f("ap", Ty::Endpoint, Absent("required for a station"), "", "The AP's interface, \"node/iface\", on the same channel."),
+        f("role", Ty::Enum(&["station", "ap"]), Value("station"), "", "An access point (its node must be a router: it bridges its BSS to its wired links, one subnet per AP) or a station."),
+        f("association", Ty::Enum(&["static", "roam"]), Value("static"), "", "A station's association: \"static\", with the AP named by `ap` from the start (no management frames), or \"roam\": it scans, authenticates and associates with management frames (IEEE 802.11-2020 §11.1.4, §11.3), and roams on its AP's signal strength. A roaming interface starts down; on association it comes up with the address whose host part is `address`'s in the AP's subnet (its agents are told: up, address added; on leaving: down, address removed)."),
+        f("ap", Ty::Endpoint, Absent("required for a static station"), "", "The AP's interface, \"node/iface\", on the same channel."),
+        f("beacon_interval", Ty::Duration, Value("102.4ms"), "", "An AP's beacon interval (100 TU; §11.1.3): a beacon at each multiple of it, through the DCF."),
+        f("beacons", Ty::Bool, Value("true"), "", "Whether an AP sends beacons."),
+        f("scan_channels", Ty::StrList, Absent("every wlans[] channel, in order"), "", "A roaming station's scan list: names of wlans[] channels, scanned in this order (its radio leaves its own channel meanwhile; frames queued there stay queued)."),
+        f("scan", Ty::Enum(&["active", "passive"]), Value("active"), "", "A roaming station's scanning: active (Probe Request, then MinChannelTime / MaxChannelTime) or passive (listen for beacons)."),
+        f("min_channel_time", Ty::Duration, Value("20.48ms"), "", "Active scanning: MinChannelTime (20 TU), from the probe; a channel silent meanwhile is left."),
+        f("max_channel_time", Ty::Duration, Value("40.96ms"), "", "Active scanning: MaxChannelTime (40 TU), from the probe."),
+        f("passive_dwell", Ty::Duration, Value("110ms"), "", "Passive scanning: time on each channel (over one beacon interval)."),
+        f("scan_threshold", Ty::Number(-200.0, 50.0), Value("-80.0"), "dBm", "A roaming station scans when its AP's signal falls below this (paper 001: -80 dBm), again every rescan_interval while it stays below."),
+        f("handover_threshold", Ty::Number(-200.0, 50.0), Value("-90.0"), "dBm", "A roaming station leaves its AP when its signal falls below this (paper 001: -90 dBm) and joins the strongest AP of its last scan. The crossings are computed from the mobility model."),
+        f("rescan_interval", Ty::Duration, Value("1s"), "", "A roaming station's time between scans below the scan threshold, and after a scan that found no AP."),
+        f("auth_timeout", Ty::Duration, Value("524.288ms"), "", "Wait for the Authentication response (dot11AuthenticationResponseTimeout, 512 TU)."),
+        f("assoc_timeout", Ty::Duration, Value("524.288ms"), "", "Wait for the Association Response (dot11AssociationResponseTimeout, 512 TU)."),
+        f("max_attempts", Ty::Int(1, 100), Value("3"), "", "Authentication or association requests sent to one AP before trying the next."),
         f("x", Ty::Number(-1e7, 1e7), Value("0.0"), "m", "Position, east, of a radio whose node has no position (nodes[].position and nodes[].mobility win)."),
         f("y", Ty::Number(-1e7, 1e7), Value("0.0"), "m", "Position, north, of a radio whose node has no position."),
         f("tx_power", Ty::Power, Value("16.02"), "dBm", "Transmit power."),
@@ -721,6 +735,7 @@ pub static APP: Section = Section {
                 f("rate", Ty::Rate, Required, "bit/s", "Application data rate (payload bits per second)."),
                 f("packet_size", Ty::Size, Value("1000"), "bytes", "Application payload per datagram (16..65507); the first 16 bytes carry a sequence number and the send time."),
                 f("start", Ty::Duration, Value("0s"), "s", "Time of the first datagram."),
+                f("start_jitter", Ty::Duration, Absent("0s: starts exactly at start"), "s", "Start at a time drawn uniformly from [start, start + start_jitter) from the application's own random stream (\"app/<name>/start\"), so replications (other seeds) start it at other times."),
                 f("stop", Ty::Duration, Absent("runs until the end"), "s", "No datagram is sent at or after this time."),
             ],
         ),
@@ -736,6 +751,7 @@ pub static APP: Section = Section {
                 f("max_size", Ty::Size, Value("200"), "bytes", "Largest payload (min_size..65507)."),
                 f("random", Ty::Bool, Value("false"), "", "Dither each inter-departure gap by a uniform factor in [0.5, 1.5) (ns-2 random_)."),
                 f("start", Ty::Duration, Value("0s"), "s", "Time of the first datagram."),
+                f("start_jitter", Ty::Duration, Absent("0s: starts exactly at start"), "s", "Start at a time drawn uniformly from [start, start + start_jitter) from the application's own random stream (\"app/<name>/start\"), so replications (other seeds) start it at other times."),
                 f("stop", Ty::Duration, Absent("runs until the end"), "s", "No datagram is sent at or after this time."),
             ],
         ),
@@ -751,6 +767,7 @@ pub static APP: Section = Section {
                 f("on_mean", Ty::Duration, Value("500ms"), "s", "Mean of the exponentially distributed ON periods."),
                 f("off_mean", Ty::Duration, Value("500ms"), "s", "Mean of the exponentially distributed OFF periods."),
                 f("start", Ty::Duration, Value("0s"), "s", "Start of the first ON period."),
+                f("start_jitter", Ty::Duration, Absent("0s: starts exactly at start"), "s", "Start at a time drawn uniformly from [start, start + start_jitter) from the application's own random stream (\"app/<name>/start\"), so replications (other seeds) start it at other times."),
                 f("stop", Ty::Duration, Absent("runs until the end"), "s", "No datagram is sent at or after this time."),
             ],
         ),
@@ -801,6 +818,7 @@ pub static APP: Section = Section {
                 f("src_port", Ty::Int(1, 65535), Absent("49152 + position in the apps list"), "", "Source TCP port."),
                 f("bytes", Ty::Size, Absent("unlimited: sends until the end of the run"), "bytes", "Bytes to upload (\"FTP upload of N bytes\"); the connection closes when all are acknowledged."),
                 f("start", Ty::Duration, Value("0s"), "s", "When the connection opens."),
+                f("start_jitter", Ty::Duration, Absent("0s: starts exactly at start"), "s", "Start at a time drawn uniformly from [start, start + start_jitter) from the application's own random stream (\"app/<name>/start\"), so replications (other seeds) start it at other times."),
                 f("tcp", Ty::Table(&TCP), Value("{}"), "", "TCP parameters."),
             ],
         ),
@@ -1019,6 +1037,7 @@ pub static RECORD: Section = Section {
         f("events", Ty::StrList, Value("[\"fault\"]"), "", "Event kinds to log: fault, drop, enqueue, dequeue, tx, rx, tcp (state changes and loss episodes of TCP connections)."),
         f("capture", Ty::StrList, Value("[]"), "", "Interfaces (\"node/iface\") to capture to pcap files, packets sent and received there."),
         f("checksums", Ty::Enum(&["auto", "always"]), Absent("auto"), "", "When SCTP endpoints compute their packets' CRC32c (RFC 9260 §6.8): \"auto\" only when a capture is taken (nothing in the simulated network alters a packet's bytes, so the checksum detects nothing and results are the same without it; captured packets carry correct checksums), \"always\" on every packet."),
+        f("rss", Ty::Bool, Absent("false"), "", "Sample each roaming station's signal strength of its AP at each interval (time series kind \"iface\", metric rss, in dBm; only while associated)."),
         f("positions", Ty::Bool, Absent("false"), "", "Sample the x and y of every node that has a position at each interval (time series kind \"node\", metrics x and y, in metres)."),
         f("packets", Ty::Bool, Absent("false"), "", "Log each SCTP DATA chunk sent and SACK chunk received (time, association, path, TSN or cumulative TSN ack, retransmission) to packets.parquet, for time-sequence graphs (sctpsim show)."),
     ],

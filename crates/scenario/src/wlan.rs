@@ -5,6 +5,8 @@ use netsim::wlan::{
     BasicRates, ChannelConfig, EifsAck, PathLoss, Position, Propagation, RadioConfig, Rate, RateControl, Role, SlotTime,
 };
 
+use netsim::wlan::sme::{RoamConfig, ScanMode};
+
 use crate::error::ScenarioError;
 use crate::model::IfaceRef;
 use crate::reader::{show, Reader};
@@ -29,6 +31,9 @@ pub struct RadioSpec {
     pub ap: Option<IfaceRef>,
     /// Its parameters; the role's AP interface is filled in when the world is built.
     pub config: RadioConfig,
+    /// A roaming station's management parameters and scan list (indices into
+    /// [`crate::model::Scenario::wlans`]); the host number is its interface's address.
+    pub roam: Option<(RoamConfig, Vec<usize>)>,
 }
 
 /// Read `wlans[i]`.
@@ -75,13 +80,29 @@ pub(crate) fn radio(
         r.error("channel", format!("no WLAN channel named \"{name}\" ({known})"))
     })?;
     let ap_role = r.str("role")? == "ap";
+    let roams = r.str("association")? == "roam";
     let ap_text = r.opt_str("ap")?;
     if ap_role && ap_text.is_some() {
         return Err(r.error("ap", "an access point is associated with no other AP (remove \"ap\")"));
     }
-    if !ap_role && ap_text.is_none() {
-        return Err(r.error("ap", "missing: a station names its access point's interface, \"node/iface\""));
+    if ap_role && roams {
+        return Err(r.error("association", "\"roam\" is a station's (remove it or the role \"ap\")"));
     }
+    if roams && ap_text.is_some() {
+        return Err(r.error("ap", "a roaming station finds its AP by scanning (remove \"ap\")"));
+    }
+    if !ap_role && !roams && ap_text.is_none() {
+        return Err(r.error(
+            "ap",
+            "missing: a static station names its access point's interface, \"node/iface\" (or set association = \"roam\")",
+        ));
+    }
+    let beacon_interval = r.duration("beacon_interval")?;
+    if beacon_interval.is_zero() {
+        return Err(r.error("beacon_interval", "0 is not a beacon interval (use beacons = false for none)"));
+    }
+    let beacons = r.bool("beacons")?;
+    let roam = if roams { Some(roam_config(r, channels, channel)?) } else { None };
     if ap_role && !router {
         return Err(r.error(
             "role",
@@ -111,5 +132,73 @@ pub(crate) fn radio(
     let mut q = r.table("queue")?.expect("queue has a default");
     config.queue = crate::queues::read(&mut q, rate.mbps() as u64 * 1_000_000, netsim::Duration::ZERO)?;
     r.put_table("queue", q.finish());
-    Ok((RadioSpec { iface, channel, ap: None, config }, ap_text))
+    if ap_role && beacons {
+        config.beacon_interval = Some(netsim::Duration(beacon_interval.0));
+    }
+    Ok((RadioSpec { iface, channel, ap: None, config, roam }, ap_text))
+}
+
+/// A roaming station's keys: scan list, scanning, thresholds, timeouts.
+fn roam_config(
+    r: &mut Reader<'_>,
+    channels: &[WlanSpec],
+    own: usize,
+) -> Result<(RoamConfig, Vec<usize>), ScenarioError> {
+    let list = if r.has("scan_channels") {
+        let names = r.str_list("scan_channels")?;
+        let mut list = Vec::new();
+        for (i, n) in names.iter().enumerate() {
+            let Some(c) = channels.iter().position(|c| c.name == *n) else {
+                let key = format!("scan_channels[{i}]");
+                return Err(r.error(&key, format!("no WLAN channel named \"{n}\"")));
+            };
+            if list.contains(&c) {
+                return Err(r.error(&format!("scan_channels[{i}]"), format!("\"{n}\" is listed twice")));
+            }
+            list.push(c);
+        }
+        if !list.contains(&own) {
+            let name = &channels[own].name;
+            return Err(r.error("scan_channels", format!("does not list the station's channel \"{name}\"")));
+        }
+        list
+    } else {
+        (0..channels.len()).collect()
+    };
+    let dur = |r: &mut Reader<'_>, key: &str| -> Result<netsim::Duration, ScenarioError> {
+        let d = r.duration(key)?;
+        if d.is_zero() {
+            return Err(r.error(key, "must be longer than 0"));
+        }
+        Ok(netsim::Duration(d.0))
+    };
+    let scan = if r.str("scan")? == "passive" {
+        ScanMode::Passive { dwell: dur(r, "passive_dwell")? }
+    } else {
+        let min_channel_time = dur(r, "min_channel_time")?;
+        let max_channel_time = dur(r, "max_channel_time")?;
+        if max_channel_time < min_channel_time {
+            return Err(r.error("max_channel_time", "is shorter than min_channel_time"));
+        }
+        ScanMode::Active { min_channel_time, max_channel_time }
+    };
+    let scan_threshold_dbm = r.number("scan_threshold")?;
+    let handover_threshold_dbm = r.number("handover_threshold")?;
+    if handover_threshold_dbm > scan_threshold_dbm {
+        return Err(r.error(
+            "handover_threshold",
+            format!("{handover_threshold_dbm} dBm is above scan_threshold ({scan_threshold_dbm} dBm)"),
+        ));
+    }
+    let config = RoamConfig {
+        scan,
+        scan_threshold_dbm,
+        handover_threshold_dbm,
+        rescan_interval: dur(r, "rescan_interval")?,
+        auth_timeout: dur(r, "auth_timeout")?,
+        assoc_timeout: dur(r, "assoc_timeout")?,
+        max_attempts: r.int("max_attempts")? as u32,
+        host: None,
+    };
+    Ok((config, list))
 }

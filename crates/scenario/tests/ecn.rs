@@ -68,7 +68,7 @@ const RED: &str = r#"kind = "red", mode = "packets", min_th = 5, max_th = 15, li
 
 #[test]
 fn tcp_through_red_with_ecn_is_marked_instead_of_dropped() {
-    let r = through_red(RED_ECN, &tcp_apps(true));
+    let r = through_sampled(RED_ECN, &tcp_apps(true));
     let marks = get(&r, "flow", "up", "marks");
     let drops = get(&r, "flow", "up", "drops");
     let sent = get(&r, "flow", "up", "tx_packets");
@@ -77,6 +77,8 @@ fn tcp_through_red_with_ecn_is_marked_instead_of_dropped() {
     let reductions = get(&r, "tcp", "up", "ecn_reductions");
     assert!(reductions >= 10.0 && reductions < marks, "{reductions} reductions, {marks} marks");
     assert!(get(&r, "tcp", "up", "fast_retransmits") <= 1.0);
+    let halved = halvings(&r, "up", "cwnd", 1.0);
+    assert!(halved as f64 >= 0.8 * reductions, "{halved} halvings for {reductions} reductions");
     assert!(get(&r, "flow", "up", "goodput") > 0.85 * 10e6);
 
     let plain = through_red(RED, &tcp_apps(false));
@@ -87,7 +89,7 @@ fn tcp_through_red_with_ecn_is_marked_instead_of_dropped() {
 
 #[test]
 fn sctp_through_red_with_ecn_is_marked_instead_of_dropped() {
-    let r = through_red(RED_ECN, &sctp_apps(true));
+    let r = through_sampled(RED_ECN, &sctp_apps(true));
     let marks = get(&r, "flow", "up", "marks");
     let drops = get(&r, "flow", "up", "drops");
     let sent = get(&r, "flow", "up", "tx_packets");
@@ -97,6 +99,8 @@ fn sctp_through_red_with_ecn_is_marked_instead_of_dropped() {
     let reductions = get(&r, "sctp", "up", "ecn_reductions");
     assert!(reductions >= 10.0 && reductions < marks, "{reductions} reductions, {marks} marks");
     assert!(get(&r, "sctp", "up", "fast_retransmissions") <= 1.0);
+    let halved = halvings(&r, "up/path0", "cwnd", 1.0);
+    assert!(halved as f64 >= 0.8 * reductions, "{halved} halvings for {reductions} reductions");
     assert!(get(&r, "sctp", "sink", "goodput") > 0.85 * 10e6);
 
     let plain = through_red(RED, &sctp_apps(false));
@@ -105,9 +109,9 @@ fn sctp_through_red_with_ecn_is_marked_instead_of_dropped() {
     assert!(rtx >= 20.0, "{rtx}");
 }
 
-/// The RED test's chain with `queue` at the bottleneck, the congestion windows sampled every
-/// 10 ms (a tenth of a round trip's worth of growth between samples).
-fn through_codel(queue: &str, apps: &str) -> RunResult {
+/// The chain of `through_red` with `queue` at the bottleneck, the congestion windows sampled
+/// every 10 ms (a quarter of a round trip between samples), so each halving shows.
+fn through_sampled(queue: &str, apps: &str) -> RunResult {
     let text = common::chain(
         "rate = \"1Gbps\"\ndelay = \"1ms\"\nqueue = { limit = 1000 }",
         &format!("rate = \"10Mbps\"\ndelay = \"20ms\"\nqueue = {{ {queue} }}"),
@@ -129,7 +133,7 @@ fn halvings(r: &RunResult, entity: &str, metric: &str, from: f64) -> usize {
 
 #[test]
 fn tcp_through_codel_with_ecn_is_marked_instead_of_dropped() {
-    let r = through_codel(CODEL_ECN, &tcp_apps(true));
+    let r = through_sampled(CODEL_ECN, &tcp_apps(true));
     let marks = get(&r, "flow", "up", "marks");
     let drops = get(&r, "flow", "up", "drops");
     let sent = get(&r, "flow", "up", "tx_packets");
@@ -148,7 +152,7 @@ fn tcp_through_codel_with_ecn_is_marked_instead_of_dropped() {
     // (about 82 % here); RED's 15-packet threshold band keeps it fuller.
     assert!(get(&r, "flow", "up", "goodput") > 0.7 * 10e6);
 
-    let plain = through_codel(CODEL, &tcp_apps(false));
+    let plain = through_sampled(CODEL, &tcp_apps(false));
     assert!(get(&plain, "flow", "up", "drops") > 20.0);
     assert!(get(&plain, "iface", "R/eth1", "codel_drops") > 20.0);
     assert!(get(&plain, "tcp", "up", "retransmissions") >= 20.0);
@@ -157,7 +161,7 @@ fn tcp_through_codel_with_ecn_is_marked_instead_of_dropped() {
 
 #[test]
 fn sctp_through_codel_with_ecn_is_marked_instead_of_dropped() {
-    let r = through_codel(CODEL_ECN, &sctp_apps(true));
+    let r = through_sampled(CODEL_ECN, &sctp_apps(true));
     let marks = get(&r, "flow", "up", "marks");
     let drops = get(&r, "flow", "up", "drops");
     let sent = get(&r, "flow", "up", "tx_packets");
@@ -172,7 +176,7 @@ fn sctp_through_codel_with_ecn_is_marked_instead_of_dropped() {
     assert!(halved as f64 >= 0.8 * reductions, "{halved} halvings for {reductions} reductions");
     assert!(get(&r, "sctp", "sink", "goodput") > 0.7 * 10e6);
 
-    let plain = through_codel(CODEL, &sctp_apps(false));
+    let plain = through_sampled(CODEL, &sctp_apps(false));
     assert!(get(&plain, "flow", "up", "drops") > 20.0);
     let rtx = get(&plain, "sctp", "up", "fast_retransmissions") + get(&plain, "sctp", "up", "timeout_retransmissions");
     assert!(rtx >= 20.0, "{rtx}");

@@ -280,3 +280,71 @@ fn a_scenario_runs_to_its_end_or_until_no_event_is_left() {
     let r = run(&text.replace("interval = \"0s\"", "interval = \"1s\""));
     assert_eq!(r.end.as_secs_f64(), 10.0, "sampling keeps the clock going to the stop time");
 }
+
+/// A 1-packet-per-millisecond CBR source and a TCP upload over H0 – R – H1 for 3 s, both
+/// starting at 1 s with `jitter` (none when empty), under master seed `seed`: the packets each sent.
+fn jittered_sources(jitter: &str, seed: u64) -> (f64, f64) {
+    let text = common::chain(
+        "rate = \"100Mbps\"\ndelay = \"1ms\"",
+        "rate = \"100Mbps\"\ndelay = \"1ms\"",
+        &format!(
+            r#"
+[[apps]]
+kind = "udp-sink"
+node = "H1"
+[[apps]]
+kind = "udp-cbr"
+name = "cbr"
+node = "H0"
+dst = "H1"
+rate = "8Mbps"
+packet_size = 1000
+start = "1s"
+{jitter}
+[[apps]]
+kind = "tcp-sink"
+node = "H1"
+[[apps]]
+kind = "tcp-bulk"
+name = "tcp"
+node = "H0"
+dst = "H1"
+bytes = "100MiB"
+start = "1s"
+tcp = {{ recv_buffer = "64KiB" }}
+{jitter}
+"#
+        ),
+    );
+    let r = common::run_with(&text, &["duration=3s", &format!("seed={seed}")]);
+    (get(&r, "flow", "cbr", "tx_packets"), get(&r, "flow", "tcp", "tx_packets"))
+}
+
+#[test]
+fn start_jitter_draws_each_start_from_its_window_per_seed() {
+    // Without jitter (or with a zero window) a source starts exactly at `start` whatever the
+    // seed: the CBR source sends one packet each millisecond from 1 s to 3 s (both included).
+    let plain: Vec<(f64, f64)> = (1..=4).map(|seed| jittered_sources("", seed)).collect();
+    assert!(plain.iter().all(|&(cbr, _)| cbr == 2001.0), "{plain:?}");
+    assert!(plain.iter().all(|&(_, tcp)| tcp == plain[0].1), "{plain:?}");
+    assert_eq!(jittered_sources("start_jitter = \"0s\"", 1), plain[0]);
+    // With a 1 s window each source starts somewhere in [1 s, 2 s): fewer packets, a different
+    // count for each seed, and the same again for the same seed.
+    let jittered: Vec<(f64, f64)> = (1..=8).map(|seed| jittered_sources("start_jitter = \"1s\"", seed)).collect();
+    assert!(jittered.iter().all(|&(cbr, _)| cbr > 1000.0 && cbr < 2001.0), "{jittered:?}");
+    let mut cbr: Vec<u64> = jittered.iter().map(|&(c, _)| c as u64).collect();
+    cbr.sort_unstable();
+    cbr.dedup();
+    assert!(cbr.len() >= 7, "{jittered:?}");
+    assert!(cbr[cbr.len() - 1] - cbr[0] > 300, "starts spread over the window: {jittered:?}");
+    let mut tcp: Vec<u64> = jittered.iter().map(|&(_, t)| t as u64).collect();
+    tcp.sort_unstable();
+    tcp.dedup();
+    assert!(tcp.len() >= 7 && jittered.iter().all(|&(_, t)| t < plain[0].1), "{jittered:?}");
+    assert_eq!(jittered_sources("start_jitter = \"1s\"", 3), jittered[2]);
+    // The CBR source's and the TCP upload's starts come from their own streams.
+    assert_ne!(
+        jittered.iter().map(|&(c, _)| c).collect::<Vec<_>>(),
+        jittered.iter().map(|&(_, t)| t).collect::<Vec<_>>()
+    );
+}

@@ -27,6 +27,9 @@ pub enum WlanNotice {
         iface: IfaceId,
         /// The step.
         what: &'static str,
+        /// The AP concerned, if any: the channel (index in [`Network::wlans`]) and the AP's
+        /// interface.
+        ap: Option<(u32, IfaceId)>,
         /// Details.
         detail: String,
     },
@@ -159,7 +162,9 @@ impl Network {
                         self.recompute_routes();
                     }
                 }
-                Action::Note { iface, what, detail } => self.notices.push(WlanNotice::Step { iface, what, detail }),
+                Action::Note { iface, what, ap, detail } => {
+                    self.notices.push(WlanNotice::Step { iface, what, ap, detail })
+                }
             }
         }
     }

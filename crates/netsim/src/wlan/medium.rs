@@ -860,7 +860,8 @@ impl Medium {
             if p >= cca_mw {
                 r.before(now, slot);
                 r.cs += 1;
-                if !r.transmitting {
+                // A radio tuned away ([`Medium::set_enabled`]) senses but does not receive.
+                if !r.transmitting && r.enabled {
                     if r.rx == NONE {
                         r.rx = id;
                         r.rx_signal_mw = p;
@@ -1101,13 +1102,25 @@ impl Medium {
         let r = &mut self.radios[radio as usize];
         let Some(what) = r.response.take() else { return };
         if !r.enabled {
-            // Tuned away meanwhile: the response is not sent.
+            // Tuned away meanwhile: the response is not sent. The frame it answered fails at
+            // its sender's ACK/CTS timeout; its own data frame after a CTS fails at once.
             let slot = self.timing.slot;
             let timing = self.timing;
             let was = r.before(now, slot);
             r.defer_until = if r.mac == Mac::Exchange { Instant::MAX } else { Instant::ZERO };
             r.after(was, &timing);
             self.sync(radio);
+            match what {
+                Response::Ack { to, .. } | Response::Cts { to, .. } => {
+                    let s = &mut self.radios[to as usize];
+                    s.timeout_gen = s.timeout_gen.wrapping_add(1);
+                    let event = Event::Wlan { medium: self.id, timer: WlanTimer::Timeout, arg: to, gen: s.timeout_gen };
+                    let after = Duration(timing.ack_timeout.0.saturating_sub(sifs.0));
+                    self.wake = self.wake.max(now + after);
+                    sched.schedule_in(after, event);
+                }
+                Response::Data => self.finish(radio, false, now),
+            }
             return;
         }
         match what {

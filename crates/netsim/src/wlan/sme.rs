@@ -12,10 +12,12 @@
 //! late when the medium is busy). It answers a Probe Request with a Probe Response, an
 //! Authentication (transaction 1) with an Authentication (transaction 2, success), and an
 //! Association Request with an Association Response, each as soon as the request is received.
-//! Addresses: the AP leases each station it associates the lowest free host address of its
-//! own interface's subnet above its own address (in association order; a station that comes
-//! back gets its lease again), with the AP's prefix length; the lease ends when the station
-//! leaves (the simulator frees it at once, standing in for the AP's inactivity timeout).
+//! Addresses: a station configured with a host number ([`RoamConfig::host`]) takes that host
+//! in the AP's subnet (a station numbered 10.0.1.10 gets 10.0.2.10 from an AP 10.0.2.1/24).
+//! Otherwise the AP leases it the lowest free host address of its own interface's subnet
+//! above its own address (in association order; a station that comes back gets its lease
+//! again). Either way the prefix length is the AP's; the lease ends when the station leaves
+//! (the simulator frees it at once, standing in for the AP's inactivity timeout).
 //!
 //! # Stations that roam
 //!
@@ -57,7 +59,8 @@
 //! association `Up` then `AddressAdded(lease)`; on leaving `Down` then
 //! `AddressRemoved(lease)`. Leaving also discards the packets the interface's radio holds
 //! (`iface_down` drops). The steps appear in the run's events as kind `wlan` (scan-start,
-//! scan-end, auth, associated, disassociated, handover), with times.
+//! scan-end, auth, associated, disassociated, handover), with times, e.g.
+//! `step=associated channel=bss1 ap=ap1/wlan0 addr=10.0.1.10 rss=-54.4`.
 
 use std::collections::BTreeMap;
 use std::net::Ipv4Addr;
@@ -114,6 +117,10 @@ pub struct RoamConfig {
     pub assoc_timeout: Duration,
     /// Requests sent to one AP before trying another.
     pub max_attempts: u32,
+    /// The station's host number: in each AP's subnet it takes the address with this
+    /// address's host part (under the AP's prefix length). `None`: the AP leases the lowest
+    /// free host number above its own address.
+    pub host: Option<Ipv4Addr>,
 }
 
 impl Default for RoamConfig {
@@ -128,6 +135,7 @@ impl Default for RoamConfig {
             auth_timeout: Duration(TU.0 * 512),
             assoc_timeout: Duration(TU.0 * 512),
             max_attempts: 3,
+            host: None,
         }
     }
 }
@@ -153,8 +161,8 @@ pub(crate) enum Action {
     Associate { iface: IfaceId, medium: u32, radio: u32, ap: u32, addr: IfaceAddr },
     /// The station's interface leaves its AP and loses `addr`.
     Disassociate { iface: IfaceId, medium: u32, radio: u32, addr: IfaceAddr },
-    /// A step for the run's events.
-    Note { iface: IfaceId, what: &'static str, detail: String },
+    /// A step for the run's events, with the AP concerned (channel index, AP's interface).
+    Note { iface: IfaceId, what: &'static str, ap: Option<(u32, IfaceId)>, detail: String },
 }
 
 /// An AP's management state.
@@ -494,6 +502,7 @@ impl Sme {
         out.push(Action::Note {
             iface: st.iface,
             what: "scan-start",
+            ap: None,
             detail: format!("channels={} background={background}", st.radios.len()),
         });
         self.enter_channel(s, 0, media, now, sched);
@@ -604,7 +613,7 @@ impl Sme {
         let st = &mut self.stations[s];
         let no = st.scan_no;
         let found = st.candidates.iter().filter(|c| c.scan == no).count();
-        out.push(Action::Note { iface: st.iface, what: "scan-end", detail: format!("aps={found}") });
+        out.push(Action::Note { iface: st.iface, what: "scan-end", ap: None, detail: format!("aps={found}") });
         match st.assoc {
             Some(a) => {
                 st.bg = None;
@@ -645,7 +654,8 @@ impl Sme {
                 out.push(Action::Note {
                     iface: st.iface,
                     what: "auth",
-                    detail: format!("medium={m} ap={} rss={:.1}", cand.ap, cand.rss),
+                    ap: Some((m, media[m as usize].iface(cand.ap))),
+                    detail: format!("rss={:.1}", cand.rss),
                 });
                 self.tune(s, cand.k, media, now, sched);
                 self.send_request(s, media, now, sched);
@@ -692,7 +702,11 @@ impl Sme {
     ) {
         let (m, r) = self.stations[s].radios[cand.k];
         let Some(ap_index) = self.aps.iter().position(|a| a.medium == m && a.radio == cand.ap) else { return };
-        let Some(addr) = self.lease_addr(ap_index, r) else {
+        let addr = match self.stations[s].config.host {
+            Some(host) => self.aps[ap_index].addr.and_then(|own| in_subnet(own, host)),
+            None => self.lease_addr(ap_index, r),
+        };
+        let Some(addr) = addr else {
             // No address to give: treat as refused.
             self.release(ap_index, r);
             let st = &mut self.stations[s];
@@ -709,7 +723,8 @@ impl Sme {
         out.push(Action::Note {
             iface: st.iface,
             what: "associated",
-            detail: format!("medium={m} ap={} addr={} rss={rss:.1}", cand.ap, addr.addr),
+            ap: Some((m, media[m as usize].iface(cand.ap))),
+            detail: format!("addr={} rss={rss:.1}", addr.addr),
         });
         out.push(Action::Associate { iface: st.iface, medium: m, radio: r, ap: cand.ap, addr });
         st.below_scan = false;
@@ -777,12 +792,14 @@ impl Sme {
         out.push(Action::Note {
             iface: st.iface,
             what: "handover",
-            detail: format!("medium={m} ap={} rss={rss:.1}", a.ap),
+            ap: Some((m, media[m as usize].iface(a.ap))),
+            detail: format!("rss={rss:.1}"),
         });
         out.push(Action::Note {
             iface: st.iface,
             what: "disassociated",
-            detail: format!("medium={m} ap={} addr={}", a.ap, a.addr.addr),
+            ap: Some((m, media[m as usize].iface(a.ap))),
+            detail: format!("addr={}", a.addr.addr),
         });
         out.push(Action::Disassociate { iface: st.iface, medium: m, radio: r, addr: a.addr });
         media[m as usize].set_ap(r, None);
@@ -799,6 +816,16 @@ impl Sme {
             self.begin_scan(s, media, now, sched, out);
         }
     }
+}
+
+/// The address with `host`'s host part in `own`'s subnet (`None` if that is the subnet's
+/// network or broadcast address, or the AP's own).
+fn in_subnet(own: IfaceAddr, host: Ipv4Addr) -> Option<IfaceAddr> {
+    let len = own.prefix_len.min(32);
+    let mask = if len == 0 { 0 } else { u32::MAX << (32 - len) };
+    let addr = (u32::from(own.addr) & mask) | (u32::from(host) & !mask);
+    let bad = len < 31 && (addr & !mask == 0 || addr & !mask == !mask);
+    (!bad && addr != u32::from(own.addr)).then(|| IfaceAddr { addr: Ipv4Addr::from(addr), prefix_len: own.prefix_len })
 }
 
 /// Frames a radio has locked onto so far (whole, errored or collided): activity on the channel.
