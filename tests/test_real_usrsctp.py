@@ -169,10 +169,16 @@ def test_usrsctp_keeps_its_association_with_a_multihomed_sctpsim_when_one_addres
         sink.wait_ready()
         time.sleep(1.0)
         start = time.monotonic()
-        client = subprocess.run(
-            [str(tsctp), "-E", str(theirs), "-U", str(ours), "-p", "5001", "-l", "1000", "-T", "4", "127.0.0.1"],
-            capture_output=True, text=True, errors="replace", timeout=60, env=env,
-        )  # fmt: skip
+        try:
+            client = subprocess.run(
+                [str(tsctp), "-E", str(theirs), "-U", str(ours), "-p", "5001", "-l", "1000", "-T", "4",
+                 "127.0.0.1"],
+                capture_output=True, text=True, errors="replace", timeout=60, env=env,
+            )  # fmt: skip
+        except subprocess.TimeoutExpired as e:
+            tail = (e.stdout or b"")[-3000:]
+            sink.stop()
+            raise AssertionError(f"tsctp did not finish; its output ends {tail!r}; the sink's stderr {sink.err[-20:]}")
         took = time.monotonic() - start
         assert sink.wait(60) == 0, sink.err
     finally:
