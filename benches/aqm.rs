@@ -13,17 +13,14 @@
 //! under callgrind: `AQM_BENCH_ONCE=<name>/<workload> valgrind --tool=callgrind <bench binary>`
 //! prints the packet-hops and exits without criterion.
 #![allow(missing_docs)] // criterion generates the entry points
-use std::net::Ipv4Addr;
+#[path = "support/cbr_chain.rs"]
+mod cbr_chain;
 
+use cbr_chain::cbr_chain;
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use netsim::apps::udp::{CbrConfig, UdpCbr, UdpSink};
-use netsim::loss::LossConfig;
-use netsim::network::{ChannelConfig, NodeKind};
 use netsim::queue::{BlueConfig, FredConfig, PiConfig, QueueConfig, QueueLimit, RedConfig, RemConfig};
 use netsim::queue::{CodelConfig, FqCodelConfig, PieConfig};
-use netsim::wire::PROTO_UDP;
-use netsim::world::{RunResult, WorldBuilder};
-use netsim::{Duration, Instant};
+use netsim::world::RunResult;
 
 /// The disciplines measured, by name, with buffers of `limit`; drop-tail first (the reference).
 fn disciplines(limit: QueueLimit) -> Vec<(&'static str, QueueConfig)> {
@@ -52,63 +49,13 @@ fn packets(limit: QueueLimit) -> usize {
 const WORKLOADS: [(&str, u64, QueueLimit); 2] =
     [("idle", 10_000_000_000, QueueLimit::Packets(100)), ("bottleneck", 900_000_000, QueueLimit::Packets(1000))];
 
-fn world(queue: &QueueConfig, last_rate: u64) -> WorldBuilder {
-    let mut b = WorldBuilder::new(1, Instant(1_000_000_000));
-    let ch = |rate_bps| ChannelConfig {
-        rate_bps,
-        delay: Duration::from_millis(1),
-        mtu: 1500,
-        queue: queue.clone(),
-        loss: LossConfig::None,
-    };
-    let names = ["H0", "R1", "R2", "R3", "H1"];
-    let nodes: Vec<_> = names
-        .iter()
-        .enumerate()
-        .map(|(i, n)| b.node(n, if i == 0 || i == 4 { NodeKind::Host } else { NodeKind::Router }))
-        .collect();
-    let mut addr = 0u8;
-    let mut next_addr = || {
-        addr += 1;
-        Ipv4Addr::new(10, 0, 0, addr)
-    };
-    let (mut h0_addr, mut h1_addr) = (Ipv4Addr::UNSPECIFIED, Ipv4Addr::UNSPECIFIED);
-    for w in 0..4 {
-        let a = b.iface(nodes[w], &format!("eth{}", w.min(1)), next_addr());
-        let z = b.iface(nodes[w + 1], "eth0", next_addr());
-        if w == 0 {
-            h0_addr = b.network().ifaces[a.index()].addr().unwrap_or(h0_addr);
-        }
-        if w == 3 {
-            h1_addr = b.network().ifaces[z.index()].addr().unwrap_or(h1_addr);
-        }
-        let rate = if w == 3 { last_rate } else { 10_000_000_000 };
-        b.link(&format!("l{w}"), a, z, ch(rate), ch(rate), 1);
-    }
-    let flow = b.flow("cbr");
-    let cfg = CbrConfig {
-        src: h0_addr,
-        src_port: 1000,
-        dst: h1_addr,
-        dst_port: 9,
-        rate_bps: 1_000_000_000,
-        payload: 1000,
-        start: Instant::ZERO,
-        stop: Instant::MAX,
-    };
-    b.agent(nodes[0], Box::new(UdpCbr::new(cfg, flow)));
-    let sink = b.agent(nodes[4], Box::new(UdpSink::new("sink")));
-    b.bind_port(sink, PROTO_UDP, 9);
-    b
-}
-
 /// Packets sent on links in a run: the packet-hops.
 fn hops(r: &RunResult) -> u64 {
     r.scalars.rows.iter().filter(|s| s.kind == "iface" && s.metric == "tx_packets").map(|s| s.value as u64).sum()
 }
 
 fn run(queue: &QueueConfig, last_rate: u64) -> RunResult {
-    world(queue, last_rate).build().run().expect("run")
+    cbr_chain(queue, last_rate).build().run().expect("run")
 }
 
 fn aqm(c: &mut Criterion) {

@@ -7,11 +7,13 @@
 //! records of the first [`MAX_RECORDS`] and counts the rest only in its totals, so a
 //! long-running server's results stay bounded.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::net::Ipv4Addr;
 use std::path::PathBuf;
 
 use netsim::recorder::{EventTable, Scalars, TimeSeries};
+use netsim::transport::sctp_report::{association_sample, association_scalars, path_entity, AssocFacts};
 use sctp::{AssocId, Association, Event, PathState};
 use simtime::Instant;
 
@@ -203,20 +205,7 @@ impl Book {
             let Some(rec) = self.records.get(i) else { continue };
             let name = rec.entity.clone();
             let delivered = rec.delivered_bytes;
-            for (p, path) in a.paths() {
-                let entity = format!("{name}/path{p}");
-                let ts = &mut self.series;
-                ts.push(now, "sctp_path", &entity, "cwnd", "bytes", f64::from(path.cc.cwnd));
-                ts.push(now, "sctp_path", &entity, "ssthresh", "bytes", f64::from(path.cc.ssthresh));
-                ts.push(now, "sctp_path", &entity, "flight_size", "bytes", f64::from(path.flight_size));
-                ts.push(now, "sctp_path", &entity, "rto", "s", path.rto.rto.as_secs_f64());
-                if let Some(srtt) = path.rto.srtt {
-                    ts.push(now, "sctp_path", &entity, "srtt", "s", srtt.as_secs_f64());
-                }
-                ts.push(now, "sctp_path", &entity, "state", "0=active,1=pf,2=inactive", f64::from(path.state.code()));
-            }
-            self.series.push(now, "sctp", &name, "a_rwnd", "bytes", f64::from(a.a_rwnd()));
-            self.series.push(now, "sctp", &name, "peer_rwnd", "bytes", f64::from(a.peer_rwnd()));
+            association_sample(now, a, &name, |i| Cow::Owned(path_entity(&name, i)), &mut self.series);
             if delivered > 0 {
                 self.series.push(now, "sctp", &name, "delivered_bytes", "bytes", delivered as f64);
             }
@@ -244,52 +233,31 @@ fn break_time(faults: &[crate::Fault], primary_local: Option<Ipv4Addr>) -> Optio
 
 fn report_association(now: Instant, rec: &AssocRecord, a: &Association, sender: bool, out: &mut Scalars) {
     let name = &rec.entity;
-    let sum = |f: fn(&sctp::PathStats) -> u64| a.paths().values().map(|p| f(&p.stats)).sum::<u64>() as f64;
-    if sender {
-        out.push("sctp", name, "sent_bytes", sum(|s| s.bytes_sent), "bytes");
-        out.push("sctp", name, "fast_retransmissions", sum(|s| s.fast_retransmissions), "chunks");
-        out.push("sctp", name, "timeout_retransmissions", sum(|s| s.timeout_retransmissions), "chunks");
-        out.push("sctp", name, "retransmitted_bytes", sum(|s| s.bytes_retransmitted), "bytes");
-        out.push("sctp", name, "t3_timeouts", sum(|s| s.t3_timeouts), "events");
-        out.push("sctp", name, "rwnd_blocked_time", a.rwnd_blocked_time(now).as_secs_f64(), "s");
-        let f = &rec.failover;
-        if let Some(b) = f.break_at {
-            let since = |t: Option<Instant>| t.map(|t| t.saturating_since(b).as_secs_f64());
-            out.push("sctp", name, "primary_break_at", b.as_secs_f64(), "s");
-            for (metric, t) in [
-                ("failover_time", since(f.inactive_at)),
-                ("pf_time", since(f.pf_at)),
-                ("first_alternate_rtx_time", since(f.alt_rtx_at)),
-                ("data_moved_time", since(f.moved_at)),
-                ("switch_back_time", since(f.back_at)),
-            ] {
-                if let Some(v) = t {
-                    out.push("sctp", name, metric, v, "s");
-                }
+    let facts = AssocFacts { name, sender, path_changes: rec.path_changes, closed: rec.closed_at.is_some() };
+    association_scalars(now, a, &facts, out, |i, entity, out| {
+        // Real runs also keep each path's final SRTT and RTO (the simulator has them as
+        // time series).
+        if let Some(p) = a.paths().get(i) {
+            if let Some(srtt) = p.rto.srtt {
+                out.push("sctp_path", entity, "srtt", srtt.as_secs_f64(), "s");
+            }
+            out.push("sctp_path", entity, "rto", p.rto.rto.as_secs_f64(), "s");
+        }
+    });
+    let f = &rec.failover;
+    if let (true, Some(b)) = (sender, f.break_at) {
+        let since = |t: Option<Instant>| t.map(|t| t.saturating_since(b).as_secs_f64());
+        out.push("sctp", name, "primary_break_at", b.as_secs_f64(), "s");
+        for (metric, t) in [
+            ("failover_time", since(f.inactive_at)),
+            ("pf_time", since(f.pf_at)),
+            ("first_alternate_rtx_time", since(f.alt_rtx_at)),
+            ("data_moved_time", since(f.moved_at)),
+            ("switch_back_time", since(f.back_at)),
+        ] {
+            if let Some(v) = t {
+                out.push("sctp", name, metric, v, "s");
             }
         }
-    }
-    out.push("sctp", name, "reordered_tsns", a.reordered_tsns() as f64, "chunks");
-    out.push("sctp", name, "heartbeats_sent", sum(|s| s.heartbeats_sent), "chunks");
-    out.push("sctp", name, "path_state_changes", rec.path_changes as f64, "events");
-    out.push("sctp", name, "closed", f64::from(u8::from(rec.closed_at.is_some())), "bool");
-    let new_total = sum(|s| s.bytes_sent);
-    for (i, p) in a.paths() {
-        let entity = format!("{name}/path{i}");
-        out.push("sctp_path", &entity, "bytes_sent", p.stats.bytes_sent as f64, "bytes");
-        if new_total > 0.0 {
-            out.push("sctp_path", &entity, "new_data_share", p.stats.bytes_sent as f64 / new_total, "fraction");
-        }
-        out.push("sctp_path", &entity, "bytes_retransmitted", p.stats.bytes_retransmitted as f64, "bytes");
-        out.push("sctp_path", &entity, "bytes_acked", p.stats.bytes_acked as f64, "bytes");
-        out.push("sctp_path", &entity, "fast_retransmissions", p.stats.fast_retransmissions as f64, "chunks");
-        out.push("sctp_path", &entity, "t3_timeouts", p.stats.t3_timeouts as f64, "events");
-        out.push("sctp_path", &entity, "pf_episodes", p.stats.pf_episodes as f64, "events");
-        out.push("sctp_path", &entity, "packets_sent", p.stats.packets_sent as f64, "packets");
-        out.push("sctp_path", &entity, "state", f64::from(p.state.code()), "0=active,1=pf,2=inactive");
-        if let Some(srtt) = p.rto.srtt {
-            out.push("sctp_path", &entity, "srtt", srtt.as_secs_f64(), "s");
-        }
-        out.push("sctp_path", &entity, "rto", p.rto.rto.as_secs_f64(), "s");
     }
 }

@@ -460,4 +460,54 @@ mod tests {
         seen.dedup();
         assert!(seen.len() > 170, "{}", seen.len());
     }
+
+    #[test]
+    fn ecn_capable_flows_are_marked_and_the_others_dropped() {
+        use crate::wire::Ecn;
+        // Default: ECN on (RFC 8290 §5.2.6). Two standing bulk flows, one ECT(0), one Not-ECT,
+        // each with a 100-packet backlog kept up: each flow's CoDel signals congestion, by a
+        // CE mark in the first flow and by a drop in the second.
+        let marked = |host: u8, uid: u64, ecn: Ecn| {
+            let mut p = pkt(host, u16::from(host), 1000, uid);
+            p.set_ecn(ecn).unwrap();
+            p
+        };
+        for ecn_on in [true, false] {
+            let codel = CodelParams { ecn: ecn_on, ..CodelParams::default() };
+            let mut q = fq(FqCodelConfig { codel, ..FqCodelConfig::default() }, 1);
+            let mut dropped = Dropped::new();
+            let (mut uid, mut marks, mut drops) = (0u64, [0usize; 2], [0usize; 2]);
+            for _ in 0..100 {
+                q.enqueue(marked(1, uid, Ecn::Ect0), ms(0), &mut dropped);
+                q.enqueue(marked(2, uid + 1, Ecn::NotEct), ms(0), &mut dropped);
+                uid += 2;
+            }
+            for t in 1..3000 {
+                q.enqueue(marked(1, uid, Ecn::Ect0), ms(t), &mut dropped);
+                q.enqueue(marked(2, uid + 1, Ecn::NotEct), ms(t), &mut dropped);
+                uid += 2;
+                for _ in 0..2 {
+                    let Some(d) = q.dequeue(ms(t), &mut dropped) else { continue };
+                    let f = d.pkt.meta.flow as usize - 1;
+                    if d.marked.is_some() {
+                        assert_eq!(d.marked, Some(super::super::codel::MARK));
+                        assert_eq!(d.pkt.ecn(), Some(Ecn::Ce));
+                        marks[f] += 1;
+                    }
+                }
+                for (p, why) in dropped.drain(..) {
+                    assert_eq!(why, super::super::codel::DROP);
+                    drops[p.meta.flow as usize - 1] += 1;
+                }
+            }
+            if ecn_on {
+                assert!(marks[0] > 10 && drops[0] == 0, "ECT flow: {marks:?} marks, {drops:?} drops");
+            } else {
+                assert!(marks[0] == 0 && drops[0] > 10, "ECN off: {marks:?} marks, {drops:?} drops");
+            }
+            assert!(marks[1] == 0 && drops[1] > 10, "Not-ECT flow: {marks:?} marks, {drops:?} drops");
+            assert_eq!(q.stats()[1].value, (marks[0] + marks[1]) as f64, "fq_codel_marks");
+            assert_eq!(q.stats()[0].value, (drops[0] + drops[1]) as f64, "fq_codel_drops");
+        }
+    }
 }

@@ -5,5 +5,6 @@
 //! ([`crate::apps`]) sit on top of a driver.
 
 pub mod sctp;
+pub mod sctp_report;
 pub mod tcp;
 pub mod timer;

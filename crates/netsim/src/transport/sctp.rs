@@ -26,6 +26,7 @@
 //! real-socket driver (SCTP over UDP, RFC 6951) implements the same trait and runs the same
 //! applications. It lives here, beside its first implementation, until that driver exists.
 
+use std::borrow::Cow;
 use std::net::{IpAddr, Ipv4Addr};
 
 use sctp::cmt::RetransmitConfig;
@@ -35,6 +36,7 @@ use crate::agent::Ctx;
 use crate::packetlog::{AssocLog, NO_PATH};
 use crate::recorder::{Scalars, TimeSeries};
 use crate::time::{Duration, Instant};
+use crate::transport::sctp_report::{association_sample, association_scalars, path_entity, AssocFacts};
 use crate::transport::timer::EngineTimer;
 use crate::wire::{Ecn, Packet, IPV4_HEADER_LEN, NO_FLOW, PROTO_SCTP};
 
@@ -302,7 +304,7 @@ impl SctpSocket {
         let n = self.ep.association(assoc).map_or(0, |a| a.paths().id_bound());
         let rec = self.record_mut(assoc);
         for i in rec.paths.len()..n {
-            let name = format!("{}/path{i}", rec.entity);
+            let name = path_entity(&rec.entity, sctp::PathId::new(i as u32));
             rec.paths.push(name);
         }
     }
@@ -524,58 +526,20 @@ impl SctpSocket {
     /// route, when the path stopped and resumed carrying new data.
     pub fn report_transport(&self, now: Instant, assoc: AssocId, sender: bool, out: &mut Scalars) {
         let (Some(rec), Some(a)) = (self.record(assoc), self.association(assoc)) else { return };
-        let name = &rec.entity;
-        let sum = |f: fn(&sctp::PathStats) -> u64| a.paths().values().map(|p| f(&p.stats)).sum::<u64>() as f64;
-        if sender {
-            out.push("sctp", name, "sent_bytes", sum(|s| s.bytes_sent), "bytes");
-            out.push("sctp", name, "fast_retransmissions", sum(|s| s.fast_retransmissions), "chunks");
-            out.push("sctp", name, "timeout_retransmissions", sum(|s| s.timeout_retransmissions), "chunks");
-            out.push("sctp", name, "retransmitted_bytes", sum(|s| s.bytes_retransmitted), "bytes");
-            out.push("sctp", name, "t3_timeouts", sum(|s| s.t3_timeouts), "events");
-            out.push("sctp", name, "rwnd_blocked_time", a.rwnd_blocked_time(now).as_secs_f64(), "s");
-        }
-        out.push("sctp", name, "reordered_tsns", a.reordered_tsns() as f64, "chunks");
-        out.push("sctp", name, "heartbeats_sent", sum(|s| s.heartbeats_sent), "chunks");
-        out.push("sctp", name, "path_state_changes", rec.path_changes as f64, "events");
-        out.push("sctp", name, "closed", f64::from(u8::from(rec.closed.is_some())), "bool");
-        let ecn = a.config().ecn;
-        if ecn {
-            // RFC 9260 Appendix A counters, only where ECN is configured.
-            let st = a.stats();
-            out.push("sctp", name, "ecn_negotiated", f64::from(u8::from(a.ecn_negotiated())), "bool");
-            out.push("sctp", name, "ecn_ce_received", st.ce_received as f64, "packets");
-            out.push("sctp", name, "ecn_ecne_sent", st.ecne_sent as f64, "chunks");
-            out.push("sctp", name, "ecn_cwr_sent", st.cwr_sent as f64, "chunks");
-            out.push("sctp", name, "ecn_reductions", sum(|s| s.ecn_reductions), "events");
-        }
-        let new_total = sum(|s| s.bytes_sent);
+        let facts =
+            AssocFacts { name: &rec.entity, sender, path_changes: rec.path_changes, closed: rec.closed.is_some() };
         let since_break =
             |t: Option<Instant>| t.zip(rec.primary_break).map(|(t, b)| t.saturating_since(b).as_secs_f64());
-        for (i, p) in a.paths() {
-            let entity = format!("{name}/path{i}");
-            out.push("sctp_path", &entity, "bytes_sent", p.stats.bytes_sent as f64, "bytes");
-            if new_total > 0.0 {
-                out.push("sctp_path", &entity, "new_data_share", p.stats.bytes_sent as f64 / new_total, "fraction");
-            }
-            out.push("sctp_path", &entity, "bytes_retransmitted", p.stats.bytes_retransmitted as f64, "bytes");
-            out.push("sctp_path", &entity, "bytes_acked", p.stats.bytes_acked as f64, "bytes");
-            out.push("sctp_path", &entity, "fast_retransmissions", p.stats.fast_retransmissions as f64, "chunks");
-            out.push("sctp_path", &entity, "t3_timeouts", p.stats.t3_timeouts as f64, "events");
-            out.push("sctp_path", &entity, "pf_episodes", p.stats.pf_episodes as f64, "events");
-            if ecn {
-                out.push("sctp_path", &entity, "ecn_reductions", p.stats.ecn_reductions as f64, "events");
-            }
+        association_scalars(now, a, &facts, out, |i, entity, out| {
             if let Some(t) = rec.new_data.get(i.index()) {
                 if let Some(v) = since_break(t.stopped_at) {
-                    out.push("sctp_path", &entity, "new_data_stopped_time", v, "s");
+                    out.push("sctp_path", entity, "new_data_stopped_time", v, "s");
                 }
                 if let Some(v) = since_break(t.resumed_at) {
-                    out.push("sctp_path", &entity, "new_data_resumed_time", v, "s");
+                    out.push("sctp_path", entity, "new_data_resumed_time", v, "s");
                 }
             }
-            out.push("sctp_path", &entity, "packets_sent", p.stats.packets_sent as f64, "packets");
-            out.push("sctp_path", &entity, "state", f64::from(p.state.code()), "0=active,1=pf,2=inactive");
-        }
+        });
     }
 
     /// Samples of `assoc`: per path window, flight size, RTO, SRTT and state, then the
@@ -583,26 +547,11 @@ impl SctpSocket {
     pub fn sample(&self, now: Instant, assoc: AssocId, out: &mut TimeSeries) {
         let (Some(rec), Some(a)) = (self.record(assoc), self.association(assoc)) else { return };
         let name = &rec.entity;
-        for (i, p) in a.paths() {
-            let formatted;
-            let entity = match rec.paths.get(i.index()) {
-                Some(e) => e,
-                None => {
-                    formatted = format!("{name}/path{i}");
-                    &formatted
-                }
-            };
-            out.push(now, "sctp_path", entity, "cwnd", "bytes", f64::from(p.cc.cwnd));
-            out.push(now, "sctp_path", entity, "ssthresh", "bytes", f64::from(p.cc.ssthresh));
-            out.push(now, "sctp_path", entity, "flight_size", "bytes", f64::from(p.flight_size));
-            out.push(now, "sctp_path", entity, "rto", "s", p.rto.rto.as_secs_f64());
-            if let Some(srtt) = p.rto.srtt {
-                out.push(now, "sctp_path", entity, "srtt", "s", srtt.as_secs_f64());
-            }
-            out.push(now, "sctp_path", entity, "state", "0=active,1=pf,2=inactive", f64::from(p.state.code()));
-        }
-        out.push(now, "sctp", name, "a_rwnd", "bytes", f64::from(a.a_rwnd()));
-        out.push(now, "sctp", name, "peer_rwnd", "bytes", f64::from(a.peer_rwnd()));
+        let entity_of = |i: sctp::PathId| match rec.paths.get(i.index()) {
+            Some(e) => Cow::Borrowed(e.as_str()),
+            None => Cow::Owned(path_entity(name, i)),
+        };
+        association_sample(now, a, name, entity_of, out);
     }
 }
 
