@@ -103,8 +103,11 @@ fn add_ip_then_set_primary_moves_the_peers_traffic_to_the_new_address() {
     h.assoc(CLIENT).request_address_change(now, AddressRequest::SetPrimary(new)).unwrap();
     // Not used before the peer acknowledges it (§4.1).
     assert!(!h.assoc_ref(CLIENT).local_addrs().contains(&new));
+    assert_eq!(h.assoc_ref(CLIENT).local_source(), None);
     h.run_for(ms(500));
     assert!(h.assoc_ref(CLIENT).local_addrs().contains(&new));
+    // Its packets now name the new address as their source.
+    assert_eq!(h.assoc_ref(CLIENT).local_source(), Some(new));
     let acked: Vec<_> = h.events[CLIENT]
         .iter()
         .filter_map(|(_, e)| match e {

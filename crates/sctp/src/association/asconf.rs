@@ -77,8 +77,9 @@ pub(super) struct AsconfState {
     /// The ASCONF-ACK answering it, sent again if that ASCONF comes again (§5.2 C2).
     last_ack: Option<Chunk>,
     next_correlation: u32,
-    /// Requests waiting for the next ASCONF.
+    /// Requests waiting for the next ASCONF, and when the first of them was made.
     pending: VecDeque<AddressRequest>,
+    requested_at: Option<Instant>,
     outstanding: Option<Outstanding>,
 }
 
@@ -97,8 +98,9 @@ impl Association {
         self.asconf.enabled
     }
 
-    /// Queues an address change for the peer (RFC 5061): requests queued together go in one
-    /// ASCONF, in order, once no earlier ASCONF is outstanding (§5.1 A2). A local address
+    /// Queues an address change for the peer (RFC 5061): requests queued before the next
+    /// [`poll_transmit`](Association::poll_transmit) go in one ASCONF, in order, once no
+    /// earlier ASCONF is outstanding (§5.1 A2). A local address
     /// added is used (listed in [`Association::local_addrs`]) only once the peer has
     /// acknowledged it (§4.1); a deleted one stops being listed when asked. The outcome
     /// comes as [`Event::AsconfAcked`] per request, or [`Event::AsconfFailed`].
@@ -111,9 +113,13 @@ impl Association {
         }
         if let AddressRequest::Delete(a) = req {
             self.local_addrs.retain(|&x| x != a);
+            if self.local_source == Some(a) {
+                self.local_source = None;
+            }
         }
         self.asconf.pending.push_back(req);
-        self.send_asconf(now);
+        self.asconf.requested_at.get_or_insert(now);
+        self.dirty = true;
         Ok(())
     }
 
@@ -123,8 +129,15 @@ impl Association {
         &self.local_addrs
     }
 
-    /// Sends the pending requests in a new ASCONF if none is outstanding (§5.1 A2).
-    fn send_asconf(&mut self, now: Instant) {
+    /// The source address its packets name, once a SET-PRIMARY for one of our addresses
+    /// was acknowledged ([`Transmit::local`](super::Transmit::local)); `None` before.
+    pub fn local_source(&self) -> Option<IpAddr> {
+        self.local_source
+    }
+
+    /// Sends the pending requests in a new ASCONF if none is outstanding (§5.1 A2); called
+    /// when packets are built, so requests made together travel together.
+    pub(super) fn send_asconf(&mut self, now: Instant) {
         if self.asconf.outstanding.is_some() || self.asconf.pending.is_empty() {
             return;
         }
@@ -160,7 +173,9 @@ impl Association {
         self.control.push_back((path, chunk.clone()));
         let rto = self.paths.get(path).map_or(self.config.rto_initial, |p| p.rto.rto);
         self.timers.set(Timer::T4, now + rto);
-        self.asconf.outstanding = Some(Outstanding { serial, requests, chunk, path, first_sent: now });
+        // The round trip counts from the request (the ASCONF leaves at the next packet).
+        let first_sent = self.asconf.requested_at.take().unwrap_or(now);
+        self.asconf.outstanding = Some(Outstanding { serial, requests, chunk, path, first_sent });
         self.dirty = true;
     }
 
@@ -229,17 +244,20 @@ impl Association {
                     self.events.push_back(Event::AsconfFailed { request: req, cause: CAUSE_RESOURCE_SHORTAGE });
                 }
                 None => {
-                    if let AddressRequest::Add(a) = req {
+                    match req {
                         // §4.1: a new address is used once its ADD-IP is acknowledged.
-                        if !self.local_addrs.contains(&a) {
-                            self.local_addrs.push(a);
+                        AddressRequest::Add(a) if !self.local_addrs.contains(&a) => self.local_addrs.push(a),
+                        // The peer now sends to this address: ours leave from it too.
+                        AddressRequest::SetPrimary(a) if self.local_addrs.contains(&a) => {
+                            self.local_source = Some(a);
                         }
+                        _ => {}
                     }
                     self.events.push_back(Event::AsconfAcked { request: req, round_trip });
                 }
             }
         }
-        self.send_asconf(now);
+        self.dirty = true;
     }
 
     /// An authenticated ASCONF from `from` (§5.2).

@@ -270,7 +270,7 @@ pub enum Event {
     AsconfAcked {
         /// The request.
         request: AddressRequest,
-        /// From the first transmission of its ASCONF to the ASCONF-ACK.
+        /// From the request (its ASCONF leaves with the next packet) to the ASCONF-ACK.
         round_trip: Duration,
     },
     /// The peer refused one of our address requests (RFC 5061 §5.3).
@@ -302,7 +302,8 @@ pub struct Transmit {
     /// Destination address.
     pub remote: IpAddr,
     /// Source address the association chose, or `None`: the driver picks it (routing decides
-    /// the interface). Today's associations always leave it to the driver.
+    /// the interface). `None` unless the peer acknowledged a SET-PRIMARY naming one of our
+    /// addresses (RFC 5061): packets then leave from that address.
     pub local: Option<IpAddr>,
     /// ECN codepoint for the IP header (RFC 3168 §5): 0 Not-ECT (the only one used today),
     /// 1 ECT(1), 2 ECT(0), 3 CE.
@@ -451,6 +452,9 @@ pub struct Association {
     auth: Option<crate::auth::AuthState>,
     /// Dynamic address reconfiguration (RFC 5061).
     asconf: asconf::AsconfState,
+    /// The source address packets name ([`Transmit::local`]): set once the peer acknowledged
+    /// a SET-PRIMARY naming one of our addresses (RFC 5061), `None` (the driver picks) before.
+    local_source: Option<IpAddr>,
 }
 
 impl Association {
@@ -511,6 +515,7 @@ impl Association {
             local_auth: None,
             auth: None,
             asconf: asconf::AsconfState::default(),
+            local_source: None,
             config,
         }
     }

@@ -968,7 +968,7 @@ impl Association {
         let ect = self.ecn.ok && (open.new_data || open.cwr) && !open.retransmission;
         self.transmits.push_back(Transmit {
             remote: path.remote,
-            local: None,
+            local: self.local_source,
             ecn: if ect { ECT0 } else { 0 },
             path: open.path,
             headroom: self.headroom,
@@ -1027,6 +1027,9 @@ impl Association {
         if self.paths.is_empty() {
             self.control.clear();
             return;
+        }
+        if self.asconf.enabled {
+            self.send_asconf(now); // RFC 5061 §5.1: pending address changes
         }
         let mut open: Option<Open> = None;
         // §5.1 D: a COOKIE ACK is the first chunk of its packet, ahead even of the SACK that
