@@ -91,7 +91,7 @@ fn make_before_break_keeps_the_association_and_the_transfer() {
     assert_eq!(scalar(&r, "sctp_handover", "mc/handover0", "requested_at"), Some(2.0));
     // The ADD-IP + SET-PRIMARY round trip (20 ms of links, plus queueing behind the upload),
     // then the first DATA leaves from the new address: the delay is at least the round trip.
-    assert!(rtt >= 0.02 && rtt < 0.5, "{rtt}");
+    assert!((0.02..0.5).contains(&rtt), "{rtt}");
     assert!(delay >= rtt && delay < rtt + 0.1, "{delay} {rtt}");
     assert!(scalar(&r, "sctp_handover", "mc/handover0", "l2_handover_time").is_none());
     // The DELETE-IP of the old address went through at 3 s: the server has two paths left.

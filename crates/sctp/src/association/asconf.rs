@@ -333,8 +333,10 @@ impl Association {
         Ok(())
     }
 
-    /// DELETE-IP from the peer (§5.2, §4.2.2): refused for its last address or the packet's
-    /// source; data outstanding there is moved to another destination.
+    /// DELETE-IP from the peer (§4.2.2): refused for its last remaining address (§5.3 F7)
+    /// and for the packet's source address (§5.3 F8), checked in that order, and for an
+    /// address not in the association (Unresolvable Address, as Linux answers it); data
+    /// outstanding there is moved to another destination.
     fn peer_delete(&mut self, now: Instant, from: IpAddr, address: IpAddr) -> Result<(), u16> {
         let Some(id) = self.path_of(address) else { return Err(CAUSE_UNRESOLVABLE_ADDRESS) };
         if self.paths.len() <= 1 {
