@@ -326,6 +326,20 @@ impl Endpoint {
         }
     }
 
+    /// Asks the peer of association `id` to add or delete one of our addresses or to make one
+    /// its primary (RFC 5061; [`Association::request_address_change`]). The outcome comes as
+    /// an [`Event::AsconfAcked`](crate::Event::AsconfAcked) or
+    /// [`Event::AsconfFailed`](crate::Event::AsconfFailed) of that association.
+    pub fn request_address_change(
+        &mut self,
+        now: Instant,
+        id: AssocId,
+        req: crate::AddressRequest,
+    ) -> Result<(), crate::AsconfError> {
+        let a = self.association_mut(id).ok_or(crate::AsconfError::NotEnabled)?;
+        a.request_address_change(now, req)
+    }
+
     /// The next message association `id` delivers ([`Association::read`]).
     #[inline]
     pub fn read(&mut self, id: AssocId) -> Option<Message> {

@@ -180,7 +180,9 @@ fn a_lost_asconf_is_retransmitted_on_t4_with_backoff() {
     let now = h.now;
     h.set_link(0, false);
     h.set_link(1, false);
-    h.assoc(CLIENT).request_address_change(now, AddressRequest::Add(addr(CLIENT, 1))).unwrap();
+    // Through the endpoint this time.
+    let id = h.assoc[CLIENT].unwrap();
+    h.eps[CLIENT].request_address_change(now, id, AddressRequest::Add(addr(CLIENT, 1))).unwrap();
     h.run_for(Duration::from_millis(3500));
     h.set_link(0, true);
     h.set_link(1, true);
