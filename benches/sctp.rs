@@ -86,6 +86,7 @@ fn run_paths(paths: u8) -> RunResult {
         role: SctpRole::Sink { drain_rate: None },
         seed: 2,
         flows: Vec::new(),
+        handover: Default::default(),
     };
     let bulk = SctpAppConfig {
         name: "bulk".into(),
@@ -104,6 +105,7 @@ fn run_paths(paths: u8) -> RunResult {
         },
         seed: 1,
         flows: Vec::new(),
+        handover: Default::default(),
     };
     let agent = b.agent(h1, Box::new(SctpApp::new(sink)));
     b.bind_port(agent, PROTO_SCTP, 5000);

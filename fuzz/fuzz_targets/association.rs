@@ -8,14 +8,18 @@
 //! reaches the handling of an INIT for an existing association, §5.2), bit 1 restarts the
 //! client first (a fresh client endpoint connects again, §5.2.4 A) and sends the chunks under
 //! the restarted association's tag, bit 2 turns ECN on at both ends (RFC 9260 Appendix A:
-//! the chunks may include ECNE and CWR) and bit 3 delivers the packet with the CE codepoint.
+//! the chunks may include ECNE and CWR), bit 3 delivers the packet with the CE codepoint, bit 4
+//! turns AUTH and ASCONF on at both ends (RFC 4895, RFC 5061: AUTH, ASCONF and ASCONF-ACK
+//! chunks reach the association, which must drop the unauthenticated ones) and bit 5 has the
+//! client ask to add an address and make it the primary before the chunks arrive, so an
+//! ASCONF is outstanding and T4-RTO runs.
 #![no_main]
 
 use std::net::{IpAddr, Ipv4Addr};
 
 use libfuzzer_sys::fuzz_target;
 use sctp::wire::packet_checksum;
-use sctp::{Config, Endpoint};
+use sctp::{AddressRequest, Config, Endpoint};
 use simtime::{Duration, Instant};
 
 const CLIENT: IpAddr = IpAddr::V4(Ipv4Addr::new(10, 0, 0, 1));
@@ -46,7 +50,8 @@ fn exchange(now: Instant, client: &mut Endpoint, server: &mut Endpoint) -> Optio
 fuzz_target!(|input: &[u8]| {
     let Some((&mode, data)) = input.split_first() else { return };
     let mut now = Instant::ZERO;
-    let config = Config { ecn: mode & 4 != 0, ..Config::default() };
+    let extensions = mode & 16 != 0;
+    let config = Config { ecn: mode & 4 != 0, auth: extensions, asconf: extensions, ..Config::default() };
     let mut client = Endpoint::new(config.clone(), vec![CLIENT], 5001, false, 1);
     let mut server = Endpoint::new(config.clone(), vec![SERVER], 5000, true, 2);
     let id = client.connect(now, &[SERVER], 5000);
@@ -55,6 +60,15 @@ fuzz_target!(|input: &[u8]| {
         let _ = a.send(0, 0, false, &[7; 3000]);
     }
     exchange(now, &mut client, &mut server);
+    if mode & 32 != 0 {
+        if let Some(a) = client.association_mut(id) {
+            let new = IpAddr::V4(Ipv4Addr::new(10, 0, 1, 1));
+            let _ = a.request_address_change(now, AddressRequest::Add(new));
+            let _ = a.request_address_change(now, AddressRequest::SetPrimary(new));
+        }
+        // The ASCONF stays outstanding: the server never sees it.
+        while client.poll_transmit(now).is_some() {}
+    }
     if mode & 2 != 0 {
         client = Endpoint::new(config.clone(), vec![CLIENT], 5001, false, 3);
         let id = client.connect(now, &[SERVER], 5000);

@@ -182,6 +182,7 @@ fn sctp_transfer(
         role: SctpRole::Sink { drain_rate: None },
         seed: 1,
         flows: Vec::new(),
+        handover: Default::default(),
     };
     let flow = p.b.flow("up");
     let up = SctpAppConfig {
@@ -201,6 +202,7 @@ fn sctp_transfer(
         },
         seed: 2,
         flows: vec![flow],
+        handover: Default::default(),
     };
     let s = p.b.agent(p.z, Box::new(SctpApp::new(sink)));
     p.b.bind_port(s, PROTO_SCTP, 5000);
@@ -370,6 +372,7 @@ fn the_ideal_lossrate_policy_reads_the_configured_loss_of_each_route() {
             role: SctpRole::Sink { drain_rate: None },
             seed: 1,
             flows: Vec::new(),
+            handover: Default::default(),
         };
         let up = SctpAppConfig {
             name: "up".into(),
@@ -388,6 +391,7 @@ fn the_ideal_lossrate_policy_reads_the_configured_loss_of_each_route() {
             },
             seed: 2,
             flows: Vec::new(),
+            handover: Default::default(),
         };
         let s = b.agent(z, Box::new(SctpApp::new(sink)));
         b.bind_port(s, PROTO_SCTP, 5000);

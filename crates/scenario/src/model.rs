@@ -8,6 +8,7 @@
 use std::collections::BTreeMap;
 use std::net::Ipv4Addr;
 
+use netsim::apps::handover::HandoverPolicy;
 use netsim::apps::onoff::OnOffConfig;
 use netsim::apps::sctp::{SctpAppConfig, SctpRole, MESSAGE_HEADER_LEN};
 use netsim::apps::tcp::{BulkConfig, SinkConfig};
@@ -673,6 +674,13 @@ impl Parser {
         self.bind(r, "port", node, PROTO_SCTP, port)?;
         let mut s = r.table("sctp")?.expect("sctp has a default");
         let config = Self::sctp_config(&mut s)?;
+        let handover = match s.opt_str("handover")? {
+            Some(name) => HandoverPolicy::from_name(&name).expect("schema lists only known policies"),
+            None => HandoverPolicy::None,
+        };
+        if handover != HandoverPolicy::None && !config.asconf {
+            return Err(s.error("handover", format!("\"{}\" needs asconf = true (and auth = true)", handover.name())));
+        }
         r.put_table("sctp", s.finish());
         self.sctp_receivers.insert((node, port), (r.key_path("sctp"), config.recv_buffer));
         let role = if kind == "sctp-sink" {
@@ -743,7 +751,7 @@ impl Parser {
         let addrs = self.nodes[node].ifaces.iter().map(|(_, a)| *a).collect();
         Ok(AppSpec::Sctp {
             node,
-            config: Box::new(SctpAppConfig { name, addrs, port, config, role, seed: 0, flows: Vec::new() }),
+            config: Box::new(SctpAppConfig { name, addrs, port, config, role, seed: 0, flows: Vec::new(), handover }),
         })
     }
 
@@ -932,6 +940,12 @@ impl Parser {
         }
         if let Some(ecn) = r.opt_bool("ecn")? {
             c.ecn = ecn;
+        }
+        if let Some(auth) = r.opt_bool("auth")? {
+            c.auth = auth;
+        }
+        if let Some(asconf) = r.opt_bool("asconf")? {
+            c.asconf = asconf;
         }
         c.validate().map_err(|m| {
             let (key, why) = m.split_once(": ").unwrap_or(("preset", m.as_str()));

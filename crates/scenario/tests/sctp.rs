@@ -406,3 +406,32 @@ fn the_ecn_switch_is_negotiated_per_association_and_off_by_default() {
     assert!(off.scalars.get("sctp", "up", "ecn_negotiated").is_none());
     assert_eq!(get(&off, "sctp", "sink", "delivered_bytes"), get(&both, "sctp", "sink", "delivered_bytes"));
 }
+
+#[test]
+fn the_handover_policy_and_asconf_keys_reach_the_application() {
+    let text = r#"
+[[nodes]]
+name = "A"
+interfaces = [{ address = "10.0.0.1" }]
+[[nodes]]
+name = "B"
+interfaces = [{ address = "10.0.0.2" }]
+[[links]]
+ends = ["A/eth0", "B/eth0"]
+[[apps]]
+kind = "sctp-sink"
+node = "B"
+[[apps]]
+kind = "sctp-bulk"
+node = "A"
+peer = "B"
+sctp = { auth = true, asconf = true, handover = "break-before-make" }
+"#;
+    let s = scenario::model::parse(text, &[]).unwrap();
+    let scenario::model::AppSpec::Sctp { config, .. } = &s.apps[1] else { panic!("an SCTP app") };
+    assert_eq!(config.handover, netsim::apps::handover::HandoverPolicy::BreakBeforeMake);
+    assert!(config.config.auth && config.config.asconf);
+    let scenario::model::AppSpec::Sctp { config, .. } = &s.apps[0] else { panic!("an SCTP app") };
+    assert_eq!(config.handover, netsim::apps::handover::HandoverPolicy::None);
+    assert!(!config.config.auth && !config.config.asconf);
+}

@@ -125,6 +125,24 @@ pub struct Config {
     /// and the marked destination's cwnd is reduced once per window, answered by CWR.
     /// Default off.
     pub ecn: bool,
+    /// Authenticated chunks (RFC 4895): send RANDOM, CHUNKS and HMAC-ALGO in INIT / INIT ACK;
+    /// when the peer does too, chunks it lists go out behind a signed AUTH chunk and chunks
+    /// listed in [`Config::auth_chunks`] (plus ASCONF and ASCONF-ACK with
+    /// [`Config::asconf`]) are discarded unless a valid AUTH precedes them (§6.3).
+    /// Default off.
+    pub auth: bool,
+    /// Chunk types to require authenticated (the CHUNKS parameter, RFC 4895 §3.2), besides
+    /// ASCONF and ASCONF-ACK which [`Config::asconf`] adds. INIT, INIT ACK, SHUTDOWN
+    /// COMPLETE and AUTH may not be listed. Default empty.
+    pub auth_chunks: Vec<u8>,
+    /// List HMAC-SHA-256 before HMAC-SHA-1 in HMAC-ALGO (RFC 4895 §3.3: SHA-1 is always
+    /// listed; the peer uses the first it supports). Default false (SHA-1 only first).
+    pub auth_prefer_sha256: bool,
+    /// Dynamic address reconfiguration (RFC 5061): announce ASCONF / ASCONF-ACK in the
+    /// Supported Extensions parameter, accept the peer's ASCONFs and allow the application's
+    /// add / delete / set-primary requests. Needs [`Config::auth`] (RFC 5061 §4.1: ASCONF
+    /// and ASCONF-ACK are always authenticated). Default off.
+    pub asconf: bool,
 }
 
 impl Default for Config {
@@ -166,6 +184,10 @@ impl Default for Config {
             buffer_splitting: BufferSplitting::default(),
             initial_tsn: None,
             ecn: false,
+            auth: false,
+            auth_chunks: Vec::new(),
+            auth_prefer_sha256: false,
+            asconf: false,
         }
     }
 }
@@ -297,6 +319,24 @@ impl Config {
         }
     }
 
+    /// What this side sends in its INIT / INIT ACK for AUTH (RFC 4895 §3), with `random`, if
+    /// [`Config::auth`] is on.
+    pub fn auth_params(&self, random: Vec<u8>) -> crate::auth::AuthParams {
+        let mut chunks = self.auth_chunks.clone();
+        if self.asconf {
+            // RFC 5061 §4.1: ASCONF and ASCONF-ACK must be received authenticated.
+            chunks.extend([0xC1, 0x80]);
+        }
+        chunks.sort_unstable();
+        chunks.dedup();
+        let hmacs = if self.auth_prefer_sha256 {
+            vec![crate::auth::HMAC_SHA256, crate::auth::HMAC_SHA1]
+        } else {
+            vec![crate::auth::HMAC_SHA1, crate::auth::HMAC_SHA256]
+        };
+        crate::auth::AuthParams { random, chunks, hmacs }
+    }
+
     /// Largest SCTP packet (common header and chunks) that fits the path MTU.
     pub fn max_packet(&self) -> usize {
         self.pmtu.saturating_sub(self.lower_layer_overhead) as usize
@@ -337,6 +377,12 @@ impl Config {
         }
         if self.pf_variant == PfVariant::Cmt && self.pf_max_retrans.is_none() {
             return fail("pf_variant", "cmt needs pf_max_retrans (CMT-PF uses 0)");
+        }
+        if self.asconf && !self.auth {
+            return fail("asconf", "needs auth (RFC 5061 §4.1: ASCONF chunks are authenticated)");
+        }
+        if let Some(&c) = self.auth_chunks.iter().find(|&&c| !crate::auth::may_be_authenticated(c)) {
+            return fail("auth_chunks", &format!("chunk type {c} may not be authenticated (RFC 4895 §3.2)"));
         }
         if let Some(f) = self.congestion.shrink_factor() {
             if !(0.0..1.0).contains(&f) {

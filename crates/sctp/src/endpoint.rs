@@ -326,6 +326,20 @@ impl Endpoint {
         }
     }
 
+    /// Asks the peer of association `id` to add or delete one of our addresses or to make one
+    /// its primary (RFC 5061; [`Association::request_address_change`]). The outcome comes as
+    /// an [`Event::AsconfAcked`](crate::Event::AsconfAcked) or
+    /// [`Event::AsconfFailed`](crate::Event::AsconfFailed) of that association.
+    pub fn request_address_change(
+        &mut self,
+        now: Instant,
+        id: AssocId,
+        req: crate::AddressRequest,
+    ) -> Result<(), crate::AsconfError> {
+        let a = self.association_mut(id).ok_or(crate::AsconfError::NotEnabled)?;
+        a.request_address_change(now, req)
+    }
+
     /// The next message association `id` delivers ([`Association::read`]).
     #[inline]
     pub fn read(&mut self, id: AssocId) -> Option<Message> {
@@ -567,6 +581,9 @@ impl Endpoint {
                 found = self.association_with(peer_port, &peer_addresses(from, &init.params));
             }
         }
+        if found.is_none() {
+            found = self.asconf_owner(peer_port, header);
+        }
         let Some(id) = found else {
             if first.chunk_type == ChunkType::COOKIE_ECHO {
                 return self.cookie_echo_from_new_source(now, from, to, &header, &first);
@@ -615,6 +632,19 @@ impl Endpoint {
             self.last_peer = Some(((from, peer_port), id));
         }
         found
+    }
+
+    /// The association an ASCONF from a source address it does not know belongs to (RFC 5061
+    /// §5.2: found by the ASCONF's Address Parameter), if the packet carries our tag for it.
+    /// Nothing to look for unless ASCONF is on.
+    fn asconf_owner(&self, peer_port: u16, header: HeaderView<'_>) -> Option<AssocId> {
+        if !self.config.asconf {
+            return None;
+        }
+        let view = header.chunks().take(4).flatten().find(|c| c.chunk_type == ChunkType::ASCONF)?;
+        let Ok(Chunk::Asconf { address, .. }) = Chunk::parse(&view) else { return None };
+        let id = self.association_with(peer_port, &[address])?;
+        (self.association(id)?.local_tag() == header.verification_tag()).then_some(id)
     }
 
     /// The association, not closed, with the peer port `peer_port` and one of `addrs`.
@@ -849,10 +879,20 @@ impl Endpoint {
             peer_addrs: peer_addresses(from, &init.params),
             // RFC 9260 Appendix A: ECN when the INIT offers it and we support it.
             ecn: self.config.ecn && init.params.contains(&Parameter::EcnCapable),
+            // RFC 4895 §3: our RANDOM, drawn only when AUTH is on, and the peer's parameters.
+            auth: self.config.auth.then(|| {
+                let mut random = vec![0u8; crate::auth::RANDOM_LEN];
+                self.rng.fill_bytes(&mut random);
+                (random, crate::auth::AuthParams::from_params(&init.params))
+            }),
+            peer_asconf: crate::association::peer_supports_asconf(&init.params),
         };
         let mut params = if self.local_addrs.len() > 1 { address_params(&self.local_addrs) } else { Vec::new() };
         if state.ecn {
             params.push(Parameter::EcnCapable);
+        }
+        if let Some((random, _)) = &state.auth {
+            params.extend(crate::association::extension_params(&self.config, random.clone()));
         }
         params.push(Parameter::StateCookie(state.seal(&self.secret)));
         // §3.3.3.1: one Unrecognized Parameter per parameter reported.

@@ -7,6 +7,7 @@
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 
 pub mod association;
+pub mod auth;
 pub mod cmt;
 pub mod config;
 pub mod congestion;
@@ -16,8 +17,8 @@ pub mod random;
 pub mod wire;
 
 pub use association::{
-    AssocStats, Association, BufferSplitting, CloseReason, Event, Message, Path, PathId, PathState, PathStats, Paths,
-    PathsIter, SendError, SplitCounts, SplitShare, State, Timer, Transmit,
+    AddressRequest, AsconfError, AssocStats, Association, BufferSplitting, CloseReason, Event, Message, Path, PathId,
+    PathState, PathStats, Paths, PathsIter, SendError, SplitCounts, SplitShare, State, Timer, Transmit,
 };
 pub use config::{Config, Preset};
 pub use congestion::{CongestionConfig, Controller};

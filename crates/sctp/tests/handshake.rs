@@ -76,7 +76,7 @@ fn an_unknown_init_parameter_with_upper_bits_01_stops_and_is_reported_in_the_ini
     // after it is not processed, so not reported either.
     let h = handshake_with_init_params(vec![
         Parameter::Unknown { param_type: 0x4123, value: vec![9; 5] },
-        Parameter::Unknown { param_type: 0xc001, value: vec![7; 4] },
+        Parameter::Unknown { param_type: 0xc00f, value: vec![7; 4] },
     ]);
     let acks = init_acks(&h);
     assert_eq!(acks.len(), 1);
@@ -91,13 +91,13 @@ fn unknown_init_parameters_with_upper_bit_1_are_skipped_and_those_with_11_report
     // reported too and the client's addresses after it are ignored.
     let h = handshake_with_init_params(vec![
         Parameter::Unknown { param_type: 0x8000, value: vec![] },
-        Parameter::Unknown { param_type: 0xc001, value: vec![7; 4] },
+        Parameter::Unknown { param_type: 0xc00f, value: vec![7; 4] },
         Parameter::Unknown { param_type: 0x4002, value: vec![] },
     ]);
     let acks = init_acks(&h);
     assert_eq!(acks.len(), 1);
     // §3.3.3.1: one Unrecognized Parameter per parameter reported.
-    assert_eq!(unrecognized(&acks[0]), vec![tlv(0xc001, &[7; 4]), tlv(0x4002, &[])]);
+    assert_eq!(unrecognized(&acks[0]), vec![tlv(0xc00f, &[7; 4]), tlv(0x4002, &[])]);
     assert_eq!(h.assoc_ref(SERVER).paths().len(), 1);
     // With only skipped parameters, the addresses count.
     let h = handshake_with_init_params(vec![Parameter::Unknown { param_type: 0x8000, value: vec![] }]);

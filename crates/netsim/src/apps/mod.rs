@@ -6,6 +6,7 @@
 //! * [`tcp`]: bulk transfer over TCP and a TCP sink.
 //! * [`sctp`]: bulk transfer, sink and request/response over SCTP sockets.
 
+pub mod handover;
 pub mod onoff;
 pub mod sctp;
 pub mod tcp;

@@ -23,6 +23,9 @@ use std::net::{IpAddr, Ipv4Addr};
 use sctp::{AssocId, Event, SendError};
 
 use crate::agent::{Agent, Ctx};
+use crate::apps::handover::{Handover, HandoverPolicy};
+use crate::event::IfaceEvent;
+use crate::ids::IfaceId;
 use crate::ids::{AgentId, NodeId};
 use crate::recorder::{Scalars, TimeSeries};
 use crate::stats::DelayStats;
@@ -99,6 +102,8 @@ pub struct SctpAppConfig {
     /// Flows the packets of the associations it opens are accounted to, in the order it opens
     /// them (`NO_FLOW`, or none given: not accounted).
     pub flows: Vec<u32>,
+    /// What it does when its node's addresses change ([`HandoverPolicy::None`]: nothing).
+    pub handover: HandoverPolicy,
 }
 
 impl SctpRole {
@@ -123,7 +128,16 @@ impl SctpAppConfig {
     /// Application `name` on `addrs` and `port`, its endpoint seeded with `seed`; the
     /// packets of its associations are accounted to no flow.
     pub fn new(name: &str, addrs: Vec<Ipv4Addr>, port: u16, config: sctp::Config, role: SctpRole, seed: u64) -> Self {
-        SctpAppConfig { name: name.into(), addrs, port, config, role, seed, flows: Vec::new() }
+        SctpAppConfig {
+            name: name.into(),
+            addrs,
+            port,
+            config,
+            role,
+            seed,
+            flows: Vec::new(),
+            handover: HandoverPolicy::None,
+        }
     }
 
     /// Adds the application to `node` of the world `b` builds, bound to its SCTP port;
@@ -269,6 +283,8 @@ pub struct SctpApp {
     /// When every byte of a finite bulk transfer was acknowledged.
     completed_at: Option<Instant>,
     events: Vec<(AssocId, Event)>,
+    /// The handover policy's state.
+    handover: Handover,
 }
 
 impl SctpApp {
@@ -278,7 +294,6 @@ impl SctpApp {
         let socket =
             SctpSocket::new(&cfg.name, cfg.config.clone(), &cfg.addrs, cfg.port, listening, cfg.seed, TOKEN_SOCKET);
         SctpApp {
-            cfg,
             socket,
             opened: Vec::new(),
             read_pending: false,
@@ -290,6 +305,8 @@ impl SctpApp {
             response_delay: DelayStats::default(),
             completed_at: None,
             events: Vec::new(),
+            handover: Handover::new(cfg.handover),
+            cfg,
         }
     }
 
@@ -450,10 +467,16 @@ impl SctpApp {
             }
         }
         self.socket.flush(ctx, &mut self.events);
+        if self.handover.active() {
+            self.handover.update(&self.socket);
+        }
         if self.events.is_empty() {
             return;
         }
         for (id, e) in std::mem::take(&mut self.events) {
+            if self.handover.active() {
+                self.handover.on_event(id, &e);
+            }
             if e == Event::Connected {
                 if let Some(i) = self.opened.iter().position(|o| o.id == id) {
                     self.opened[i].established = true;
@@ -540,8 +563,17 @@ impl Agent for SctpApp {
         self.flush(ctx);
     }
 
+    fn on_iface_event(&mut self, ctx: &mut Ctx<'_>, _iface: IfaceId, event: IfaceEvent) {
+        if !self.handover.active() {
+            return; // no policy: today's behaviour
+        }
+        self.handover.on_iface_event(ctx, &mut self.socket, event);
+        self.flush(ctx);
+    }
+
     fn report(&self, now: Instant, out: &mut Scalars) {
         let name = self.socket.name();
+        self.handover.report(&self.socket, name, out);
         if self.received.messages > 0 {
             let mut all = self.per_assoc.iter().flatten();
             let first = all.next().map(|rx| rx.delay.clone()).unwrap_or_default();

@@ -150,6 +150,9 @@ pub struct SctpSocket {
     /// Position of each association's record, by [`AssocId`] (ids are dense and never
     /// reused); [`NO_RECORD`] for an association not met.
     index: Vec<usize>,
+    /// Handovers waiting for their first DATA from a new address: (association, address,
+    /// when it was first seen leaving from it). Empty unless a handover policy runs.
+    data_watch: Vec<(AssocId, Ipv4Addr, Option<Instant>)>,
 }
 
 impl SctpSocket {
@@ -177,6 +180,44 @@ impl SctpSocket {
             records: Vec::new(),
             ids: Vec::new(),
             index: Vec::new(),
+            data_watch: Vec::new(),
+        }
+    }
+
+    /// Asks the peer of `assoc` for an address change (RFC 5061 ADD-IP, DELETE-IP,
+    /// SET-PRIMARY); see [`sctp::Association::request_address_change`].
+    pub fn request_address_change(
+        &mut self,
+        now: Instant,
+        assoc: AssocId,
+        req: sctp::AddressRequest,
+    ) -> Result<(), sctp::AsconfError> {
+        let a = self.ep.association_mut(assoc).ok_or(sctp::AsconfError::NotEnabled)?;
+        a.request_address_change(now, req)
+    }
+
+    /// Watches for the first packet of `assoc` carrying DATA that leaves from `addr` (the
+    /// handover delay's end, DESIGN.md); [`SctpSocket::first_data_from`] tells when.
+    pub fn watch_first_data(&mut self, assoc: AssocId, addr: Ipv4Addr) {
+        self.data_watch.retain(|w| (w.0, w.1) != (assoc, addr));
+        self.data_watch.push((assoc, addr, None));
+    }
+
+    /// When the first packet of `assoc` carrying DATA left from `addr` since
+    /// [`SctpSocket::watch_first_data`], if it has.
+    pub fn first_data_from(&self, assoc: AssocId, addr: Ipv4Addr) -> Option<Instant> {
+        self.data_watch.iter().find(|w| (w.0, w.1) == (assoc, addr)).and_then(|w| w.2)
+    }
+
+    /// A packet of `assoc` leaves from `src`: the first with DATA from a watched address.
+    #[inline(never)]
+    fn note_watched(&mut self, now: Instant, assoc: AssocId, src: Ipv4Addr, packet: &[u8]) {
+        let Some(w) = self.data_watch.iter_mut().find(|w| w.0 == assoc && w.1 == src && w.2.is_none()) else {
+            return;
+        };
+        let Ok(h) = sctp::wire::HeaderView::new_checked(packet) else { return };
+        if h.chunks().flatten().any(|c| c.chunk_type == sctp::wire::ChunkType::DATA) {
+            w.2 = Some(now);
         }
     }
 
@@ -350,6 +391,9 @@ impl SctpSocket {
                 self.log_sent(ctx, id, d.remote, d.packet());
             }
             let Some(route) = ctx.route(src, dst) else { continue };
+            if let (Some(id), false) = (d.assoc, self.data_watch.is_empty()) {
+                self.note_watched(now, id, route.src, d.packet());
+            }
             let mut pkt = ctx.packet_in_headroom(route.src, dst, PROTO_SCTP, d.payload, d.headroom, flow);
             if d.ecn != 0 {
                 // ECT(0) on DATA when ECN was agreed; written only then, so runs without ECN

@@ -7,6 +7,8 @@
 use std::net::IpAddr;
 
 use hmac::{Hmac, Mac};
+
+use crate::auth::AuthParams;
 use sha2::Sha256;
 use simtime::{Duration, Instant};
 
@@ -15,6 +17,10 @@ const VERSION: u8 = 2;
 const MAC_LEN: usize = 32;
 /// Bit of the optional flags byte after the addresses: ECN agreed.
 const FLAG_ECN: u8 = 0x01;
+/// Bit of the flags byte: AUTH offered (RFC 4895), its section follows the flags byte.
+const FLAG_AUTH: u8 = 0x02;
+/// Bit of the flags byte: the peer announced ASCONF and ASCONF-ACK (RFC 5061 §4.2.7).
+const FLAG_PEER_ASCONF: u8 = 0x04;
 
 /// The Transmission Control Block fields carried in a cookie.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -40,6 +46,44 @@ pub(crate) struct CookieState {
     /// Written as one flags byte after the addresses, only when set, so cookies without it
     /// keep their length.
     pub(crate) ecn: bool,
+    /// AUTH (RFC 4895): the RANDOM our INIT ACK sent and the peer's parameters from its INIT
+    /// (`None` if it sent none). Absent when AUTH is off, so such cookies keep their length.
+    pub(crate) auth: Option<(Vec<u8>, Option<AuthParams>)>,
+    /// The peer's INIT listed ASCONF and ASCONF-ACK in its Supported Extensions (RFC 5061).
+    pub(crate) peer_asconf: bool,
+}
+
+/// The AUTH section of a cookie (see [`CookieState::seal`]), advancing `r` past it.
+fn decode_auth(r: &mut &[u8]) -> Option<(Vec<u8>, Option<AuthParams>)> {
+    fn take<'a>(r: &mut &'a [u8], n: usize) -> Option<&'a [u8]> {
+        let (head, rest) = r.split_at_checked(n)?;
+        *r = rest;
+        Some(head)
+    }
+    fn take16(r: &mut &[u8]) -> Option<Vec<u8>> {
+        let n = take(r, 2)?;
+        let n = usize::from(u16::from_be_bytes([n[0], n[1]]));
+        Some(take(r, n)?.to_vec())
+    }
+    let random = take16(r)?;
+    let peer = match take(r, 1)?[0] {
+        0 => None,
+        1 => {
+            let random = take16(r)?;
+            let chunks = take16(r)?;
+            let hmacs = take16(r)?.chunks_exact(2).map(|c| u16::from_be_bytes([c[0], c[1]])).collect();
+            Some(AuthParams { random, chunks, hmacs })
+        }
+        _ => return None,
+    };
+    Some((random, peer))
+}
+
+/// Appends `v` with a 16-bit length (saturated: a longer value is cut).
+fn put16(b: &mut Vec<u8>, v: &[u8]) {
+    let n = v.len().min(usize::from(u16::MAX));
+    b.extend_from_slice(&(n as u16).to_be_bytes());
+    b.extend_from_slice(&v[..n]);
 }
 
 fn mac(secret: &[u8; 32], body: &[u8]) -> [u8; MAC_LEN] {
@@ -83,8 +127,21 @@ impl CookieState {
                 }
             }
         }
-        if self.ecn {
-            b.push(FLAG_ECN);
+        let flags = (if self.ecn { FLAG_ECN } else { 0 })
+            | (if self.auth.is_some() { FLAG_AUTH } else { 0 })
+            | (if self.peer_asconf { FLAG_PEER_ASCONF } else { 0 });
+        if flags != 0 {
+            b.push(flags);
+        }
+        if let Some((random, peer)) = &self.auth {
+            put16(&mut b, random);
+            b.push(u8::from(peer.is_some()));
+            if let Some(p) = peer {
+                put16(&mut b, &p.random);
+                put16(&mut b, &p.chunks);
+                let hmacs: Vec<u8> = p.hmacs.iter().flat_map(|h| h.to_be_bytes()).collect();
+                put16(&mut b, &hmacs);
+            }
         }
         let tag = mac(secret, &b);
         b.extend_from_slice(&tag);
@@ -146,11 +203,11 @@ impl CookieState {
             };
             peer_addrs.push(addr);
         }
-        let flags = match r {
-            [] => 0,
-            [f] => *f,
-            _ => return None,
-        };
+        let flags = take(1).map_or(0, |f| f[0]);
+        let auth = if flags & FLAG_AUTH != 0 { Some(decode_auth(&mut r)?) } else { None };
+        if !r.is_empty() {
+            return None;
+        }
         Some(CookieState {
             created,
             lifespan,
@@ -167,6 +224,8 @@ impl CookieState {
             peer_port,
             peer_addrs,
             ecn: flags & FLAG_ECN != 0,
+            auth,
+            peer_asconf: flags & FLAG_PEER_ASCONF != 0,
         })
     }
 }
@@ -192,6 +251,8 @@ mod tests {
             peer_port: 6000,
             peer_addrs: vec!["10.0.0.1".parse().unwrap(), "::1".parse().unwrap()],
             ecn: false,
+            auth: None,
+            peer_asconf: false,
         }
     }
 
@@ -219,5 +280,25 @@ mod tests {
         assert_eq!(sample().staleness(now), None);
         let late = Instant::from_nanos(66_000_000_000);
         assert_eq!(sample().staleness(late), Some(Duration::from_secs(1)));
+    }
+
+    #[test]
+    fn the_auth_section_round_trips_and_a_truncated_one_is_refused() {
+        let secret = [7u8; 32];
+        let peer = AuthParams { random: vec![9; 32], chunks: vec![0xC1, 0x80], hmacs: vec![3, 1] };
+        for auth in [Some((vec![1u8; 32], None)), Some((vec![1u8; 32], Some(peer.clone())))] {
+            let c = CookieState { auth, peer_asconf: true, ..sample() };
+            assert_eq!(CookieState::open(&c.seal(&secret), &secret), Some(c.clone()));
+            let body_len = c.seal(&secret).len() - MAC_LEN;
+            let mut body = c.seal(&secret)[..body_len - 1].to_vec();
+            let tag = mac(&secret, &body);
+            body.extend_from_slice(&tag);
+            assert_eq!(CookieState::open(&body, &secret), None);
+        }
+        let plain = sample();
+        assert_eq!(
+            plain.seal(&secret).len(),
+            CookieState { peer_asconf: false, auth: None, ..plain.clone() }.seal(&secret).len()
+        );
     }
 }

@@ -7,6 +7,9 @@ use std::net::IpAddr;
 
 use simtime::Instant;
 
+use rand::RngCore;
+
+use crate::auth::AuthParams;
 use crate::config::Config;
 use crate::random::{Entropy, RandomStream};
 use crate::wire::{
@@ -123,11 +126,23 @@ struct PeerInit {
     addrs: Vec<IpAddr>,
     /// ECN agreed: both sides listed the ECN Capable parameter (RFC 9260 Appendix A).
     ecn: bool,
+    /// AUTH (RFC 4895): what we sent (`None` with AUTH off) and what the peer sent.
+    local_auth: Option<AuthParams>,
+    peer_auth: Option<AuthParams>,
+    /// The peer announced ASCONF (RFC 5061 §4.2.7).
+    peer_asconf: bool,
 }
 
 impl PeerInit {
-    fn from_cookie(c: &CookieState) -> Self {
+    fn from_cookie(c: &CookieState, config: &Config) -> Self {
+        let (local_auth, peer_auth) = match &c.auth {
+            Some((random, peer)) => (Some(config.auth_params(random.clone())), peer.clone()),
+            None => (None, None),
+        };
         PeerInit {
+            local_auth,
+            peer_auth,
+            peer_asconf: c.peer_asconf,
             tag: c.peer_tag,
             rwnd: c.peer_rwnd,
             initial_tsn: c.peer_initial_tsn,
@@ -225,6 +240,20 @@ impl Association {
         if self.config.ecn {
             params.push(Parameter::EcnCapable); // RFC 9260 Appendix A
         }
+        if self.config.auth {
+            // RFC 4895 §3: our RANDOM, drawn once per association (only with AUTH on, so the
+            // random values of everything else are unchanged without it).
+            let random = match &self.local_auth {
+                Some(a) => a.random.clone(),
+                None => {
+                    let mut r = vec![0u8; crate::auth::RANDOM_LEN];
+                    self.rng.fill_bytes(&mut r);
+                    r
+                }
+            };
+            self.local_auth = Some(self.config.auth_params(random.clone()));
+            params.extend(super::signing::extension_params(&self.config, random));
+        }
         let offer = Offer::from_config(&self.config);
         let init = Chunk::Init(InitChunk {
             initiate_tag: self.local_tag,
@@ -286,6 +315,10 @@ impl Association {
             a.paths[p].confirmed = true;
         }
         a.ecn.ok = cookie.ecn;
+        let init = PeerInit::from_cookie(cookie, &a.config);
+        a.local_auth = init.local_auth.clone();
+        a.agree_auth(init.local_auth.as_ref(), init.peer_auth.as_ref(), init.peer_asconf);
+        a.asconf.start(cookie.local_initial_tsn, cookie.peer_initial_tsn);
         let ack_to = a.path_of(from).unwrap_or_default();
         a.control.push_back((ack_to, Chunk::CookieAck));
         a.on_established(now);
@@ -323,6 +356,9 @@ impl Association {
             inbound_streams: init.outbound_streams.min(self.config.max_inbound_streams),
             addrs: peer_addresses(from, &init.params),
             ecn: self.config.ecn && init.params.contains(&Parameter::EcnCapable),
+            local_auth: self.local_auth.clone(),
+            peer_auth: AuthParams::from_params(&init.params),
+            peer_asconf: super::signing::peer_supports_asconf(&init.params),
         };
         // §5.4: the address the INIT went to is confirmed by the INIT ACK.
         self.learn_peer(peer, &[init_dest, from]);
@@ -354,6 +390,8 @@ impl Association {
     fn learn_peer(&mut self, peer: PeerInit, confirmed: &[IpAddr]) -> Vec<(PathId, Path)> {
         self.peer_tag = peer.tag;
         self.ecn = super::ecn::EcnState { ok: peer.ecn, ..Default::default() };
+        self.agree_auth(peer.local_auth.as_ref(), peer.peer_auth.as_ref(), peer.peer_asconf);
+        self.asconf.start(self.out.next_tsn, peer.initial_tsn);
         self.out.peer_rwnd = peer.rwnd;
         self.out.set_stream_count(peer.outbound_streams);
         self.inb = Inbound::new(peer.initial_tsn, peer.inbound_streams, self.config.recv_buffer);
@@ -586,7 +624,7 @@ impl Association {
         // As for a new association, the address the INIT came from is confirmed (§5.4);
         // every path, and so its congestion state, starts afresh (§7.2.1), its counters kept.
         let init_source: Vec<IpAddr> = cookie.peer_addrs.first().copied().into_iter().collect();
-        let old_paths = self.learn_peer(PeerInit::from_cookie(cookie), &init_source);
+        let old_paths = self.learn_peer(PeerInit::from_cookie(cookie, &self.config), &init_source);
         self.inb.inherit_unread(old_inb);
         for (id, old) in old_paths {
             if let Some(p) = self.paths.get_mut(id) {
@@ -617,7 +655,7 @@ impl Association {
             // Addresses confirmed so far stay so (§5.4); our INIT ACK reached the INIT's source.
             let mut confirmed: Vec<IpAddr> = self.paths.values().filter(|p| p.confirmed).map(|p| p.remote).collect();
             confirmed.extend(cookie.peer_addrs.first());
-            self.learn_peer(PeerInit::from_cookie(cookie), &confirmed);
+            self.learn_peer(PeerInit::from_cookie(cookie, &self.config), &confirmed);
             self.timers.stop(Timer::T1);
             self.handshake_chunk = None;
             self.on_established(now);

@@ -32,6 +32,7 @@
 //!
 //! [`poll_timeout`]: Association::poll_timeout
 
+mod asconf;
 mod buffers;
 mod cookie;
 mod ecn;
@@ -41,6 +42,7 @@ mod outbound;
 mod path;
 mod paths;
 mod reachability;
+mod signing;
 mod splitting;
 mod timers;
 mod tsn;
@@ -57,6 +59,10 @@ use crate::congestion::GroupView;
 use crate::random::RandomStream;
 use crate::wire::{Checksum, Chunk, ChunkType, ChunkView, DataRef, ErrorCause, HeaderView, SackChunk, UnknownAction};
 
+pub use asconf::{
+    AddressRequest, AsconfError, CAUSE_DELETE_LAST_ADDRESS, CAUSE_DELETE_SOURCE_ADDRESS, CAUSE_RESOURCE_SHORTAGE,
+    CAUSE_UNRESOLVABLE_ADDRESS,
+};
 use buffers::BufferPool;
 pub(crate) use cookie::CookieState;
 pub(crate) use handshake::{
@@ -67,6 +73,8 @@ use inbound::{DataOutcome, Inbound};
 use outbound::{Outbound, SackTallies};
 pub use path::{Path, PathState, PathStats, RtoEstimator};
 pub use paths::{Iter as PathsIter, PathId, Paths};
+pub use signing::CAUSE_UNSUPPORTED_HMAC;
+pub(crate) use signing::{extension_params, peer_supports_asconf};
 pub use splitting::{BufferSplitting, SplitCounts, SplitShare};
 pub use timers::Timer;
 use timers::TimerTable;
@@ -235,6 +243,52 @@ pub enum Event {
         /// Cause codes.
         causes: Vec<u16>,
     },
+    /// The peer added an address (RFC 5061 ADD-IP): a new destination.
+    PeerAddressAdded {
+        /// Its path.
+        path: PathId,
+        /// The address.
+        address: IpAddr,
+    },
+    /// The peer deleted an address (RFC 5061 DELETE-IP): the destination is gone, its
+    /// outstanding data moved to another.
+    PeerAddressRemoved {
+        /// The path it had (never reused).
+        path: PathId,
+        /// The address.
+        address: IpAddr,
+    },
+    /// The peer asked us to use one of its addresses as primary (RFC 5061 SET-PRIMARY);
+    /// a [`Event::PrimaryChanged`] precedes it if the primary moved.
+    PeerPrimaryRequested {
+        /// The path.
+        path: PathId,
+        /// The address.
+        address: IpAddr,
+    },
+    /// The peer acknowledged one of our address requests (RFC 5061 §5.3).
+    AsconfAcked {
+        /// The request.
+        request: AddressRequest,
+        /// From the request (its ASCONF leaves with the next packet) to the ASCONF-ACK.
+        round_trip: Duration,
+    },
+    /// The peer refused one of our address requests (RFC 5061 §5.3).
+    AsconfFailed {
+        /// The request.
+        request: AddressRequest,
+        /// The error cause code (e.g. 0x00A0, delete of the last address).
+        cause: u16,
+    },
+    /// T4-RTO expired and the outstanding ASCONF went again (RFC 5061 §5.1).
+    AsconfRetransmitted {
+        /// Its serial number.
+        serial: u32,
+        /// The destination it went to.
+        path: PathId,
+        /// The RTO T4 runs with now.
+        rto: Duration,
+    },
     /// The association ended.
     Closed {
         /// Why.
@@ -248,7 +302,8 @@ pub struct Transmit {
     /// Destination address.
     pub remote: IpAddr,
     /// Source address the association chose, or `None`: the driver picks it (routing decides
-    /// the interface). Today's associations always leave it to the driver.
+    /// the interface). `None` unless the peer acknowledged a SET-PRIMARY naming one of our
+    /// addresses (RFC 5061): packets then leave from that address.
     pub local: Option<IpAddr>,
     /// ECN codepoint for the IP header (RFC 3168 §5): 0 Not-ECT (the only one used today),
     /// 1 ECT(1), 2 ECT(0), 3 CE.
@@ -311,6 +366,10 @@ pub struct AssocStats {
     pub ecne_sent: u64,
     /// CWR chunks sent.
     pub cwr_sent: u64,
+    /// Packets whose AUTH chunk failed (wrong HMAC or key, unsupported HMAC; RFC 4895 §6.3).
+    pub auth_failures: u64,
+    /// Chunks discarded because they had to be authenticated and were not (RFC 4895 §6.3).
+    pub unauthenticated_discarded: u64,
 }
 
 /// A random verification tag or Tie-Tag: never zero (§5.3.1).
@@ -393,6 +452,15 @@ pub struct Association {
     stats: AssocStats,
     /// ECN (RFC 9260 Appendix A).
     ecn: ecn::EcnState,
+    /// What our INIT or INIT ACK sent for AUTH (RFC 4895), if AUTH is on.
+    local_auth: Option<crate::auth::AuthParams>,
+    /// AUTH in force (both sides sent their parameters).
+    auth: Option<crate::auth::AuthState>,
+    /// Dynamic address reconfiguration (RFC 5061).
+    asconf: asconf::AsconfState,
+    /// The source address packets name ([`Transmit::local`]): set once the peer acknowledged
+    /// a SET-PRIMARY naming one of our addresses (RFC 5061), `None` (the driver picks) before.
+    local_source: Option<IpAddr>,
 }
 
 impl Association {
@@ -450,6 +518,10 @@ impl Association {
             rng,
             stats: AssocStats::default(),
             ecn: ecn::EcnState::default(),
+            local_auth: None,
+            auth: None,
+            asconf: asconf::AsconfState::default(),
+            local_source: None,
             config,
         }
     }
@@ -622,8 +694,7 @@ impl Association {
             self.abort_with(now, CloseReason::ShutdownGuardExpired, Vec::new());
         }
         if self.timers.is_due(Timer::T4, now) {
-            // Reserved for ASCONF (RFC 5061 §5): nothing arms it yet.
-            self.timers.stop(Timer::T4);
+            self.on_t4_expiry(now); // RFC 5061 §5.1
         }
         if self.timers.is_due(Timer::DelayedSack, now) {
             // §6.2: the SACK is due; the next poll_transmit sends it.
@@ -678,6 +749,8 @@ impl Association {
         // The lowest TSN of the packet's DATA, for an ECNE if it arrived CE.
         let mut lowest_tsn: Option<u32> = None;
         let mut first = skip == 0;
+        // RFC 4895 §6.3: the chunks after a valid AUTH chunk are authenticated.
+        let mut authenticated = false;
         for view in header.chunks().skip(skip) {
             let Ok(view) = view else { break };
             if !self.tag_ok(&view, vtag, first) {
@@ -688,6 +761,32 @@ impl Association {
                 self.stats.packets_received += 1;
             }
             first = false;
+            if let Some(state) = self.auth.as_ref() {
+                if view.chunk_type == ChunkType::AUTH {
+                    match self.check_auth(header.chunk_bytes(), &view) {
+                        signing::AuthCheck::Valid => authenticated = true,
+                        signing::AuthCheck::Invalid => {
+                            self.stats.auth_failures += 1;
+                            return;
+                        }
+                        signing::AuthCheck::UnsupportedHmac(id) => {
+                            self.stats.auth_failures += 1;
+                            self.report_unsupported_hmac(from_path, id);
+                            return;
+                        }
+                    }
+                    continue;
+                }
+                if !authenticated && state.must_verify(view.chunk_type.0) {
+                    // §6.3: a chunk that must be authenticated, without AUTH, is dropped.
+                    self.stats.unauthenticated_discarded += 1;
+                    continue;
+                }
+            } else if self.config.asconf && matches!(view.chunk_type, ChunkType::ASCONF | ChunkType::ASCONF_ACK) {
+                // RFC 5061 §4.1: without AUTH in force there is no authenticated ASCONF.
+                self.stats.unauthenticated_discarded += 1;
+                continue;
+            }
             if view.chunk_type == ChunkType::DATA {
                 if let (Some(d), Some(p)) = (DataRef::from_view(&view), from_path) {
                     data_seen = true;
@@ -849,7 +948,10 @@ impl Association {
             Chunk::Error { causes } => self.on_error_chunk(now, &causes),
             Chunk::Ecne { lowest_tsn } => self.on_ecne(lowest_tsn),
             Chunk::Cwr { lowest_tsn } => self.on_cwr(lowest_tsn),
-            Chunk::Data(_) | Chunk::Unknown { .. } => {}
+            Chunk::Asconf { serial, address, params } => self.on_asconf(now, from, from_path, serial, address, params),
+            Chunk::AsconfAck { serial, params } => self.on_asconf_ack(now, serial, params),
+            // Checked in `process_chunks` when AUTH is in force; otherwise meaningless.
+            Chunk::Auth { .. } | Chunk::Data(_) | Chunk::Unknown { .. } => {}
         }
         true
     }

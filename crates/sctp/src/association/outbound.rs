@@ -9,7 +9,7 @@ use simtime::{Duration, Instant};
 
 use crate::cmt::{dac_packets, PathScheduler, PathsView, PfVariant, Primary, RtxKind, TieBreaker};
 use crate::congestion::AckInfo;
-use crate::wire::{Chunk, CommonHeader, DataRef, PacketBuilder, SackChunk};
+use crate::wire::{Chunk, ChunkType, CommonHeader, DataRef, PacketBuilder, SackChunk};
 
 use super::buffers::BufferPool;
 use super::splitting::{SplitCounts, SplitLimits};
@@ -388,6 +388,8 @@ struct Open {
     new_data: bool,
     cwr: bool,
     retransmission: bool,
+    /// Where the packet's AUTH chunk starts (RFC 4895 §6.2), signed when the packet closes.
+    auth_at: Option<usize>,
 }
 
 impl Association {
@@ -970,6 +972,23 @@ impl Association {
         self.path_error(now, p);
     }
 
+    /// Destination `p` is going away (RFC 5061 DELETE-IP): its DATA in flight is marked for
+    /// retransmission and counted as last sent to `to`, so the retransmission policy sends it
+    /// from there; no congestion reaction (nothing was lost).
+    pub(super) fn evacuate_path(&mut self, p: PathId, to: PathId) {
+        for s in self.out.sent.iter_mut().filter(|s| s.path == p) {
+            if s.state == SentState::InFlight {
+                s.state = SentState::Marked(RtxKind::Timeout);
+                s.misses = 0;
+                self.out.marked += 1;
+                self.out.peer_rwnd = self.out.peer_rwnd.saturating_add(s.frag.len());
+            }
+            s.path = to;
+        }
+        self.timers.stop(Timer::T3Rtx(p));
+        self.dirty = true;
+    }
+
     // ----- destination choice (§6.4) -----
 
     /// An active destination other than `p` for retransmissions (§6.4), or `p` itself.
@@ -992,12 +1011,16 @@ impl Association {
             new_data: false,
             cwr: false,
             retransmission: false,
+            auth_at: None,
         }
     }
 
-    fn close_packet(&mut self, open: Open) {
+    fn close_packet(&mut self, mut open: Open) {
         if open.builder.is_empty() {
             return;
+        }
+        if let (Some(at), Some(state)) = (open.auth_at, self.auth.as_ref()) {
+            super::signing::sign(state, open.builder.packet_mut(), at);
         }
         let path = &mut self.paths[open.path];
         path.stats.packets_sent += 1;
@@ -1007,7 +1030,7 @@ impl Association {
         let ect = self.ecn.ok && (open.new_data || open.cwr) && !open.retransmission;
         self.transmits.push_back(Transmit {
             remote: path.remote,
-            local: None,
+            local: self.local_source,
             ecn: if ect { ECT0 } else { 0 },
             path: open.path,
             headroom: self.headroom,
@@ -1018,14 +1041,34 @@ impl Association {
     /// The builder of the open packet for `path` with room for `need` more bytes, closing
     /// the current one if it goes elsewhere or is full. The packet stays in `open` (not
     /// moved in and out by value: this runs for every chunk).
-    fn packet_for<'a>(&mut self, open: &'a mut Option<Open>, path: PathId, need: usize) -> &'a mut PacketBuilder {
-        let fits = open.as_ref().is_some_and(|o| o.path == path && o.builder.len() + need <= o.limit);
+    ///
+    /// A chunk of a type the peer requires authenticated (`ctype`, RFC 4895 §6.2) goes after an
+    /// AUTH chunk: one is added to the packet first if it has none (the AUTH covers every
+    /// chunk after it, so chunks already in the packet stay where they are).
+    fn packet_for<'a>(
+        &mut self,
+        open: &'a mut Option<Open>,
+        path: PathId,
+        need: usize,
+        ctype: ChunkType,
+    ) -> &'a mut PacketBuilder {
+        let auth = match self.auth.as_ref() {
+            Some(a) if a.must_sign(ctype.0) => self.auth_placeholder(),
+            _ => None,
+        };
+        let extra = |o: &Open| if o.auth_at.is_none() { auth.as_ref().map_or(0, Chunk::buffer_len) } else { 0 };
+        let fits = open.as_ref().is_some_and(|o| o.path == path && o.builder.len() + need + extra(o) <= o.limit);
         if !fits {
             if let Some(o) = open.take() {
                 self.close_packet(o);
             }
         }
-        &mut open.get_or_insert_with(|| self.open_packet(path)).builder
+        let o = open.get_or_insert_with(|| self.open_packet(path));
+        if let Some(chunk) = auth.filter(|_| o.auth_at.is_none()) {
+            o.auth_at = Some(o.builder.len());
+            o.builder.chunk(&chunk);
+        }
+        &mut o.builder
     }
 
     /// `p` if it names a path, else the primary (or any path): a chunk queued for a path
@@ -1047,13 +1090,16 @@ impl Association {
             self.control.clear();
             return;
         }
+        if self.asconf.enabled {
+            self.send_asconf(now); // RFC 5061 §5.1: pending address changes
+        }
         let mut open: Option<Open> = None;
         // §5.1 D: a COOKIE ACK is the first chunk of its packet, ahead even of the SACK that
         // DATA bundled with a repeated COOKIE ECHO makes due (§5.2.4 A, D).
         if let Some(i) = self.control.iter().position(|(_, c)| matches!(c, Chunk::CookieAck)) {
             if let Some((p, chunk)) = self.control.remove(i) {
                 let p = self.existing_or_primary(p);
-                self.packet_for(&mut open, p, chunk.buffer_len()).chunk(&chunk);
+                self.packet_for(&mut open, p, chunk.buffer_len(), chunk.chunk_type()).chunk(&chunk);
             }
         }
         // Otherwise a SACK leads the first packet to its destination (§6.4: replies go where
@@ -1073,9 +1119,9 @@ impl Association {
             let p = self.existing_or_primary(self.sack_path);
             // RFC 9260 Appendix A: the ECNE rides with every SACK until a CWR covers it.
             if let Some(ecne) = self.ecne_due() {
-                self.packet_for(&mut open, p, ecne.buffer_len() + sack.buffer_len()).chunk(&ecne);
+                self.packet_for(&mut open, p, ecne.buffer_len() + sack.buffer_len(), ChunkType::ECNE).chunk(&ecne);
             }
-            self.packet_for(&mut open, p, sack.buffer_len()).chunk(&sack);
+            self.packet_for(&mut open, p, sack.buffer_len(), ChunkType::SACK).chunk(&sack);
             if let Chunk::Sack(sack) = sack {
                 self.inb.recycle_sack(sack);
             }
@@ -1083,7 +1129,7 @@ impl Association {
         while let Some((p, chunk)) = self.control.pop_front() {
             let p = self.existing_or_primary(p);
             let len = chunk.buffer_len();
-            self.packet_for(&mut open, p, len).chunk(&chunk);
+            self.packet_for(&mut open, p, len, chunk.chunk_type()).chunk(&chunk);
             if let Chunk::Heartbeat { .. } = chunk {
                 self.paths[p].stats.heartbeats_sent += 1;
                 self.events.push_back(Event::HeartbeatSent { path: p });
@@ -1101,7 +1147,7 @@ impl Association {
             // No data queued or in flight, so none will carry the CWR soon: it goes alone.
             if let Some(cwr) = self.take_cwr() {
                 let p = self.existing_or_primary(self.primary);
-                self.packet_for(&mut open, p, cwr.buffer_len()).chunk(&cwr);
+                self.packet_for(&mut open, p, cwr.buffer_len(), ChunkType::CWR).chunk(&cwr);
                 if let Some(o) = open.as_mut() {
                     o.cwr = true;
                 }
@@ -1168,7 +1214,7 @@ impl Association {
             } else if force.is_some() {
                 self.paths[dst].force_packet = None;
             }
-            let builder = self.packet_for(open, dst, chunk_len);
+            let builder = self.packet_for(open, dst, chunk_len, ChunkType::DATA);
             let from = self.out.sent[i].path;
             let s = &mut self.out.sent[i];
             builder.data(&s.frag.data_ref(s.tsn));
@@ -1338,12 +1384,12 @@ impl Association {
             self.out.next_tsn = tsn.wrapping_add(1);
             if let Some(cwr) = self.ecn.cwr.is_some().then(|| self.take_cwr()).flatten() {
                 // RFC 9260 Appendix A: the CWR rides in front of new DATA (see `ecn.rs`).
-                self.packet_for(open, p, cwr.buffer_len() + chunk_len).chunk(&cwr);
+                self.packet_for(open, p, cwr.buffer_len() + chunk_len, ChunkType::CWR).chunk(&cwr);
                 if let Some(o) = open.as_mut() {
                     o.cwr = true;
                 }
             }
-            self.packet_for(open, p, chunk_len).data(&frag.data_ref(tsn));
+            self.packet_for(open, p, chunk_len, ChunkType::DATA).data(&frag.data_ref(tsn));
             if let Some(o) = open.as_mut() {
                 o.new_data = true;
             }

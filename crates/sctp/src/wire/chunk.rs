@@ -14,6 +14,8 @@
 //!
 //! Chunk Length counts type, flags, length and value, not the padding (§3.2).
 
+use std::net::IpAddr;
+
 use super::{take_tlv, ErrorCause, Parameter, Reader, WireError, Writer};
 
 /// A chunk type code (§3.2), with a name for each type RFC 9260 defines. Any other value is
@@ -53,10 +55,16 @@ impl ChunkType {
     pub const CWR: ChunkType = ChunkType(13);
     /// Shutdown Complete (SHUTDOWN COMPLETE), §3.3.13.
     pub const SHUTDOWN_COMPLETE: ChunkType = ChunkType(14);
+    /// Authentication (AUTH), RFC 4895 §4.1.
+    pub const AUTH: ChunkType = ChunkType(0x0F);
+    /// Address Configuration Acknowledgment (ASCONF-ACK), RFC 5061 §5.2.
+    pub const ASCONF_ACK: ChunkType = ChunkType(0x80);
+    /// Address Configuration Change (ASCONF), RFC 5061 §5.1.
+    pub const ASCONF: ChunkType = ChunkType(0xC1);
 
     /// Whether [`Chunk`] decodes this type into a named variant.
     pub fn is_known(self) -> bool {
-        matches!(self.0, 0..=14)
+        matches!(self.0, 0..=15 | 0x80 | 0xC1)
     }
 
     /// What to do with a chunk of this type if it is unknown: its upper two bits (§3.2).
@@ -422,6 +430,57 @@ pub enum Chunk {
         /// T bit (§8.5.1).
         t_bit: bool,
     },
+    /// AUTH, type 0x0F (RFC 4895 §4.1): the HMAC over this chunk (HMAC field zeroed) and
+    /// every chunk after it in the packet.
+    ///
+    /// ```text
+    /// +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+    /// | Type = 0x0F   |   Flags=0     |             Length            |
+    /// +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+    /// |     Shared Key Identifier     |   HMAC Identifier             |
+    /// +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+    /// \                             HMAC                              /
+    /// +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+    /// ```
+    Auth {
+        /// Shared Key Identifier (§4.1): which endpoint pair shared key.
+        key_id: u16,
+        /// HMAC Identifier (§3.3): 1 SHA-1, 3 SHA-256.
+        hmac_id: u16,
+        /// The HMAC (20 bytes for SHA-1, 32 for SHA-256).
+        hmac: Vec<u8>,
+    },
+    /// ASCONF, type 0xC1 (RFC 5061 §5.1): address configuration requests.
+    ///
+    /// ```text
+    /// +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+    /// | Type = 0xC1   |  Chunk Flags  |      Chunk Length             |
+    /// +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+    /// |                       Sequence Number                         |
+    /// +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+    /// |                    Address Parameter                          |
+    /// +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+    /// |                     ASCONF Parameter #1                       |
+    /// +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+    /// /                             ....                              /
+    /// +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+    /// ```
+    Asconf {
+        /// Sequence (serial) number (§5.1.1 rule A1).
+        serial: u32,
+        /// An address of the sender (§5.1: used to find the association when the packet
+        /// comes from a new source address).
+        address: IpAddr,
+        /// The requests (Add IP, Delete IP, Set Primary, ...), in order.
+        params: Vec<Parameter>,
+    },
+    /// ASCONF-ACK, type 0x80 (RFC 5061 §5.2): the answers to the ASCONF with this serial.
+    AsconfAck {
+        /// The serial number of the ASCONF answered.
+        serial: u32,
+        /// Success and Error Cause Indications.
+        params: Vec<Parameter>,
+    },
     /// Any other chunk type. Handle with [`super::unknown_chunk_action`].
     Unknown {
         /// Chunk type.
@@ -463,6 +522,9 @@ impl Chunk {
             Chunk::Ecne { .. } => ChunkType::ECNE,
             Chunk::Cwr { .. } => ChunkType::CWR,
             Chunk::ShutdownComplete { .. } => ChunkType::SHUTDOWN_COMPLETE,
+            Chunk::Auth { .. } => ChunkType::AUTH,
+            Chunk::Asconf { .. } => ChunkType::ASCONF,
+            Chunk::AsconfAck { .. } => ChunkType::ASCONF_ACK,
             Chunk::Unknown { chunk_type, .. } => ChunkType(*chunk_type),
         }
     }
@@ -529,6 +591,28 @@ impl Chunk {
                 exact(0, "SHUTDOWN COMPLETE chunk")?;
                 Chunk::ShutdownComplete { t_bit: flags & FLAG_T != 0 }
             }
+            ChunkType::AUTH => {
+                let mut r = Reader::new(value, "AUTH chunk");
+                let key_id = r.u16()?;
+                let hmac_id = r.u16()?;
+                Chunk::Auth { key_id, hmac_id, hmac: r.rest().to_vec() }
+            }
+            ChunkType::ASCONF => {
+                let mut r = Reader::new(value, "ASCONF chunk");
+                let serial = r.u32()?;
+                let mut rest = r.rest();
+                let whole = rest.len();
+                let ([t0, t1], addr) = take_tlv(&mut rest, "ASCONF address")?;
+                let address = Parameter::parse(u16::from_be_bytes([t0, t1]), addr)?
+                    .address()
+                    .ok_or(WireError::BadLength { what: "ASCONF address", length: whole })?;
+                Chunk::Asconf { serial, address, params: Parameter::parse_list(rest)? }
+            }
+            ChunkType::ASCONF_ACK => {
+                let mut r = Reader::new(value, "ASCONF-ACK chunk");
+                let serial = r.u32()?;
+                Chunk::AsconfAck { serial, params: Parameter::parse_list(r.rest())? }
+            }
             ChunkType(other) => Chunk::Unknown { chunk_type: other, flags, value: value.to_vec() },
         })
     }
@@ -544,6 +628,11 @@ impl Chunk {
             Chunk::Shutdown { .. } | Chunk::Ecne { .. } | Chunk::Cwr { .. } => 4,
             Chunk::ShutdownAck | Chunk::CookieAck | Chunk::ShutdownComplete { .. } => 0,
             Chunk::CookieEcho { cookie: v } | Chunk::Unknown { value: v, .. } => v.len(),
+            Chunk::Auth { hmac, .. } => 4 + hmac.len(),
+            Chunk::Asconf { address, params, .. } => {
+                4 + super::param::address_param_len(address) + params.iter().map(Parameter::buffer_len).sum::<usize>()
+            }
+            Chunk::AsconfAck { params, .. } => 4 + params.iter().map(Parameter::buffer_len).sum::<usize>(),
         };
         super::pad4(4 + value)
     }
@@ -595,6 +684,20 @@ impl Chunk {
             Chunk::Ecne { lowest_tsn } | Chunk::Cwr { lowest_tsn } => w.u32(*lowest_tsn),
             Chunk::ShutdownAck | Chunk::CookieAck | Chunk::ShutdownComplete { .. } => {}
             Chunk::CookieEcho { cookie: v } | Chunk::Unknown { value: v, .. } => w.bytes(v),
+            Chunk::Auth { key_id, hmac_id, hmac } => {
+                w.u16(*key_id);
+                w.u16(*hmac_id);
+                w.bytes(hmac);
+            }
+            Chunk::Asconf { serial, address, params } => {
+                w.u32(*serial);
+                Parameter::from(*address).emit(w);
+                params.iter().for_each(|p| p.emit(w));
+            }
+            Chunk::AsconfAck { serial, params } => {
+                w.u32(*serial);
+                params.iter().for_each(|p| p.emit(w));
+            }
         }
         w.end_tlv(start);
     }

@@ -24,6 +24,8 @@ mod param;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
+mod tests_ext;
+#[cfg(test)]
 mod tests_random;
 
 pub use cause::ErrorCause;
@@ -381,6 +383,12 @@ impl PacketBuilder {
     /// True if no chunk has been added.
     pub fn is_empty(&self) -> bool {
         self.len() <= COMMON_HEADER_LEN
+    }
+
+    /// The packet written so far (after the headroom), e.g. to sign it (RFC 4895 §6.2).
+    pub fn packet_mut(&mut self) -> &mut [u8] {
+        let start = self.start.min(self.w.buf.len());
+        &mut self.w.buf[start..]
     }
 
     /// Appends a typed chunk.

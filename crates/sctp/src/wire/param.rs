@@ -17,9 +17,9 @@
 //!
 //! Parameter Length counts the 4-byte header and the value, not the padding.
 
-use std::net::{Ipv4Addr, Ipv6Addr};
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
-use super::{parse_tlv_list, Reader, WireError, Writer};
+use super::{parse_tlv_list, take_tlv, ErrorCause, Reader, WireError, Writer};
 
 /// A parameter type code (§3.2.1), with a name for each type RFC 9260 defines. Any other
 /// value is a type this engine does not know, handled by its upper two bits
@@ -46,6 +46,26 @@ impl ParamType {
     pub const SUPPORTED_ADDRESS_TYPES: ParamType = ParamType(12);
     /// ECN Capable (RFC 9260 Appendix A).
     pub const ECN_CAPABLE: ParamType = ParamType(0x8000);
+    /// Random (RFC 4895 §3.1).
+    pub const RANDOM: ParamType = ParamType(0x8002);
+    /// Chunk List (RFC 4895 §3.2).
+    pub const CHUNK_LIST: ParamType = ParamType(0x8003);
+    /// Requested HMAC Algorithm (RFC 4895 §3.3).
+    pub const HMAC_ALGO: ParamType = ParamType(0x8004);
+    /// Supported Extensions (RFC 5061 §4.2.7).
+    pub const SUPPORTED_EXTENSIONS: ParamType = ParamType(0x8008);
+    /// Add IP Address (RFC 5061 §4.2.1).
+    pub const ADD_IP: ParamType = ParamType(0xC001);
+    /// Delete IP Address (RFC 5061 §4.2.2).
+    pub const DELETE_IP: ParamType = ParamType(0xC002);
+    /// Error Cause Indication (RFC 5061 §4.2.3).
+    pub const ERROR_CAUSE_INDICATION: ParamType = ParamType(0xC003);
+    /// Set Primary Address (RFC 5061 §4.2.4).
+    pub const SET_PRIMARY: ParamType = ParamType(0xC004);
+    /// Success Indication (RFC 5061 §4.2.5).
+    pub const SUCCESS_INDICATION: ParamType = ParamType(0xC005);
+    /// Adaptation Layer Indication (RFC 5061 §4.2.6).
+    pub const ADAPTATION_LAYER_INDICATION: ParamType = ParamType(0xC006);
 }
 
 /// A parameter in INIT / INIT ACK (and the Heartbeat Info parameter of HEARTBEAT).
@@ -111,6 +131,68 @@ pub enum Parameter {
     /// +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
     /// ```
     EcnCapable,
+    /// Random, type 0x8002 (RFC 4895 §3.1, INIT and INIT ACK): the sender's random number
+    /// for the association shared key (32 bytes when this engine sends it).
+    Random(Vec<u8>),
+    /// Chunk List, type 0x8003 (RFC 4895 §3.2, INIT and INIT ACK): the chunk types the sender
+    /// requires to be received authenticated, one byte each.
+    ChunkList(Vec<u8>),
+    /// Requested HMAC Algorithm, type 0x8004 (RFC 4895 §3.3, INIT and INIT ACK): HMAC
+    /// identifiers (1 SHA-1, 3 SHA-256) in the sender's order of preference.
+    HmacAlgo(Vec<u16>),
+    /// Supported Extensions, type 0x8008 (RFC 5061 §4.2.7, INIT and INIT ACK): the chunk types
+    /// of the extensions the sender supports, one byte each.
+    SupportedExtensions(Vec<u8>),
+    /// Add IP Address, type 0xC001 (RFC 5061 §4.2.1, ASCONF): add `address` to the
+    /// association.
+    ///
+    /// ```text
+    /// +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+    /// |        Type = 0xC001          |    Length = Variable          |
+    /// +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+    /// |               ASCONF-Request Correlation ID                   |
+    /// +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+    /// |                       Address Parameter                       |
+    /// +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+    /// ```
+    AddIp {
+        /// ASCONF-Request Correlation ID, echoed in the answer.
+        correlation: u32,
+        /// The address (an IPv4 or IPv6 Address parameter on the wire).
+        address: IpAddr,
+    },
+    /// Delete IP Address, type 0xC002 (RFC 5061 §4.2.2, ASCONF); layout as Add IP Address.
+    DeleteIp {
+        /// ASCONF-Request Correlation ID.
+        correlation: u32,
+        /// The address to remove.
+        address: IpAddr,
+    },
+    /// Error Cause Indication, type 0xC003 (RFC 5061 §4.2.3, ASCONF-ACK): the request with
+    /// this correlation ID failed, for these causes.
+    ErrorCauseIndication {
+        /// ASCONF-Request Correlation ID of the refused request.
+        correlation: u32,
+        /// Why (RFC 5061 §5.2 causes, each carrying the refused request's TLV).
+        causes: Vec<ErrorCause>,
+    },
+    /// Set Primary Address, type 0xC004 (RFC 5061 §4.2.4, ASCONF, also INIT / INIT ACK):
+    /// the receiver should make `address` its primary destination.
+    SetPrimary {
+        /// ASCONF-Request Correlation ID.
+        correlation: u32,
+        /// The address to use as primary.
+        address: IpAddr,
+    },
+    /// Success Indication, type 0xC005 (RFC 5061 §4.2.5, ASCONF-ACK): the request with this
+    /// correlation ID succeeded (only sent when a later request failed, §5.2).
+    SuccessIndication {
+        /// ASCONF-Request Correlation ID.
+        correlation: u32,
+    },
+    /// Adaptation Layer Indication, type 0xC006 (RFC 5061 §4.2.6, INIT / INIT ACK): a
+    /// 32-bit code for the upper layer, passed to the peer's application.
+    AdaptationLayerIndication(u32),
     /// Any other type, to be handled by
     /// [`super::unknown_parameter_action`].
     Unknown {
@@ -134,13 +216,23 @@ impl Parameter {
             Parameter::HostNameAddress(_) => ParamType::HOST_NAME_ADDRESS.0,
             Parameter::SupportedAddressTypes(_) => ParamType::SUPPORTED_ADDRESS_TYPES.0,
             Parameter::EcnCapable => ParamType::ECN_CAPABLE.0,
+            Parameter::Random(_) => ParamType::RANDOM.0,
+            Parameter::ChunkList(_) => ParamType::CHUNK_LIST.0,
+            Parameter::HmacAlgo(_) => ParamType::HMAC_ALGO.0,
+            Parameter::SupportedExtensions(_) => ParamType::SUPPORTED_EXTENSIONS.0,
+            Parameter::AddIp { .. } => ParamType::ADD_IP.0,
+            Parameter::DeleteIp { .. } => ParamType::DELETE_IP.0,
+            Parameter::ErrorCauseIndication { .. } => ParamType::ERROR_CAUSE_INDICATION.0,
+            Parameter::SetPrimary { .. } => ParamType::SET_PRIMARY.0,
+            Parameter::SuccessIndication { .. } => ParamType::SUCCESS_INDICATION.0,
+            Parameter::AdaptationLayerIndication(_) => ParamType::ADAPTATION_LAYER_INDICATION.0,
             Parameter::Unknown { param_type, .. } => *param_type,
         }
     }
 
     /// Whether `param_type` is one this module decodes into a named variant.
     pub fn is_known_type(param_type: u16) -> bool {
-        matches!(param_type, 1 | 5..=9 | 11 | 12 | 0x8000)
+        matches!(param_type, 1 | 5..=9 | 11 | 12 | 0x8000 | 0x8002..=0x8004 | 0x8008 | 0xC001..=0xC006)
     }
 
     /// Parses one parameter from its type and value.
@@ -173,6 +265,39 @@ impl Parameter {
             }
             ParamType::ECN_CAPABLE if value.is_empty() => Parameter::EcnCapable,
             ParamType::ECN_CAPABLE => return Err(bad("ECN Capable parameter")),
+            ParamType::RANDOM => Parameter::Random(value.to_vec()),
+            ParamType::CHUNK_LIST => Parameter::ChunkList(value.to_vec()),
+            ParamType::HMAC_ALGO => {
+                if !value.len().is_multiple_of(2) {
+                    return Err(bad("Requested HMAC Algorithm parameter"));
+                }
+                let mut r = Reader::new(value, "Requested HMAC Algorithm parameter");
+                Parameter::HmacAlgo((0..value.len() / 2).map(|_| r.u16()).collect::<Result<_, _>>()?)
+            }
+            ParamType::SUPPORTED_EXTENSIONS => Parameter::SupportedExtensions(value.to_vec()),
+            ParamType::ADD_IP | ParamType::DELETE_IP | ParamType::SET_PRIMARY => {
+                let mut r = Reader::new(value, "ASCONF address parameter");
+                let correlation = r.u32()?;
+                let address = parse_address(r.rest())?;
+                match ParamType(param_type) {
+                    ParamType::ADD_IP => Parameter::AddIp { correlation, address },
+                    ParamType::DELETE_IP => Parameter::DeleteIp { correlation, address },
+                    _ => Parameter::SetPrimary { correlation, address },
+                }
+            }
+            ParamType::ERROR_CAUSE_INDICATION => {
+                let mut r = Reader::new(value, "Error Cause Indication parameter");
+                let correlation = r.u32()?;
+                Parameter::ErrorCauseIndication { correlation, causes: ErrorCause::parse_list(r.rest())? }
+            }
+            ParamType::SUCCESS_INDICATION => {
+                let a: [u8; 4] = value.try_into().map_err(|_| bad("Success Indication parameter"))?;
+                Parameter::SuccessIndication { correlation: u32::from_be_bytes(a) }
+            }
+            ParamType::ADAPTATION_LAYER_INDICATION => {
+                let a: [u8; 4] = value.try_into().map_err(|_| bad("Adaptation Layer Indication parameter"))?;
+                Parameter::AdaptationLayerIndication(u32::from_be_bytes(a))
+            }
             _ => Parameter::Unknown { param_type, value: value.to_vec() },
         })
     }
@@ -199,11 +324,23 @@ impl Parameter {
             | Parameter::StateCookie(v)
             | Parameter::UnrecognizedParameter(v)
             | Parameter::HostNameAddress(v)
+            | Parameter::Random(v)
+            | Parameter::ChunkList(v)
+            | Parameter::SupportedExtensions(v)
             | Parameter::Unknown { value: v, .. } => v.len(),
-            Parameter::Ipv4Address(_) | Parameter::CookiePreservative { .. } => 4,
+            Parameter::Ipv4Address(_)
+            | Parameter::CookiePreservative { .. }
+            | Parameter::SuccessIndication { .. }
+            | Parameter::AdaptationLayerIndication(_) => 4,
             Parameter::Ipv6Address(_) => 16,
-            Parameter::SupportedAddressTypes(t) => 2 * t.len(),
+            Parameter::SupportedAddressTypes(t) | Parameter::HmacAlgo(t) => 2 * t.len(),
             Parameter::EcnCapable => 0,
+            Parameter::AddIp { address, .. }
+            | Parameter::DeleteIp { address, .. }
+            | Parameter::SetPrimary { address, .. } => 4 + address_param_len(address),
+            Parameter::ErrorCauseIndication { causes, .. } => {
+                4 + causes.iter().map(ErrorCause::buffer_len).sum::<usize>()
+            }
         };
         super::pad4(4 + value)
     }
@@ -215,13 +352,73 @@ impl Parameter {
             | Parameter::StateCookie(v)
             | Parameter::UnrecognizedParameter(v)
             | Parameter::HostNameAddress(v)
+            | Parameter::Random(v)
+            | Parameter::ChunkList(v)
+            | Parameter::SupportedExtensions(v)
             | Parameter::Unknown { value: v, .. } => w.bytes(v),
             Parameter::Ipv4Address(a) => w.bytes(&a.octets()),
             Parameter::Ipv6Address(a) => w.bytes(&a.octets()),
             Parameter::CookiePreservative { increment_ms } => w.u32(*increment_ms),
-            Parameter::SupportedAddressTypes(types) => types.iter().for_each(|t| w.u16(*t)),
+            Parameter::SupportedAddressTypes(types) | Parameter::HmacAlgo(types) => {
+                types.iter().for_each(|t| w.u16(*t))
+            }
             Parameter::EcnCapable => {}
+            Parameter::AddIp { correlation, address }
+            | Parameter::DeleteIp { correlation, address }
+            | Parameter::SetPrimary { correlation, address } => {
+                w.u32(*correlation);
+                Parameter::from(*address).emit(w);
+            }
+            Parameter::ErrorCauseIndication { correlation, causes } => {
+                w.u32(*correlation);
+                causes.iter().for_each(|c| c.emit(w));
+            }
+            Parameter::SuccessIndication { correlation } => w.u32(*correlation),
+            Parameter::AdaptationLayerIndication(code) => w.u32(*code),
         }
         w.end_tlv(start);
     }
+}
+
+impl From<IpAddr> for Parameter {
+    /// The IPv4 or IPv6 Address parameter (§3.3.2.1) naming `a`.
+    fn from(a: IpAddr) -> Self {
+        match a {
+            IpAddr::V4(v4) => Parameter::Ipv4Address(v4),
+            IpAddr::V6(v6) => Parameter::Ipv6Address(v6),
+        }
+    }
+}
+
+impl Parameter {
+    /// The address of an IPv4 or IPv6 Address parameter.
+    pub fn address(&self) -> Option<IpAddr> {
+        match self {
+            Parameter::Ipv4Address(a) => Some(IpAddr::V4(*a)),
+            Parameter::Ipv6Address(a) => Some(IpAddr::V6(*a)),
+            _ => None,
+        }
+    }
+}
+
+/// Bytes of the Address Parameter naming `a` (8 for IPv4, 20 for IPv6).
+pub(crate) fn address_param_len(a: &IpAddr) -> usize {
+    if a.is_ipv4() {
+        8
+    } else {
+        20
+    }
+}
+
+/// One Address Parameter (IPv4 or IPv6, §3.3.2.1) filling `buf` exactly, as RFC 5061 §4.2
+/// places one after a correlation ID or a serial number.
+pub(crate) fn parse_address(mut buf: &[u8]) -> Result<IpAddr, WireError> {
+    let length = buf.len();
+    let ([t0, t1], value) = take_tlv(&mut buf, "Address Parameter")?;
+    if !buf.is_empty() {
+        return Err(WireError::BadLength { what: "Address Parameter", length });
+    }
+    Parameter::parse(u16::from_be_bytes([t0, t1]), value)?
+        .address()
+        .ok_or(WireError::BadLength { what: "Address Parameter", length })
 }

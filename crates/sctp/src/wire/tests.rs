@@ -246,7 +246,7 @@ fn small_chunks_round_trip_bundled() {
         0x0e, 0x01, 0x00, 0x04, // SHUTDOWN COMPLETE, T bit
         0x0e, 0x00, 0x00, 0x04, // SHUTDOWN COMPLETE
         0x06, 0x00, 0x00, 0x04, // ABORT without causes
-        0xc1, 0x05, 0x00, 0x06, 0xab, 0xcd, 0x00, 0x00, // unknown type 0xc1, flags 5
+        0xc2, 0x05, 0x00, 0x06, 0xab, 0xcd, 0x00, 0x00, // unknown type 0xc2, flags 5
     ];
     let chunks = vec![
         Chunk::Shutdown { cumulative_tsn_ack: 256 },
@@ -256,7 +256,7 @@ fn small_chunks_round_trip_bundled() {
         Chunk::ShutdownComplete { t_bit: true },
         Chunk::ShutdownComplete { t_bit: false },
         Chunk::Abort { t_bit: false, causes: vec![] },
-        Chunk::Unknown { chunk_type: 0xc1, flags: 5, value: vec![0xab, 0xcd] },
+        Chunk::Unknown { chunk_type: 0xc2, flags: 5, value: vec![0xab, 0xcd] },
     ];
     round_trip(&bytes, chunks);
 }
