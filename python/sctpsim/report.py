@@ -19,6 +19,7 @@ headings, paragraphs, ``-`` lists, pipe tables, ``code``, **bold**, *italics* an
 from __future__ import annotations
 
 import base64
+import functools
 import html
 import math
 import re
@@ -31,6 +32,7 @@ from sctpsim import _core
 
 if TYPE_CHECKING:
     import pandas as pd
+    from markdown_it import MarkdownIt
     from rich.console import Console
 
     from sctpsim.reproduce import Comparison, Figure, Study, Table
@@ -444,65 +446,28 @@ details { margin: .4rem 0 1rem; } summary { cursor: pointer; color: #444; font-s
 """
 
 
+@functools.cache
+def _markdown() -> MarkdownIt:
+    """CommonMark with tables (markdown-it-py, the parser rich uses); raw HTML is escaped."""
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt("commonmark", {"html": False}).enable("table")
+
+
 def _inline(text: str) -> str:
-    """Inline Markdown: code spans, links, bold, italics (text is escaped first)."""
-    parts = re.split(r"(`[^`]*`)", text)
-    out: list[str] = []
-    for part in parts:
-        if part.startswith("`") and part.endswith("`") and len(part) >= 2:
-            out.append(f"<code>{html.escape(part[1:-1])}</code>")
-            continue
-        s = html.escape(part)
-        s = re.sub(r"\[([^\]]+)\]\(([^)\s]+)\)", r'<a href="\2">\1</a>', s)
-        s = re.sub(r"\*\*([^*]+)\*\*", r"<strong>\1</strong>", s)
-        s = re.sub(r"(?<![\w*])\*([^*\s][^*]*)\*(?![\w*])", r"<em>\1</em>", s)
-        out.append(s)
-    return "".join(out)
+    """One line of inline Markdown (code spans, links, emphasis) as HTML, without a paragraph."""
+    return _markdown().renderInline(text)
 
 
 def markdown_to_html(text: str, heading_offset: int = 0) -> str:
-    """The Markdown subset of the module docs as HTML."""
-    out: list[str] = []
-    blocks = re.split(r"\n\s*\n", text.strip())
-    for block in blocks:
-        lines = block.splitlines()
-        if not lines:
-            continue
-        first = lines[0]
-        m = re.match(r"(#{1,6})\s+(.*)", first)
-        if m and len(lines) == 1:
-            level = min(6, len(m.group(1)) + heading_offset)
-            out.append(f"<h{level}>{_inline(m.group(2))}</h{level}>")
-            continue
-        if m:  # a heading followed by text in the same block
-            level = min(6, len(m.group(1)) + heading_offset)
-            out.append(f"<h{level}>{_inline(m.group(2))}</h{level}>")
-            lines = lines[1:]
-            first = lines[0]
-        if first.startswith("```"):
-            body = "\n".join(line for line in lines[1:] if not line.startswith("```"))
-            out.append(f"<pre><code>{html.escape(body)}</code></pre>")
-        elif all(line.strip().startswith("|") for line in lines) and len(lines) >= 2:
-            out.append(_md_table(lines))
-        elif all(re.match(r"\s*[-*] ", line) or line.startswith("  ") for line in lines):
-            items: list[str] = []
-            for line in lines:
-                if re.match(r"\s*[-*] ", line):
-                    items.append(re.sub(r"^\s*[-*] ", "", line))
-                else:
-                    items[-1] += " " + line.strip()
-            out.append("<ul>" + "".join(f"<li>{_inline(i)}</li>" for i in items) + "</ul>")
-        else:
-            out.append(f"<p>{_inline(' '.join(line.strip() for line in lines))}</p>")
-    return "\n".join(out)
-
-
-def _md_table(lines: list[str]) -> str:
-    rows = [[c.strip() for c in line.strip().strip("|").split("|")] for line in lines]
-    body = [r for r in rows[1:] if not all(re.fullmatch(r":?-{2,}:?", c) for c in r)]
-    head = "".join(f"<th>{_inline(c)}</th>" for c in rows[0])
-    cells = "".join("<tr>" + "".join(f"<td>{_inline(c)}</td>" for c in r) + "</tr>" for r in body)
-    return f"<table><tr>{head}</tr>{cells}</table>"
+    """A Markdown document (a study README, a comparison's text) as HTML, its headings moved
+    `heading_offset` levels down so that they nest under the report's own."""
+    md = _markdown()
+    tokens = md.parse(text)
+    for t in tokens:
+        if t.type in ("heading_open", "heading_close"):
+            t.tag = f"h{min(6, int(t.tag[1:]) + heading_offset)}"
+    return md.renderer.render(tokens, md.options, {})
 
 
 def _table_html(c: Comparison | Table) -> str:
