@@ -22,7 +22,7 @@
 //! none of them.
 
 use super::droptail::OVERFLOW;
-use super::fifo::{happens, Fifo, Tally};
+use super::fifo::{Fifo, Tally};
 use super::red::tally_stats;
 use super::{in_range, Dequeued, Dropped, Enqueued, ParamError, QueueContext, QueueDisc, QueueLimit};
 use super::{QueueReason, QueueStat};
@@ -163,11 +163,7 @@ impl QueueDisc for Blue {
         if self.cfg.increase_above.is_some_and(|l| self.fifo.len() > l) {
             self.on_congestion(now);
         }
-        if happens(&mut self.rng, self.p_m) {
-            return self.fifo.notify(pkt, self.cfg.ecn, &mut self.tally, MARK, EARLY);
-        }
-        self.fifo.push(pkt);
-        Enqueued::Queued { marked: None }
+        self.fifo.admit(pkt, self.p_m, &mut self.rng, self.cfg.ecn, &mut self.tally, (MARK, EARLY))
     }
 
     fn dequeue(&mut self, now: Instant, _dropped: &mut Dropped) -> Option<Dequeued> {
@@ -183,17 +179,7 @@ impl QueueDisc for Blue {
         }
     }
 
-    fn len_packets(&self) -> usize {
-        self.fifo.len()
-    }
-
-    fn len_bytes(&self) -> usize {
-        self.fifo.bytes()
-    }
-
-    fn flush(&mut self) -> Vec<Packet> {
-        self.fifo.flush()
-    }
+    fifo_occupancy!(fifo);
 
     fn stats(&self) -> Vec<QueueStat> {
         let mut out = vec![
@@ -209,27 +195,15 @@ impl QueueDisc for Blue {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rng::RngTree;
-    use crate::wire::{Ecn, Ipv4Fields, PacketMeta, PROTO_UDP};
-    use std::net::Ipv4Addr;
+    use crate::queue::test_support::{context, udp_packet};
+    use crate::wire::Ecn;
 
     fn pkt(ecn: Ecn) -> Packet {
-        let fields = Ipv4Fields {
-            src: Ipv4Addr::new(10, 0, 0, 1),
-            dst: Ipv4Addr::new(10, 0, 0, 2),
-            protocol: PROTO_UDP,
-            ident: 0,
-            ttl: 64,
-        };
-        let mut p = Packet::ipv4(fields, &[0; 480], PacketMeta::default());
-        p.set_ecn(ecn).unwrap();
-        p
+        udp_packet(500, 0, 0, ecn)
     }
 
     fn blue(cfg: BlueConfig) -> Blue {
-        let ctx =
-            QueueContext { rate_bps: 1_000_000, delay: Duration::ZERO, mtu: 1500, rng: RngTree::new(5).stream("blue") };
-        Blue::new(&cfg, ctx)
+        Blue::new(&cfg, context(1_000_000, Duration::ZERO, 5, "blue"))
     }
 
     fn at(ms: u64) -> Instant {

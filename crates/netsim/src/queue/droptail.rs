@@ -1,7 +1,6 @@
 //! Drop-tail: first in, first out; an arrival that would exceed the limit is dropped.
 
-use std::collections::VecDeque;
-
+use super::fifo::Fifo;
 use super::{Dequeued, Dropped, Enqueued, Passed, QueueDisc, QueueLimit, QueueReason};
 use crate::time::Instant;
 use crate::wire::Packet;
@@ -13,8 +12,7 @@ pub const OVERFLOW: QueueReason = QueueReason("queue_full");
 #[derive(Debug)]
 pub struct DropTail {
     limit: QueueLimit,
-    packets: VecDeque<Packet>,
-    bytes: usize,
+    fifo: Fifo,
 }
 
 impl DropTail {
@@ -23,16 +21,7 @@ impl DropTail {
 
     /// An empty queue with the given capacity.
     pub fn new(limit: QueueLimit) -> Self {
-        DropTail { limit, packets: VecDeque::new(), bytes: 0 }
-    }
-
-    /// True if `pkt` does not fit under the limit now.
-    #[inline(always)]
-    fn full_for(&self, pkt: &Packet) -> bool {
-        match self.limit {
-            QueueLimit::Packets(n) => self.packets.len() >= n,
-            QueueLimit::Bytes(n) => self.bytes + pkt.len() > n,
-        }
+        DropTail { limit, fifo: Fifo::default() }
     }
 }
 
@@ -43,49 +32,34 @@ impl QueueDisc for DropTail {
 
     #[inline(always)]
     fn enqueue(&mut self, pkt: Packet, _now: Instant, _dropped: &mut Dropped) -> Enqueued {
-        if self.full_for(&pkt) {
+        if self.fifo.full_for(self.limit, &pkt) {
             return Enqueued::Dropped(pkt, OVERFLOW);
         }
-        self.bytes += pkt.len();
-        self.packets.push_back(pkt);
+        self.fifo.push(pkt);
         Enqueued::Queued { marked: None }
     }
 
     #[inline(always)]
     fn dequeue(&mut self, _now: Instant, _dropped: &mut Dropped) -> Option<Dequeued> {
-        let pkt = self.packets.pop_front()?;
-        self.bytes -= pkt.len();
-        Some(Dequeued::plain(pkt))
+        self.fifo.pop().map(Dequeued::plain)
     }
 
     /// The arrival, unless it alone exceeds the limit, is the next packet out: hand it straight
     /// back rather than through the deque.
     #[inline(always)]
     fn enqueue_dequeue(&mut self, pkt: Packet, now: Instant, dropped: &mut Dropped) -> Passed {
-        if !self.packets.is_empty() {
+        if !self.fifo.is_empty() {
             // Not idle after all: the general case.
             let arrival = self.enqueue(pkt, now, dropped);
             return Passed::Otherwise(arrival, self.dequeue(now, dropped));
         }
-        if self.full_for(&pkt) {
+        if self.fifo.full_for(self.limit, &pkt) {
             return Passed::Otherwise(Enqueued::Dropped(pkt, OVERFLOW), None);
         }
         Passed::Through(pkt)
     }
 
-    #[inline(always)]
-    fn len_packets(&self) -> usize {
-        self.packets.len()
-    }
-
-    fn len_bytes(&self) -> usize {
-        self.bytes
-    }
-
-    fn flush(&mut self) -> Vec<Packet> {
-        self.bytes = 0;
-        self.packets.drain(..).collect()
-    }
+    fifo_occupancy!(fifo);
 }
 
 #[cfg(test)]

@@ -1,4 +1,4 @@
-//! What the classic AQMs (RED, FRED, BLUE, REM, PI) share: a FIFO with a hard limit, the
+//! What drop-tail and the classic AQMs (RED, FRED, BLUE, REM, PI) share: a FIFO with a hard limit, the
 //! choice between marking and dropping a packet picked for congestion notification, and a
 //! uniform draw.
 
@@ -22,6 +22,12 @@ impl Fifo {
     #[inline]
     pub(crate) fn len(&self) -> usize {
         self.packets.len()
+    }
+
+    /// True if nothing waits.
+    #[inline]
+    pub(crate) fn is_empty(&self) -> bool {
+        self.packets.is_empty()
     }
 
     /// Bytes waiting.
@@ -76,6 +82,24 @@ impl Fifo {
     pub(crate) fn flush(&mut self) -> Vec<Packet> {
         self.bytes = 0;
         self.packets.drain(..).collect()
+    }
+
+    /// Queue an arrival that fits, unless a draw with probability `p` picks it for congestion
+    /// notification ([`Fifo::notify`]): how BLUE, REM and PI admit.
+    pub(crate) fn admit(
+        &mut self,
+        pkt: Packet,
+        p: f64,
+        rng: &mut SimRng,
+        ecn: bool,
+        tally: &mut Tally,
+        (mark, early): (QueueReason, QueueReason),
+    ) -> Enqueued {
+        if happens(rng, p) {
+            return self.notify(pkt, ecn, tally, mark, early);
+        }
+        self.push(pkt);
+        Enqueued::Queued { marked: None }
     }
 
     /// Congestion notification for an arrival the AQM picked (see [`mark_or_drop`]): marked

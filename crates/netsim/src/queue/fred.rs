@@ -310,7 +310,7 @@ impl QueueDisc for Fred {
                 self.flows.remove(&key);
             }
         }
-        if self.fifo.len() == 0 {
+        if self.fifo.is_empty() {
             self.empty_since = Some(now);
         }
         Some(Dequeued::plain(pkt))
@@ -345,29 +345,16 @@ impl QueueDisc for Fred {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rng::RngTree;
+    use crate::queue::test_support::{context, udp_packet};
     use crate::time::Duration;
-    use crate::wire::{Ecn, Ipv4Fields, PacketMeta, PROTO_UDP};
+    use crate::wire::Ecn;
 
     fn pkt(flow: u32) -> Packet {
-        let fields = Ipv4Fields {
-            src: Ipv4Addr::new(10, 0, 0, 1),
-            dst: Ipv4Addr::new(10, 0, 0, 2),
-            protocol: PROTO_UDP,
-            ident: 0,
-            ttl: 64,
-        };
-        Packet::ipv4(fields, &[0; 480], PacketMeta { flow, uid: 0 })
+        udp_packet(500, flow, 0, Ecn::NotEct)
     }
 
     fn fred(cfg: FredConfig) -> Fred {
-        let ctx = QueueContext {
-            rate_bps: 10_000_000,
-            delay: Duration::ZERO,
-            mtu: 1500,
-            rng: RngTree::new(4).stream("fred"),
-        };
-        Fred::new(&cfg, ctx)
+        Fred::new(&cfg, context(10_000_000, Duration::ZERO, 4, "fred"))
     }
 
     #[test]

@@ -28,6 +28,27 @@
 //! Disciplines are work-conserving: while packets are resident, `dequeue` returns one unless it
 //! drops them all.
 
+/// The [`QueueDisc`] methods that only count or empty a discipline's FIFO (its field `$fifo`,
+/// a [`fifo::Fifo`]): drop-tail and the classic AQMs keep their packets in one and differ
+/// only in what they admit.
+macro_rules! fifo_occupancy {
+    ($fifo:ident) => {
+        #[inline(always)]
+        fn len_packets(&self) -> usize {
+            self.$fifo.len()
+        }
+
+        #[inline(always)]
+        fn len_bytes(&self) -> usize {
+            self.$fifo.bytes()
+        }
+
+        fn flush(&mut self) -> Vec<Packet> {
+            self.$fifo.flush()
+        }
+    };
+}
+
 pub mod blue;
 pub mod codel;
 pub mod droptail;
@@ -372,5 +393,37 @@ pub(crate) fn positive(key: &'static str, value: f64) -> Result<(), ParamError> 
         Ok(())
     } else {
         Err(ParamError::new(key, format!("{value} must be more than zero")))
+    }
+}
+
+/// Packets and link contexts for the disciplines' unit tests.
+#[cfg(test)]
+pub(crate) mod test_support {
+    use std::net::Ipv4Addr;
+
+    use super::QueueContext;
+    use crate::rng::RngTree;
+    use crate::time::Duration;
+    use crate::wire::{Ecn, Ipv4Fields, Packet, PacketMeta, PROTO_UDP};
+
+    /// A UDP packet of `len` bytes (IPv4 header included) from 10.0.0.1 to 10.0.0.2 with
+    /// the given flow, uid and ECN codepoint.
+    pub(crate) fn udp_packet(len: usize, flow: u32, uid: u64, ecn: Ecn) -> Packet {
+        let fields = Ipv4Fields {
+            src: Ipv4Addr::new(10, 0, 0, 1),
+            dst: Ipv4Addr::new(10, 0, 0, 2),
+            protocol: PROTO_UDP,
+            ident: 0,
+            ttl: 64,
+        };
+        let mut p = Packet::ipv4(fields, &vec![0; len - 20], PacketMeta { flow, uid });
+        p.set_ecn(ecn).expect("an IPv4 packet takes an ECN codepoint");
+        p
+    }
+
+    /// A link direction of `rate_bps` and `delay`, MTU 1500, with the stream `name` of a tree
+    /// seeded with `seed`.
+    pub(crate) fn context(rate_bps: u64, delay: Duration, seed: u64, name: &str) -> QueueContext {
+        QueueContext { rate_bps, delay, mtu: 1500, rng: RngTree::new(seed).stream(name) }
     }
 }

@@ -21,7 +21,7 @@
 //! is the project's 100 packets (ns-2's 50 would leave no room above the reference).
 
 use super::droptail::OVERFLOW;
-use super::fifo::{byte_scaled, happens, Fifo, Tally, Ticker};
+use super::fifo::{byte_scaled, Fifo, Tally, Ticker};
 use super::red::tally_stats;
 use super::{in_range, positive, Dequeued, Dropped, Enqueued, ParamError, QueueContext, QueueDisc, QueueLimit};
 use super::{QueueReason, QueueStat};
@@ -167,11 +167,7 @@ impl QueueDisc for Pi {
             return Enqueued::Dropped(pkt, OVERFLOW);
         }
         let p = byte_scaled(self.prob, self.cfg.bytes, pkt.len(), self.cfg.mean_pktsize);
-        if happens(&mut self.rng, p) {
-            return self.fifo.notify(pkt, self.cfg.ecn, &mut self.tally, MARK, EARLY);
-        }
-        self.fifo.push(pkt);
-        Enqueued::Queued { marked: None }
+        self.fifo.admit(pkt, p, &mut self.rng, self.cfg.ecn, &mut self.tally, (MARK, EARLY))
     }
 
     fn dequeue(&mut self, now: Instant, _dropped: &mut Dropped) -> Option<Dequeued> {
@@ -179,17 +175,7 @@ impl QueueDisc for Pi {
         self.fifo.pop().map(Dequeued::plain)
     }
 
-    fn len_packets(&self) -> usize {
-        self.fifo.len()
-    }
-
-    fn len_bytes(&self) -> usize {
-        self.fifo.bytes()
-    }
-
-    fn flush(&mut self) -> Vec<Packet> {
-        self.fifo.flush()
-    }
+    fifo_occupancy!(fifo);
 
     fn stats(&self) -> Vec<QueueStat> {
         let unit = if self.cfg.bytes { "bytes" } else { "packets" };
@@ -208,27 +194,15 @@ impl QueueDisc for Pi {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rng::RngTree;
-    use crate::wire::{Ecn, Ipv4Fields, PacketMeta, PROTO_UDP};
-    use std::net::Ipv4Addr;
+    use crate::queue::test_support::{context, udp_packet};
+    use crate::wire::Ecn;
 
     fn pkt() -> Packet {
-        let fields = Ipv4Fields {
-            src: Ipv4Addr::new(10, 0, 0, 1),
-            dst: Ipv4Addr::new(10, 0, 0, 2),
-            protocol: PROTO_UDP,
-            ident: 0,
-            ttl: 64,
-        };
-        let mut p = Packet::ipv4(fields, &[0; 480], PacketMeta::default());
-        p.set_ecn(Ecn::Ect0).unwrap();
-        p
+        udp_packet(500, 0, 0, Ecn::Ect0)
     }
 
     fn pi(cfg: PiConfig) -> Pi {
-        let ctx =
-            QueueContext { rate_bps: 1_000_000, delay: Duration::ZERO, mtu: 1500, rng: RngTree::new(2).stream("pi") };
-        Pi::new(&cfg, ctx)
+        Pi::new(&cfg, context(1_000_000, Duration::ZERO, 2, "pi"))
     }
 
     #[test]

@@ -439,21 +439,12 @@ impl QueueDisc for Pie {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::queue::test_support::udp_packet;
     use crate::rng::RngTree;
-    use crate::wire::{Ecn, Ipv4Fields, PacketMeta};
-    use std::net::Ipv4Addr;
+    use crate::wire::Ecn;
 
     fn pkt(len: usize, uid: u64, ecn: Ecn) -> Packet {
-        let fields = Ipv4Fields {
-            src: Ipv4Addr::new(10, 0, 0, 1),
-            dst: Ipv4Addr::new(10, 0, 1, 1),
-            protocol: 17,
-            ttl: 64,
-            ident: 0,
-        };
-        let mut p = Packet::ipv4(fields, &vec![0; len - 20], PacketMeta { flow: 0, uid });
-        p.set_ecn(ecn).unwrap();
-        p
+        udp_packet(len, 0, uid, ecn)
     }
 
     fn ms(v: u64) -> Instant {

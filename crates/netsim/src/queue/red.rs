@@ -417,17 +417,7 @@ impl QueueDisc for Red {
         }
     }
 
-    fn len_packets(&self) -> usize {
-        self.fifo.len()
-    }
-
-    fn len_bytes(&self) -> usize {
-        self.fifo.bytes()
-    }
-
-    fn flush(&mut self) -> Vec<Packet> {
-        self.fifo.flush()
-    }
+    fifo_occupancy!(fifo);
 
     fn stats(&self) -> Vec<QueueStat> {
         let unit = if self.cfg.bytes { "bytes" } else { "packets" };
@@ -482,25 +472,15 @@ fn stat_name(kind: &'static str, what: &str) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rng::RngTree;
-    use crate::wire::{Ecn, Ipv4Fields, PacketMeta, PROTO_UDP};
-    use std::net::Ipv4Addr;
+    use crate::queue::test_support::{context, udp_packet};
+    use crate::wire::Ecn;
 
-    pub(crate) fn pkt(len: usize, ecn: Ecn) -> Packet {
-        let fields = Ipv4Fields {
-            src: Ipv4Addr::new(10, 0, 0, 1),
-            dst: Ipv4Addr::new(10, 0, 0, 2),
-            protocol: PROTO_UDP,
-            ident: 0,
-            ttl: 64,
-        };
-        let mut p = Packet::ipv4(fields, &vec![0; len - 20], PacketMeta::default());
-        p.set_ecn(ecn).unwrap();
-        p
+    fn pkt(len: usize, ecn: Ecn) -> Packet {
+        udp_packet(len, 0, 0, ecn)
     }
 
     fn ctx(rate_bps: u64) -> QueueContext {
-        QueueContext { rate_bps, delay: Duration::from_millis(10), mtu: 1500, rng: RngTree::new(3).stream("q") }
+        context(rate_bps, Duration::from_millis(10), 3, "q")
     }
 
     fn packet_mode(min_th: f64, max_th: f64) -> RedConfig {

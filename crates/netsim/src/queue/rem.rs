@@ -26,7 +26,7 @@
 //! (ns-2 drops when the queue reaches its limit after the arrival, one packet short).
 
 use super::droptail::OVERFLOW;
-use super::fifo::{byte_scaled, happens, Fifo, Tally, Ticker};
+use super::fifo::{byte_scaled, Fifo, Tally, Ticker};
 use super::red::tally_stats;
 use super::{in_range, positive, Dequeued, Dropped, Enqueued, ParamError, QueueContext, QueueDisc, QueueLimit};
 use super::{QueueReason, QueueStat};
@@ -202,11 +202,7 @@ impl QueueDisc for Rem {
             return Enqueued::Dropped(pkt, OVERFLOW);
         }
         let p = byte_scaled(self.prob, self.cfg.bytes, pkt.len(), self.cfg.mean_pktsize);
-        if happens(&mut self.rng, p) {
-            return self.fifo.notify(pkt, self.cfg.ecn, &mut self.tally, MARK, EARLY);
-        }
-        self.fifo.push(pkt);
-        Enqueued::Queued { marked: None }
+        self.fifo.admit(pkt, p, &mut self.rng, self.cfg.ecn, &mut self.tally, (MARK, EARLY))
     }
 
     fn dequeue(&mut self, now: Instant, _dropped: &mut Dropped) -> Option<Dequeued> {
@@ -214,17 +210,7 @@ impl QueueDisc for Rem {
         self.fifo.pop().map(Dequeued::plain)
     }
 
-    fn len_packets(&self) -> usize {
-        self.fifo.len()
-    }
-
-    fn len_bytes(&self) -> usize {
-        self.fifo.bytes()
-    }
-
-    fn flush(&mut self) -> Vec<Packet> {
-        self.fifo.flush()
-    }
+    fifo_occupancy!(fifo);
 
     fn stats(&self) -> Vec<QueueStat> {
         let mut out = vec![
@@ -239,28 +225,16 @@ impl QueueDisc for Rem {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rng::RngTree;
-    use crate::wire::{Ecn, Ipv4Fields, PacketMeta, PROTO_UDP};
-    use std::net::Ipv4Addr;
+    use crate::queue::test_support::{context, udp_packet};
+    use crate::wire::Ecn;
 
     fn pkt(ecn: Ecn) -> Packet {
-        let fields = Ipv4Fields {
-            src: Ipv4Addr::new(10, 0, 0, 1),
-            dst: Ipv4Addr::new(10, 0, 0, 2),
-            protocol: PROTO_UDP,
-            ident: 0,
-            ttl: 64,
-        };
-        let mut p = Packet::ipv4(fields, &[0; 980], PacketMeta::default());
-        p.set_ecn(ecn).unwrap();
-        p
+        udp_packet(1000, 0, 0, ecn)
     }
 
     /// 4 Mbit/s with 1000-byte mean packets: 500 packets/s, c = 1 packet per 2 ms interval.
     fn rem(cfg: RemConfig) -> Rem {
-        let ctx =
-            QueueContext { rate_bps: 4_000_000, delay: Duration::ZERO, mtu: 1500, rng: RngTree::new(9).stream("rem") };
-        Rem::new(&cfg, ctx)
+        Rem::new(&cfg, context(4_000_000, Duration::ZERO, 9, "rem"))
     }
 
     fn at_us(us: u64) -> Instant {
