@@ -1,7 +1,10 @@
 //! The rectangle a random model keeps a node in.
 
+use rand::Rng;
+
 use super::position::Position;
 use super::MobilityError;
+use crate::rng::SimRng;
 
 /// An axis-aligned rectangle `[x0, x1] × [y0, y1]`, metres, with positive width and height.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -55,5 +58,15 @@ impl Area {
     /// when `u` and `v` are.
     pub fn at_fraction(&self, u: f64, v: f64) -> Position {
         Position::new(self.x0 + u * self.width(), self.y0 + v * self.height())
+    }
+
+    /// Where a random model starts a node: at `start`, which must lie in the area, or without
+    /// one at a point drawn uniformly from `rng`.
+    pub(crate) fn start(&self, start: Option<Position>, rng: &mut SimRng) -> Result<Position, MobilityError> {
+        match start {
+            Some(p) if !self.contains(&p) => Err(MobilityError::OutsideArea(p)),
+            Some(p) => Ok(p),
+            None => Ok(self.at_fraction(rng.random(), rng.random())),
+        }
     }
 }

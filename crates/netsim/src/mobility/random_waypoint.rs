@@ -77,11 +77,7 @@ impl RandomWaypointSource {
         mut rng: SimRng,
     ) -> Result<Self, MobilityError> {
         config.check()?;
-        let at = match start {
-            Some(p) if !config.area.contains(&p) => return Err(MobilityError::OutsideArea(p)),
-            Some(p) => p,
-            None => config.area.at_fraction(rng.random(), rng.random()),
-        };
+        let at = config.area.start(start, &mut rng)?;
         Ok(RandomWaypointSource { config, rng, at, now: Instant::ZERO, pausing: true })
     }
 }
