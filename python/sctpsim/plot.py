@@ -325,12 +325,19 @@ def plot_sweep(
             else f"{metrics}_vs_{_safe(x)}" + (f"_by_{_safe(hue)}" if hue else "")
         )
         stem = Path(out) if out is not None else Path(directory) / PLOTS_DIR / default
-        stem.parent.mkdir(parents=True, exist_ok=True)
-        png = stem.with_name(stem.name + ".png")
-        svg = stem.with_name(stem.name + ".svg")
-        fig.savefig(png, metadata={"Software": None})
-        fig.savefig(svg, metadata={"Date": None})
+        png, svg = save_figure(fig, stem)
     return [png, svg]
+
+
+def save_figure(fig: Any, stem: Path) -> tuple[Path, Path]:
+    """Write ``fig`` as ``<stem>.png`` and ``<stem>.svg`` (creating the folder), the same bytes
+    on every run: no software tag in the PNG, no date in the SVG (its element ids come from
+    the ``svg.hashsalt`` rc setting of whoever drew it)."""
+    stem.parent.mkdir(parents=True, exist_ok=True)
+    png, svg = stem.with_name(stem.name + ".png"), stem.with_name(stem.name + ".svg")
+    fig.savefig(png, metadata={"Software": None})
+    fig.savefig(svg, metadata={"Date": None})
+    return png, svg
 
 
 def _line_panel(ax: Any, x_values: list[Any], hues: list[Any], hue: str | None, stats: Any) -> None:

@@ -477,9 +477,13 @@ class StudyContext:
 
     def figure_stem(self, figure_id: str) -> Path:
         """Where a figure goes: ``figures/<id>`` (add ``.png`` and ``.svg``)."""
-        path = self.out / "figures" / figure_id
-        path.parent.mkdir(parents=True, exist_ok=True)
-        return path
+        return self.out / "figures" / figure_id
+
+    def save_figure(self, fig: Any, figure_id: str) -> tuple[Path, Path]:
+        """Write ``fig`` as ``figures/<id>.png`` and ``.svg``, reproducibly; returns both paths."""
+        from sctpsim.plot import save_figure
+
+        return save_figure(fig, self.figure_stem(figure_id))
 
     def ref(self, **where: Any) -> pd.DataFrame:
         """Reference rows whose columns equal ``where`` (values compared as text)."""
@@ -577,7 +581,7 @@ def grid_heatmap(comparison: Comparison, stem: Path) -> Figure:
     matplotlib.use("Agg")
     from matplotlib.figure import Figure as MplFigure
 
-    from sctpsim.plot import draw_heatmap
+    from sctpsim.plot import draw_heatmap, save_figure
     from sctpsim.report import _label
 
     spec = comparison.matrix
@@ -629,9 +633,7 @@ def grid_heatmap(comparison: Comparison, stem: Path) -> Figure:
             ax.set_ylabel(r_key)
             ax.set_title(label, fontsize=9)
         fig.tight_layout()
-        png, svg = stem.with_suffix(".png"), stem.with_suffix(".svg")
-        fig.savefig(png, metadata={"Software": None})
-        fig.savefig(svg, metadata={"Date": None})
+        png, svg = save_figure(fig, stem)
     caption = (
         "Left: our mean per cell; then, per row of the paper, ours − paper in percent of the "
         "paper's number (red: ours higher, blue: lower). Grey cells marked – have no "

@@ -459,10 +459,7 @@ def _timeseries_figure(ctx: StudyContext, which: str) -> Figure:
         axes[1].set_xlabel("time [s]")
         axes[0].set_title(f"cwnd and RTO of the primary path ({title})", fontsize=11)
         fig.tight_layout()
-        stem = ctx.figure_stem(f"fig-{which}-cwnd-rto")
-        png, svg = stem.with_suffix(".png"), stem.with_suffix(".svg")
-        fig.savefig(png, metadata={"Software": None})
-        fig.savefig(svg, metadata={"Date": None})
+        png, svg = ctx.save_figure(fig, f"fig-{which}-cwnd-rto")
         plt.close(fig)
     caption = (
         "The paper's Figures 12-15 redrawn from our runs: cwnd and RTO of the primary path "
@@ -506,10 +503,7 @@ def _claims_figure(ctx: StudyContext) -> Figure:
         axes[0].legend()
         fig.suptitle("Congested configuration: standard vs new stage (mean, 95% CI)")
         fig.tight_layout()
-        stem = ctx.figure_stem("fig-bottleneck-claims")
-        png, svg = stem.with_suffix(".png"), stem.with_suffix(".svg")
-        fig.savefig(png, metadata={"Software": None})
-        fig.savefig(svg, metadata={"Date": None})
+        png, svg = ctx.save_figure(fig, "fig-bottleneck-claims")
         plt.close(fig)
     return Figure(
         "fig-bottleneck-claims",

@@ -142,10 +142,7 @@ def _loss_figure(ctx: StudyContext) -> Figure:
         ax.grid(True, alpha=0.3)
         ax.legend(fontsize=8)
         fig.tight_layout()
-        stem = ctx.figure_stem("throughput-vs-drop-rate")
-        png, svg = stem.with_suffix(".png"), stem.with_suffix(".svg")
-        fig.savefig(png, metadata={"Software": None})
-        fig.savefig(svg, metadata={"Date": None})
+        png, svg = ctx.save_figure(fig, "throughput-vs-drop-rate")
         plt.close(fig)
     return Figure(
         "throughput-vs-drop-rate",

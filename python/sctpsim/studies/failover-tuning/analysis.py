@@ -466,10 +466,7 @@ def _figure(ctx: StudyContext, quantity: str, fig_id: str, table: Comparison) ->
         ax.grid(True, alpha=0.3)
         ax.legend(fontsize=8, ncol=2)
         fig.tight_layout()
-        stem = ctx.figure_stem(fig_id)
-        png, svg = stem.with_suffix(".png"), stem.with_suffix(".svg")
-        fig.savefig(png, metadata={"Software": None})
-        fig.savefig(svg, metadata={"Date": None})
+        png, svg = ctx.save_figure(fig, fig_id)
         plt.close(fig)
     reps = int(frame["n"].max()) if len(frame) else 0
     caption = (
