@@ -3,7 +3,6 @@ analysis and CMT switch-over, and, where ns-2 is installed, the comparison itsel
 
 from __future__ import annotations
 
-import importlib.util
 import re
 import shutil
 import subprocess
@@ -11,21 +10,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from scripts import ROOT, load_script
 
-ROOT = Path(__file__).resolve().parents[1]
 HERE = ROOT / "validation" / "ns2"
 
 
-def load_compare():
-    spec = importlib.util.spec_from_file_location("ns2_compare", HERE / "compare.py")
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["ns2_compare"] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-compare = load_compare()
+compare = load_script(HERE / "compare.py", "ns2_compare")
 
 
 def test_lossless_counterpart_sends_every_chunk_once_over_the_primary(tmp_path: Path) -> None:

@@ -4,30 +4,19 @@ where ns-2 is installed, its timing hooks. No timing is asserted."""
 
 from __future__ import annotations
 
-import importlib.util
 import re
 import shutil
 import subprocess
-import sys
 import tomllib
 from pathlib import Path
 
 import pytest
+from scripts import ROOT, load_script
 
-ROOT = Path(__file__).resolve().parents[1]
 HERE = ROOT / "benches" / "peers"
 
 
-def load_run():
-    spec = importlib.util.spec_from_file_location("peers_run", HERE / "run.py")
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["peers_run"] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-run = load_run()
+run = load_script(HERE / "run.py", "peers_run")
 needs_ns = pytest.mark.skipif(shutil.which("ns") is None,
                               reason="ns-2 not installed (apt-get install ns2, or run benches/peers/run.py)")
 
