@@ -24,6 +24,10 @@ use netsim::wire::{PROTO_SCTP, PROTO_TCP};
 use netsim::world::{RunResult, WorldBuilder};
 use netsim::{Duration, Instant};
 
+#[path = "support/fat_tree.rs"]
+mod fat_tree;
+use fat_tree::fat_tree;
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let num = |i: usize, default: usize| args.get(i).and_then(|s| s.parse().ok()).unwrap_or(default);
@@ -182,44 +186,14 @@ fn sctp_mesh(assocs: usize, hosts: usize, seconds: usize) -> (String, f64, RunRe
     (label, build_ms, world.run().expect("run"))
 }
 
-/// A k-ary fat-tree (as `benches/routing.rs`: 10 Gbit/s, 1 us links, one /24 per link) with
+/// The k-ary fat-tree of `support/fat_tree.rs` (as `benches/routing.rs`: 10 Gbit/s, 1 us links) with
 /// `flows` TCP transfers of 64 KiB: flow `f` from host `f % H` to host `(f * 37 + H / 2) % H`
 /// (another pod for most), starting `f` microseconds in; every host runs a sink on port 5001.
 fn fat_tree_flows(k: usize, flows: usize, seconds: usize) -> (String, f64, RunResult) {
     let t = WallClock::now();
     let mut b = WorldBuilder::new(1, Instant::ZERO + Duration::from_secs(seconds as u64));
     let link_ch = ch(10_000_000_000, Duration::from_micros(1), 100);
-    let half = k / 2;
-    let mut links = 0u32;
-    let mut hosts = Vec::new();
-    let mut connect = |b: &mut WorldBuilder, x, y| {
-        let net = 0x0a00_0000 | (links << 8);
-        let a = b.iface(x, &format!("l{links}"), Ipv4Addr::from(net | 1));
-        let z = b.iface(y, &format!("l{links}"), Ipv4Addr::from(net | 2));
-        b.link(&format!("l{links}"), a, z, link_ch.clone(), link_ch.clone(), 1);
-        links += 1;
-        Ipv4Addr::from(net | 1)
-    };
-    let core: Vec<_> = (0..half * half).map(|c| b.node(&format!("core{c}"), NodeKind::Router)).collect();
-    for p in 0..k {
-        let agg: Vec<_> = (0..half).map(|a| b.node(&format!("p{p}a{a}"), NodeKind::Router)).collect();
-        for (a, &agg_node) in agg.iter().enumerate() {
-            for c in 0..half {
-                connect(&mut b, agg_node, core[a * half + c]);
-            }
-        }
-        for e in 0..half {
-            let edge = b.node(&format!("p{p}e{e}"), NodeKind::Router);
-            for &agg_node in &agg {
-                connect(&mut b, edge, agg_node);
-            }
-            for h in 0..half {
-                let host = b.node(&format!("p{p}e{e}h{h}"), NodeKind::Host);
-                let addr = connect(&mut b, host, edge);
-                hosts.push((host, addr));
-            }
-        }
-    }
+    let hosts = fat_tree(&mut b, k, &link_ch);
     let n = hosts.len();
     for (i, &(h, _)) in hosts.iter().enumerate() {
         let cfg = SinkConfig { port: 5001, tcp: tcp::Config::default(), drain_rate: None, seed: i as u64 };
