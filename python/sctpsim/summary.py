@@ -596,6 +596,7 @@ def _roaming_table(result: RunResult) -> Table | None:
             ("associations", "right"),
             ("handovers", "right"),
             ("timeouts", "right"),
+            ("deauthenticated", "right"),
             ("handovers at s", "left"),
         ],
     )
@@ -609,6 +610,7 @@ def _roaming_table(result: RunResult) -> Table | None:
             format_count(s("wlan_associations")),
             format_count(s("wlan_handovers")),
             format_count(s("wlan_timeouts")),
+            format_count(s("wlan_deauthentications")),
             ", ".join(f"{t:.3f}" for t in at) if len(at) else "-",
         )
     return table

@@ -3,8 +3,9 @@
 
 use std::net::Ipv4Addr;
 
-use crate::event::{IfaceEvent, NetObserver};
+use crate::event::{Event, IfaceEvent, NetObserver};
 use crate::ids::{IfaceId, LinkId};
+use crate::kernel::Scheduler;
 use crate::network::{IfaceAddr, Network};
 use crate::recorder::Names;
 use crate::time::Instant;
@@ -16,9 +17,11 @@ pub enum FaultAction {
     LinkDown(LinkId),
     /// The link is repaired.
     LinkUp(LinkId),
-    /// The interface is disabled: its queue is lost, it neither sends nor receives.
+    /// The interface is disabled: its queue is lost, it neither sends nor receives. An AP's
+    /// WLAN interface going down first deauthenticates its stations
+    /// ([`crate::wlan::sme`]), which then look for another AP.
     IfaceDown(IfaceId),
-    /// The interface is enabled again.
+    /// The interface is enabled again (an AP beacons and admits stations again).
     IfaceUp(IfaceId),
     /// The interface gets an address (routes are recomputed).
     AddressAdd(IfaceId, IfaceAddr),
@@ -65,17 +68,18 @@ impl FaultAction {
         &self,
         net: &mut Network,
         now: Instant,
+        sched: &mut Scheduler<Event>,
         obs: &mut O,
     ) -> Option<(IfaceId, IfaceEvent)> {
         match *self {
             FaultAction::LinkDown(l) => net.link_down(l, now, obs),
             FaultAction::LinkUp(l) => net.link_up(l),
             FaultAction::IfaceDown(i) => {
-                net.iface_down(i, now, obs);
+                net.iface_down(i, now, sched, obs);
                 return Some((i, IfaceEvent::Down));
             }
             FaultAction::IfaceUp(i) => {
-                net.iface_up(i);
+                net.iface_up(i, now, sched);
                 return Some((i, IfaceEvent::Up));
             }
             FaultAction::AddressAdd(i, a) => {

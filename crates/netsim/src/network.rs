@@ -501,7 +501,7 @@ impl Network {
                     }
                     delivered = delivered.or(self.receive(node, pkt, now, sched, obs));
                 }
-                mgmt @ WlanOutput::Mgmt { .. } => self.wlan_mgmt.push(mgmt),
+                mgmt @ (WlanOutput::Mgmt { .. } | WlanOutput::MgmtDone { .. }) => self.wlan_mgmt.push(mgmt),
             }
         }
         self.wlan_out = out;
@@ -1027,10 +1027,23 @@ impl Network {
         self.links[link_id.index()].up = true;
     }
 
-    /// Take an interface down: its queue and the packet it is sending are lost.
-    pub fn iface_down<O: NetObserver + ?Sized>(&mut self, iface_id: IfaceId, now: Instant, obs: &mut O) {
+    /// Take an interface down: its queue and the packet it is sending are lost. An AP's WLAN
+    /// interface deauthenticates its stations first ([`crate::wlan::sme::Sme`]).
+    pub fn iface_down<O: NetObserver + ?Sized>(
+        &mut self,
+        iface_id: IfaceId,
+        now: Instant,
+        sched: &mut Scheduler<Event>,
+        obs: &mut O,
+    ) {
         let iface = &mut self.ifaces[iface_id.index()];
         iface.up = false;
+        if let Some((m, r)) = iface.wlan() {
+            self.wlans[m as usize].flush(r, DropReason::IfaceDown, now);
+            self.sme.set_ap_up(m, r, false, &mut self.wlans, now, sched);
+            self.settle_media_drops(now, obs);
+            return;
+        }
         let Some((link_id, side)) = iface.link() else { return };
         let ch = &mut self.links[link_id.index()].dirs[side];
         ch.tx_gen += 1;
@@ -1041,9 +1054,13 @@ impl Network {
         }
     }
 
-    /// Bring an interface back up.
-    pub fn iface_up(&mut self, iface_id: IfaceId) {
-        self.ifaces[iface_id.index()].up = true;
+    /// Bring an interface back up (an AP's WLAN interface beacons and admits stations again).
+    pub fn iface_up(&mut self, iface_id: IfaceId, now: Instant, sched: &mut Scheduler<Event>) {
+        let iface = &mut self.ifaces[iface_id.index()];
+        iface.up = true;
+        if let Some((m, r)) = iface.wlan() {
+            self.sme.set_ap_up(m, r, true, &mut self.wlans, now, sched);
+        }
     }
 
     /// Give `iface` another address; routes are recomputed. False if it already has it.

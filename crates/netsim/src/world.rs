@@ -463,8 +463,11 @@ impl World {
             let entity = action.target_name(&self.rec.names);
             self.rec.tracer.emit(now, &TraceEvent::Fault { entity, action: action.name() }, &self.rec.names);
         }
-        if let Some((iface, event)) = action.apply(&mut self.net, now, &mut self.rec) {
+        if let Some((iface, event)) = action.apply(&mut self.net, now, &mut self.sched, &mut self.rec) {
             self.notify_iface(now, iface, event);
+        }
+        if self.net.has_wlan_notices() {
+            self.wlan_notices(now);
         }
     }
 
@@ -763,6 +766,7 @@ impl World {
             row(out, "wlan_associations", st.stats.associations);
             row(out, "wlan_handovers", st.stats.handovers);
             row(out, "wlan_timeouts", st.stats.timeouts);
+            row(out, "wlan_deauthentications", st.stats.deauthentications);
         }
     }
 }

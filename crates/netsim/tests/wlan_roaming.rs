@@ -9,6 +9,7 @@ use std::sync::{Arc, Mutex};
 
 use netsim::agent::{Agent, Ctx};
 use netsim::event::IfaceEvent;
+use netsim::fault::FaultAction;
 use netsim::ids::{IfaceId, NodeId};
 use netsim::loss::LossConfig;
 use netsim::mobility::{Mobility, Waypoints};
@@ -195,6 +196,8 @@ struct Walk {
     speed: f64,
     seconds: u64,
     seed: u64,
+    /// An AP's interface taken down and brought back: (AP index, down at, up at), seconds.
+    ap_outage: Option<(usize, f64, f64)>,
 }
 
 struct Walked {
@@ -218,7 +221,11 @@ impl Walk {
         for (i, &(x, c, net)) in self.aps.iter().enumerate() {
             let ap = b.node(&format!("ap{i}"), NodeKind::Router);
             let addr = IfaceAddr::new(Ipv4Addr::new(10, 0, net, 1));
-            b.wlan_iface(ap, "wlan0", Some(addr), chans[c], &ap_config(x)).unwrap();
+            let w = b.wlan_iface(ap, "wlan0", Some(addr), chans[c], &ap_config(x)).unwrap();
+            if let Some((_, down, up)) = self.ap_outage.filter(|o| o.0 == i) {
+                b.fault(Instant::ZERO + Duration::from_secs_f64(down), FaultAction::IfaceDown(w));
+                b.fault(Instant::ZERO + Duration::from_secs_f64(up), FaultAction::IfaceUp(w));
+            }
             let a = b.iface(ap, "eth0", Ipv4Addr::new(10, 100, i as u8, 1));
             let z = b.iface(core, &format!("eth{i}"), Ipv4Addr::new(10, 100, i as u8, 2));
             b.link(&format!("l{i}"), a, z, wired(), wired(), 1);
@@ -270,6 +277,7 @@ fn walking_station_scans_and_hands_over_at_the_rss_thresholds() {
         speed: 2.0,
         seconds: 90,
         seed: 7,
+        ap_outage: None,
     };
     let w = walk.run();
     let e = "mob/wlan0";
@@ -287,8 +295,18 @@ fn walking_station_scans_and_hands_over_at_the_rss_thresholds() {
     let assoc = steps(&w.r.events, e, "associated");
     assert_eq!(assoc.len(), 2);
     assert!(assoc[0] < 0.2, "{assoc:?}");
-    // Straight to AP2, found by the last scan: authentication and association are a few ms.
-    assert!(assoc[1] > ho[0] && assoc[1] - ho[0] < 0.01, "{assoc:?} {ho:?}");
+    // Leaving, the station tells AP1 with a Disassociation that AP1, at -90 dBm, cannot
+    // decode: the short retry limit's 7 attempts, then the station leaves the channel.
+    let s = |entity: &str, m: &str| w.r.scalars.get("iface", entity, m).unwrap_or(0.0);
+    assert_eq!(s("mob/wlan0@c1", "mgmt_tx_disassoc"), 7.0);
+    assert_eq!(s("ap0/wlan0", "mgmt_rx_disassoc"), 0.0);
+    let left = steps(&w.r.events, e, "left");
+    assert_eq!(left.len(), 1);
+    assert!(left[0] > ho[0] && left[0] - ho[0] < 0.05, "{left:?} {ho:?}");
+    let auth = steps(&w.r.events, e, "auth");
+    assert_eq!(auth.last(), Some(&left[0]), "{auth:?}");
+    // Then straight to AP2, found by the last scan: authentication and association are a few ms.
+    assert!(assoc[1] > left[0] && assoc[1] - left[0] < 0.01, "{assoc:?} {left:?}");
     let i = w.ifaces[0];
     let evs: Vec<IfaceEvent> = w.seen.iter().filter(|(_, f, _)| *f == i).map(|(_, _, ev)| *ev).collect();
     let a1 = Ipv4Addr::new(10, 0, 1, 2);
@@ -302,6 +320,7 @@ fn walking_station_scans_and_hands_over_at_the_rss_thresholds() {
     assert!(w.got.iter().any(|&(t, a)| a == a1 && t.as_secs_f64() < t_scan));
     assert!(w.got.iter().any(|&(t, a)| a == a2 && t.as_secs_f64() > assoc[1]));
     assert!(w.got.iter().all(|&(t, a)| (a == a1) == (t.as_secs_f64() < t_ho + 0.01)));
+    assert_eq!(w.r.scalars.get("iface", e, "wlan_deauthentications"), Some(0.0));
     assert_eq!(w.r.scalars.get("iface", e, "wlan_handovers"), Some(1.0));
     // Determinism: the same seed gives the same run.
     let again = walk.run();
@@ -322,6 +341,7 @@ fn two_interfaces_roam_independently() {
         speed: 5.0,
         seconds: 60,
         seed: 3,
+        ap_outage: None,
     };
     let w = walk.run();
     let d = distance_for(-90.0);
@@ -379,4 +399,47 @@ fn a_radio_tuned_away_hears_nothing() {
     let r = w.run().unwrap();
     let at = (0..r.events.kind.len()).find(|&i| r.events.detail[i].starts_with("step=associated ")).unwrap();
     assert!(r.events.detail[at].contains("channel=c6 ap=ap6/wlan0 addr=10.0.6.2"), "{}", r.events.detail[at]);
+}
+
+/// An AP going out of service: a station 10 m from AP1 (channel 1) and 15 m from AP2 (channel
+/// 6) joins AP1. At 2.05 s (between the station's datagrams) a fault takes AP1's interface
+/// down: AP1 deauthenticates the station (one individually addressed frame, acknowledged),
+/// which leaves and joins AP2, found by its first scan, within a few ms; AP1 sends no beacon
+/// until its interface is back at 4 s.
+#[test]
+fn an_ap_going_down_deauthenticates_its_station_which_joins_another() {
+    let walk = Walk {
+        aps: vec![(0.0, 0, 1), (25.0, 1, 2)],
+        ifaces: vec![vec![0, 1]],
+        from: 10.0,
+        to: 11.0,
+        speed: 0.1,
+        seconds: 6,
+        seed: 11,
+        ap_outage: Some((0, 2.05, 4.0)),
+    };
+    let w = walk.run();
+    let e = "mob/wlan0";
+    let s = |entity: &str, m: &str| w.r.scalars.get("iface", entity, m).unwrap_or(0.0);
+    assert_eq!(s("ap0/wlan0", "mgmt_tx_deauth"), 1.0);
+    assert_eq!(s("mob/wlan0@c1", "mgmt_rx_deauth"), 1.0);
+    assert_eq!(s(e, "wlan_deauthentications"), 1.0);
+    assert_eq!(s(e, "wlan_handovers"), 0.0);
+    assert_eq!(s("mob/wlan0@c1", "mgmt_tx_disassoc"), 0.0);
+    let deauth = steps(&w.r.events, e, "deauthenticated");
+    assert_eq!(deauth.len(), 1);
+    assert!(deauth[0] > 2.05 && deauth[0] < 2.051, "{deauth:?}");
+    let assoc = steps(&w.r.events, e, "associated");
+    assert_eq!(assoc.len(), 2);
+    assert!(assoc[1] > deauth[0] && assoc[1] - deauth[0] < 0.01, "{assoc:?}");
+    let i = w.ifaces[0];
+    let evs: Vec<IfaceEvent> = w.seen.iter().filter(|(_, f, _)| *f == i).map(|(_, _, ev)| *ev).collect();
+    let (a1, a2) = (Ipv4Addr::new(10, 0, 1, 2), Ipv4Addr::new(10, 0, 2, 2));
+    use IfaceEvent::*;
+    assert_eq!(evs, vec![Up, AddressAdded(a1), Down, AddressRemoved(a1), Up, AddressAdded(a2)]);
+    // Beacons at the TBTTs k * 102.4 ms before 2.05 s (k = 0..20) and from 4 s on (k = 40..58).
+    assert_eq!(s("ap0/wlan0", "mgmt_tx_beacon"), 40.0);
+    // Traffic reaches the server from the new address.
+    assert!(w.got.iter().any(|&(t, a)| a == a2 && t.as_secs_f64() > assoc[1]));
+    assert!(w.got.iter().all(|&(t, a)| (a == a1) == (t.as_secs_f64() < 2.05)));
 }

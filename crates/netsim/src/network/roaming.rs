@@ -21,7 +21,8 @@ pub enum WlanNotice {
     /// An interface event, told to every agent on the interface's node.
     Iface(IfaceId, IfaceEvent),
     /// A management step of a station's interface (`scan-start`, `scan-end`, `auth`,
-    /// `associated`, `handover`, `disassociated`) with `key=value` details.
+    /// `associated`, `handover`, `deauthenticated`, `disassociated`, `left`) with `key=value`
+    /// details.
     Step {
         /// The station's interface.
         iface: IfaceId,
@@ -112,8 +113,14 @@ impl Network {
     ) {
         let mut actions = std::mem::take(&mut self.wlan_actions);
         for f in frames.drain(..) {
-            if let WlanOutput::Mgmt { radio, from, kind, rss_dbm } = f {
-                self.sme.on_frame(medium, radio, from, kind, rss_dbm, &mut self.wlans, now, sched, &mut actions);
+            match f {
+                WlanOutput::Mgmt { radio, from, kind, rss_dbm } => {
+                    self.sme.on_frame(medium, radio, from, kind, rss_dbm, &mut self.wlans, now, sched, &mut actions)
+                }
+                WlanOutput::MgmtDone { radio, kind, delivered } => {
+                    self.sme.on_sent(medium, radio, kind, delivered, &mut self.wlans, now, sched, &mut actions)
+                }
+                _ => {}
             }
         }
         self.apply_wlan_actions(&mut actions, now);
@@ -123,7 +130,7 @@ impl Network {
 
     /// Drops the channels produced outside their own events (packets a station held when it
     /// left its AP).
-    fn settle_media_drops<O: NetObserver + ?Sized>(&mut self, now: Instant, obs: &mut O) {
+    pub(super) fn settle_media_drops<O: NetObserver + ?Sized>(&mut self, now: Instant, obs: &mut O) {
         let mut out = Vec::new();
         for m in 0..self.wlans.len() {
             self.wlans[m].take_outputs(&mut out);

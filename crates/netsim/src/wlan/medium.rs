@@ -96,6 +96,17 @@ pub enum Output {
         /// Its received signal strength, dBm.
         rss_dbm: f64,
     },
+    /// A radio's management frame left its MAC: acknowledged (or group-addressed and sent
+    /// once), or discarded at the short retry limit. The sender's management entity may be
+    /// waiting for it (a station leaving its AP waits for its Disassociation).
+    MgmtDone {
+        /// The sending radio.
+        radio: u32,
+        /// What it was.
+        kind: MgmtKind,
+        /// True unless the retry limit discarded it.
+        delivered: bool,
+    },
 }
 
 /// Kinds of frames on the air.
@@ -1153,12 +1164,13 @@ impl Medium {
         r.awaiting = None;
         r.timeout_gen = r.timeout_gen.wrapping_add(1);
         let Some(mut cur) = r.current.take() else { return };
-        if cur.mgmt.is_some() {
+        if let Some(kind) = cur.mgmt {
             // A management frame: acknowledged (or group-addressed and out), or retried up to
             // the short retry limit, without touching the data frames' counters and rate.
             if ok || r.short_retries + 1 >= r.short_limit {
                 r.cw = r.cw_min;
                 r.short_retries = 0;
+                self.out.push(Output::MgmtDone { radio, kind, delivered: ok });
             } else {
                 r.short_retries += 1;
                 r.cw = (2 * r.cw + 1).min(r.cw_max);

@@ -13,6 +13,8 @@
 //! | Authentication (§9.3.3.11), Open System | Algorithm 2, Transaction Sequence 2, Status 2 | 6 |
 //! | Association Request (§9.3.3.5) | Capability 2, Listen Interval 2, SSID 2+s, Supported Rates 2+8 | 16 + s |
 //! | Association Response (§9.3.3.6) | Capability 2, Status 2, AID 2, Supported Rates 2+8 | 16 |
+//! | Disassociation (§9.3.3.4) | Reason Code 2 | 2 |
+//! | Deauthentication (§9.3.3.12) | Reason Code 2 | 2 |
 //!
 //! `s` is the SSID's length: every AP of a run belongs to one ESS whose SSID is [`SSID`] (7
 //! octets), so a station may roam to any AP it finds. The eight ERP-OFDM rates fit in one
@@ -46,7 +48,27 @@ pub enum MgmtKind {
     AssocRequest,
     /// Association Response (successful: the AP refuses nobody).
     AssocResponse,
+    /// Disassociation (§11.3.5.3-4): a station leaving its AP tells it (individually
+    /// addressed, acknowledged; a notification, which cannot be refused).
+    Disassoc {
+        /// Reason code (§9.4.1.7, Table 9-49).
+        reason: u16,
+    },
+    /// Deauthentication (§11.3.4.3-4): an AP going out of service tells its stations
+    /// (group-addressed here, not acknowledged); it ends their authentication and so their
+    /// association.
+    Deauth {
+        /// Reason code (§9.4.1.7, Table 9-49).
+        reason: u16,
+    },
 }
+
+/// Reason code 3 (§9.4.1.7, Table 9-49): "Deauthenticated because sending STA is leaving (or
+/// has left) IBSS or ESS" - what an AP going out of service sends.
+pub const REASON_LEAVING: u16 = 3;
+/// Reason code 8 (§9.4.1.7, Table 9-49): "Disassociated because sending STA is leaving (or has
+/// left) BSS" - what a station roaming away sends.
+pub const REASON_LEAVING_BSS: u16 = 8;
 
 impl MgmtKind {
     /// MPDU length in bytes (header + body + FCS).
@@ -59,6 +81,7 @@ impl MgmtKind {
             MgmtKind::Auth { .. } => 6,
             MgmtKind::AssocRequest => 16 + s,
             MgmtKind::AssocResponse => 16,
+            MgmtKind::Disassoc { .. } | MgmtKind::Deauth { .. } => 2,
         };
         MGMT_OVERHEAD + body
     }
@@ -72,6 +95,8 @@ impl MgmtKind {
             MgmtKind::Auth { .. } => "auth",
             MgmtKind::AssocRequest => "assoc_req",
             MgmtKind::AssocResponse => "assoc_resp",
+            MgmtKind::Disassoc { .. } => "disassoc",
+            MgmtKind::Deauth { .. } => "deauth",
         }
     }
 
@@ -84,17 +109,21 @@ impl MgmtKind {
             MgmtKind::Auth { .. } => 3,
             MgmtKind::AssocRequest => 4,
             MgmtKind::AssocResponse => 5,
+            MgmtKind::Disassoc { .. } => 6,
+            MgmtKind::Deauth { .. } => 7,
         }
     }
 
     /// Every subtype once, in counter order.
-    pub const ALL: [MgmtKind; 6] = [
+    pub const ALL: [MgmtKind; 8] = [
         MgmtKind::Beacon,
         MgmtKind::ProbeRequest,
         MgmtKind::ProbeResponse,
         MgmtKind::Auth { seq: 1 },
         MgmtKind::AssocRequest,
         MgmtKind::AssocResponse,
+        MgmtKind::Disassoc { reason: REASON_LEAVING_BSS },
+        MgmtKind::Deauth { reason: REASON_LEAVING },
     ];
 }
 
@@ -102,9 +131,9 @@ impl MgmtKind {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct MgmtCounts {
     /// Frames sent (each attempt), by [`MgmtKind::ALL`] order.
-    pub tx: [u64; 6],
+    pub tx: [u64; MgmtKind::ALL.len()],
     /// Frames received whole (addressed to the radio or group-addressed), same order.
-    pub rx: [u64; 6],
+    pub rx: [u64; MgmtKind::ALL.len()],
 }
 
 impl MgmtCounts {
@@ -140,5 +169,10 @@ mod tests {
         assert_eq!(MgmtKind::Auth { seq: 1 }.bytes(), 34);
         assert_eq!(MgmtKind::AssocRequest.bytes(), 51);
         assert_eq!(MgmtKind::AssocResponse.bytes(), 44);
+        assert_eq!(MgmtKind::Disassoc { reason: REASON_LEAVING_BSS }.bytes(), 30);
+        assert_eq!(MgmtKind::Deauth { reason: REASON_LEAVING }.bytes(), 30);
+        for (i, kind) in MgmtKind::ALL.into_iter().enumerate() {
+            assert_eq!(kind.index(), i);
+        }
     }
 }

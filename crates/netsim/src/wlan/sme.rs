@@ -49,17 +49,28 @@
 //!   scan and handover thresholds (a threshold on RSS is one on distance;
 //!   [`crate::wlan::medium::Medium::rss_crossing`]) and acts exactly then: below the scan
 //!   threshold (paper 001: -80 dBm) it scans, and again every `rescan_interval` while it stays
-//!   below; below the handover threshold (-90 dBm) it leaves its AP (no Disassociation frame:
-//!   at that strength the AP could not decode it; the lease ends) and joins the best AP of its
-//!   last scan, or scans if there is none. This matters because the thresholds lie below what
-//!   a receiver decodes (-82 dBm at 6 Mbit/s): the beacons stop arriving before the handover
-//!   threshold is reached.
+//!   below; below the handover threshold (-90 dBm) it leaves its AP: it sends a Disassociation
+//!   (reason 8, §11.3.5.3), stays on the channel until that frame is out (acknowledged, or
+//!   given up at the short retry limit, as it usually is: at that strength the AP rarely
+//!   decodes it), and joins the best AP of its last scan, or scans if there is none. The
+//!   lease ends when the station decides to leave (the AP's inactivity timeout, which would
+//!   free it when the frame is lost, is not modelled). Computing the crossings matters
+//!   because the thresholds lie below what a receiver decodes (-82 dBm at 6 Mbit/s): the
+//!   beacons stop arriving before the handover threshold is reached.
+//! - **Deauthenticated**: an AP whose interface goes down (a fault) sends each station it has
+//!   associated a Deauthentication (reason 3, §11.3.4.3; individually addressed, so
+//!   acknowledged and retried), then neither beacons nor answers until its interface is up
+//!   again. A station receiving a Deauthentication or Disassociation from its AP leaves once
+//!   it has acknowledged it (no frame back) and joins the best other AP of its last scan, or scans. Beacon loss
+//!   is not detected: a station that misses the frame stays until its thresholds say
+//!   otherwise.
 //!
 //! Interface events ([`crate::event::IfaceEvent`], told to every agent on the node): on
 //! association `Up` then `AddressAdded(lease)`; on leaving `Down` then
 //! `AddressRemoved(lease)`. Leaving also discards the packets the interface's radio holds
 //! (`iface_down` drops). The steps appear in the run's events as kind `wlan` (scan-start,
-//! scan-end, auth, associated, disassociated, handover), with times, e.g.
+//! scan-end, auth, associated, handover or deauthenticated, disassociated, and `left` when a
+//! roaming station's Disassociation is out), with times, e.g.
 //! `step=associated channel=bss1 ap=ap1/wlan0 addr=10.0.1.10 rss=-54.4`.
 
 use std::collections::BTreeMap;
@@ -72,7 +83,8 @@ use crate::mobility::Crossing;
 use crate::network::IfaceAddr;
 use crate::time::{Duration, Instant};
 use crate::wlan::medium::{Medium, BROADCAST};
-use crate::wlan::mgmt::MgmtKind;
+use crate::wlan::mgmt::{MgmtKind, REASON_LEAVING, REASON_LEAVING_BSS};
+use crate::wlan::phy::{self, Rate};
 
 /// One time unit (TU), 1024 us (§3.1).
 pub const TU: Duration = Duration(1_024_000);
@@ -151,6 +163,8 @@ pub struct StationStats {
     pub handovers: u64,
     /// Authentication or association requests that timed out.
     pub timeouts: u64,
+    /// Associations ended by the AP (a Deauthentication or Disassociation received).
+    pub deauthentications: u64,
 }
 
 /// Something the network applies or reports after a management step.
@@ -175,6 +189,8 @@ struct Ap {
     beacon_interval: Option<Duration>,
     /// Host offset above the AP's address -> station radio.
     leases: BTreeMap<u32, u32>,
+    /// In service: false while its interface is down (no beacons, no answers).
+    up: bool,
 }
 
 /// An AP a station heard.
@@ -200,6 +216,10 @@ enum Phase {
     Assoc { cand: Candidate, tries: u32 },
     /// Associated (possibly scanning: see `Station::bg`).
     Associated,
+    /// Left its AP; stays on the channel until its Disassociation has gone out (acknowledged
+    /// or given up at the retry limit), or until it has acknowledged the AP's
+    /// Deauthentication.
+    Leaving,
 }
 
 /// The association a station holds.
@@ -254,7 +274,7 @@ pub struct StationReport {
 impl Sme {
     /// Register an AP's radio; with a beacon interval it sends beacons.
     pub(crate) fn add_ap(&mut self, medium: u32, radio: u32, beacon_interval: Option<Duration>) {
-        self.aps.push(Ap { medium, radio, addr: None, beacon_interval, leases: BTreeMap::new() });
+        self.aps.push(Ap { medium, radio, addr: None, beacon_interval, leases: BTreeMap::new(), up: true });
     }
 
     /// Register a roaming station with its radios (one per channel of its scan list).
@@ -346,7 +366,9 @@ impl Sme {
             MgmtTimer::Tbtt => {
                 let ap = &self.aps[w];
                 let Some(interval) = ap.beacon_interval else { return };
-                media[ap.medium as usize].send_mgmt(ap.radio, BROADCAST, MgmtKind::Beacon, now, sched);
+                if ap.up {
+                    media[ap.medium as usize].send_mgmt(ap.radio, BROADCAST, MgmtKind::Beacon, now, sched);
+                }
                 sched.schedule_in(interval, Event::WlanMgmt { who, timer, gen });
             }
             MgmtTimer::Phase => {
@@ -416,8 +438,75 @@ impl Sme {
                     }
                 }
             }
+            MgmtKind::Deauth { reason } | MgmtKind::Disassoc { reason } => {
+                // §11.3.4.4 / §11.3.5.4: the AP ended the association; the station leaves at
+                // once it has acknowledged the frame, and looks for another.
+                let st = &self.stations[s];
+                if st.assoc.is_some_and(|a| a.k == k && a.ap == from) {
+                    self.stations[s].stats.deauthentications += 1;
+                    self.leave(s, "deauthenticated", format!("reason={reason}"), false, media, now, sched, out);
+                }
+            }
             _ => {}
         }
+    }
+
+    /// A management frame of `radio` on `medium` left its MAC (`delivered`: acknowledged, or
+    /// group-addressed; else discarded at the retry limit).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn on_sent(
+        &mut self,
+        medium: u32,
+        radio: u32,
+        kind: MgmtKind,
+        delivered: bool,
+        media: &mut [Medium],
+        now: Instant,
+        sched: &mut Scheduler<Event>,
+        out: &mut Vec<Action>,
+    ) {
+        if !matches!(kind, MgmtKind::Disassoc { .. }) {
+            return;
+        }
+        let Some(s) = self.stations.iter().position(|st| st.radios.contains(&(medium, radio))) else { return };
+        if self.stations[s].phase == Phase::Leaving {
+            let st = &self.stations[s];
+            out.push(Action::Note {
+                iface: st.iface,
+                what: "left",
+                ap: None,
+                detail: format!("disassoc_acked={delivered}"),
+            });
+            self.rejoin(s, media, now, sched, out);
+        }
+    }
+
+    /// The AP on `radio` of `medium` goes out of service (`up` false: its interface went down)
+    /// or back into it. Going out it tells each station it has associated with a
+    /// Deauthentication (reason 3, leaving the ESS; §11.3.4.3), individually addressed so that
+    /// it is acknowledged and retried like any such frame, and stops beaconing and answering
+    /// until it is back. False if the radio is not an AP's.
+    pub(crate) fn set_ap_up(
+        &mut self,
+        medium: u32,
+        radio: u32,
+        up: bool,
+        media: &mut [Medium],
+        now: Instant,
+        sched: &mut Scheduler<Event>,
+    ) -> bool {
+        let Some(ap) = self.aps.iter_mut().find(|ap| ap.medium == medium && ap.radio == radio) else { return false };
+        if ap.up == up {
+            return true;
+        }
+        ap.up = up;
+        if !up {
+            let m = &mut media[medium as usize];
+            for (_, sta) in std::mem::take(&mut ap.leases) {
+                m.send_mgmt(radio, sta, MgmtKind::Deauth { reason: REASON_LEAVING }, now, sched);
+            }
+        }
+        true
     }
 
     // ------------------------------------------------------------------------------------
@@ -434,6 +523,9 @@ impl Sme {
         sched: &mut Scheduler<Event>,
     ) {
         let ap = &mut self.aps[a];
+        if !ap.up {
+            return;
+        }
         let m = &mut media[ap.medium as usize];
         let reply = match kind {
             MgmtKind::ProbeRequest => MgmtKind::ProbeResponse,
@@ -444,6 +536,11 @@ impl Sme {
                     ap.leases.insert(host, from);
                 }
                 MgmtKind::AssocResponse
+            }
+            MgmtKind::Disassoc { .. } => {
+                // §11.3.5.4: the station is gone; its lease ends (if it has not already).
+                ap.leases.retain(|_, r| *r != from);
+                return;
             }
             _ => return,
         };
@@ -582,6 +679,7 @@ impl Sme {
                 }
             }
             Some(Phase::Idle) => self.begin_scan(s, media, now, sched, out),
+            Some(Phase::Leaving) => self.rejoin(s, media, now, sched, out),
             Some(Phase::Auth { cand, tries }) | Some(Phase::Assoc { cand, tries }) => {
                 let st = &mut self.stations[s];
                 st.stats.timeouts += 1;
@@ -783,29 +881,70 @@ impl Sme {
         out: &mut Vec<Action>,
     ) {
         let st = &mut self.stations[s];
-        let Some(a) = st.assoc.take() else { return };
+        let Some(a) = st.assoc else { return };
         st.stats.handovers += 1;
-        st.bg = None;
-        st.cross_gen = st.cross_gen.wrapping_add(1);
         let (m, r) = st.radios[a.k];
         let rss = media[m as usize].rss_dbm_at(a.ap, r, now);
-        out.push(Action::Note {
-            iface: st.iface,
-            what: "handover",
-            ap: Some((m, media[m as usize].iface(a.ap))),
-            detail: format!("rss={rss:.1}"),
-        });
-        out.push(Action::Note {
-            iface: st.iface,
-            what: "disassociated",
-            ap: Some((m, media[m as usize].iface(a.ap))),
-            detail: format!("addr={}", a.addr.addr),
-        });
+        self.leave(s, "handover", format!("rss={rss:.1}"), true, media, now, sched, out);
+    }
+
+    /// End the station's association (`why`: the step noted): its interface goes down and
+    /// loses its lease, the packets its radio holds are discarded. With `tell_ap` (a station
+    /// roaming away, §11.3.5.3) it sends its AP a Disassociation (reason 8) and stays on the
+    /// channel until that frame has gone out, acknowledged or given up after the short retry
+    /// limit (at the handover threshold the AP usually no longer decodes it: seven attempts
+    /// with their backoffs, about 10 ms); then, or at once without `tell_ap` (the AP ended
+    /// it), it joins the best AP of its last scan, or scans.
+    #[allow(clippy::too_many_arguments)]
+    fn leave(
+        &mut self,
+        s: usize,
+        why: &'static str,
+        detail: String,
+        tell_ap: bool,
+        media: &mut [Medium],
+        now: Instant,
+        sched: &mut Scheduler<Event>,
+        out: &mut Vec<Action>,
+    ) {
+        let st = &mut self.stations[s];
+        let Some(a) = st.assoc.take() else { return };
+        st.bg = None;
+        st.cross_gen = st.cross_gen.wrapping_add(1);
+        st.gen = st.gen.wrapping_add(1); // a pending rescan is void
+        let (m, r) = st.radios[a.k];
+        let ap = Some((m, media[m as usize].iface(a.ap)));
+        out.push(Action::Note { iface: st.iface, what: why, ap, detail });
+        out.push(Action::Note { iface: st.iface, what: "disassociated", ap, detail: format!("addr={}", a.addr.addr) });
         out.push(Action::Disassociate { iface: st.iface, medium: m, radio: r, addr: a.addr });
         media[m as usize].set_ap(r, None);
         media[m as usize].flush(r, DropReason::IfaceDown, now);
         st.candidates.retain(|c| !(c.k == a.k && c.ap == a.ap));
         self.release(a.ap_index, r);
+        self.stations[s].phase = Phase::Leaving;
+        if tell_ap {
+            // Back on the AP's channel if a background scan had tuned it away.
+            self.tune(s, a.k, media, now, sched);
+            media[m as usize].send_mgmt(r, a.ap, MgmtKind::Disassoc { reason: REASON_LEAVING_BSS }, now, sched);
+            // A guard only: the frame always leaves the MAC well within this.
+            self.phase_timer(s, Duration::from_secs(1), sched);
+        } else {
+            // The AP's frame, just received, is acknowledged SIFS after it (§10.3.2.9, at 6
+            // Mbit/s, the rate management frames go at): stay on the channel until then.
+            let ack = media[m as usize].timing().sifs + phy::frame_duration(phy::ACK_BYTES, Rate::R6);
+            self.phase_timer(s, ack, sched);
+        }
+    }
+
+    /// After leaving an AP: join the best AP of the last scan, or scan.
+    fn rejoin(
+        &mut self,
+        s: usize,
+        media: &mut [Medium],
+        now: Instant,
+        sched: &mut Scheduler<Event>,
+        out: &mut Vec<Action>,
+    ) {
         let st = &self.stations[s];
         let no = st.scan_no;
         let th = st.config.handover_threshold_dbm;
