@@ -1040,7 +1040,7 @@ impl Network {
         iface.up = false;
         if let Some((m, r)) = iface.wlan() {
             self.wlans[m as usize].flush(r, DropReason::IfaceDown, now);
-            self.sme.set_ap_up(m, r, false, &mut self.wlans, now, sched);
+            self.set_ap_up(m, r, false, now, sched);
             self.settle_media_drops(now, obs);
             return;
         }
@@ -1059,7 +1059,7 @@ impl Network {
         let iface = &mut self.ifaces[iface_id.index()];
         iface.up = true;
         if let Some((m, r)) = iface.wlan() {
-            self.sme.set_ap_up(m, r, true, &mut self.wlans, now, sched);
+            self.set_ap_up(m, r, true, now, sched);
         }
     }
 

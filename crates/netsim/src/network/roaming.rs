@@ -9,7 +9,7 @@ use crate::kernel::Scheduler;
 use crate::rng::SimRng;
 use crate::time::Instant;
 use crate::wlan::medium::Output as WlanOutput;
-use crate::wlan::sme::{Action, RoamConfig};
+use crate::wlan::sme::{Action, Io, RoamConfig, Sme};
 use crate::wlan::{RadioConfig, Role};
 
 use super::{Attachment, Network, WlanError};
@@ -73,16 +73,13 @@ impl Network {
         if self.sme.is_empty() {
             return;
         }
-        let mut actions = std::mem::take(&mut self.wlan_actions);
         let ifaces = &self.ifaces;
         let wlans = &self.wlans;
         let addr_of = |m: u32, r: u32| ifaces[wlans[m as usize].iface(r).index()].addrs.first().copied();
         // The closure borrows the media immutably; start needs them mutably afterwards.
         let addrs: Vec<Vec<_>> =
             (0..wlans.len()).map(|m| (0..wlans[m].radios() as u32).map(|r| addr_of(m as u32, r)).collect()).collect();
-        self.sme.start(&mut self.wlans, |m, r| addrs[m as usize][r as usize], sched, &mut actions);
-        self.apply_wlan_actions(&mut actions, Instant::ZERO);
-        self.wlan_actions = actions;
+        self.with_sme(Instant::ZERO, sched, |sme, io| sme.start(|m, r| addrs[m as usize][r as usize], io));
     }
 
     /// A WLAN management timer.
@@ -95,10 +92,7 @@ impl Network {
         sched: &mut Scheduler<Event>,
         obs: &mut O,
     ) {
-        let mut actions = std::mem::take(&mut self.wlan_actions);
-        self.sme.on_timer(who, timer, gen, &mut self.wlans, now, sched, &mut actions);
-        self.apply_wlan_actions(&mut actions, now);
-        self.wlan_actions = actions;
+        self.with_sme(now, sched, |sme, io| sme.on_timer(who, timer, gen, io));
         self.settle_media_drops(now, obs);
     }
 
@@ -111,21 +105,32 @@ impl Network {
         sched: &mut Scheduler<Event>,
         obs: &mut O,
     ) {
-        let mut actions = std::mem::take(&mut self.wlan_actions);
-        for f in frames.drain(..) {
-            match f {
-                WlanOutput::Mgmt { radio, from, kind, rss_dbm } => {
-                    self.sme.on_frame(medium, radio, from, kind, rss_dbm, &mut self.wlans, now, sched, &mut actions)
+        self.with_sme(now, sched, |sme, io| {
+            for f in frames.drain(..) {
+                match f {
+                    WlanOutput::Mgmt { radio, from, kind, rss_dbm } => {
+                        sme.on_frame(medium, radio, from, kind, rss_dbm, io)
+                    }
+                    WlanOutput::MgmtDone { radio, kind, delivered } => sme.on_sent(medium, radio, kind, delivered, io),
+                    _ => {}
                 }
-                WlanOutput::MgmtDone { radio, kind, delivered } => {
-                    self.sme.on_sent(medium, radio, kind, delivered, &mut self.wlans, now, sched, &mut actions)
-                }
-                _ => {}
             }
-        }
+        });
+        self.settle_media_drops(now, obs);
+    }
+
+    /// An AP's WLAN interface went down (`up` false) or came back: its management entity
+    /// deauthenticates its stations, or beacons and admits again.
+    pub(super) fn set_ap_up(&mut self, medium: u32, radio: u32, up: bool, now: Instant, sched: &mut Scheduler<Event>) {
+        self.with_sme(now, sched, |sme, io| sme.set_ap_up(medium, radio, up, io));
+    }
+
+    /// Run a step of the management entities and apply the actions it decides.
+    fn with_sme(&mut self, now: Instant, sched: &mut Scheduler<Event>, step: impl FnOnce(&mut Sme, &mut Io<'_>)) {
+        let mut actions = std::mem::take(&mut self.wlan_actions);
+        step(&mut self.sme, &mut Io { media: &mut self.wlans, now, sched, out: &mut actions });
         self.apply_wlan_actions(&mut actions, now);
         self.wlan_actions = actions;
-        self.settle_media_drops(now, obs);
     }
 
     /// Drops the channels produced outside their own events (packets a station held when it

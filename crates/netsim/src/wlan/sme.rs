@@ -179,6 +179,15 @@ pub(crate) enum Action {
     Note { iface: IfaceId, what: &'static str, ap: Option<(u32, IfaceId)>, detail: String },
 }
 
+/// What a management step works with: the channels, the time, the event list, and the
+/// actions it decides (for the network to apply).
+pub(crate) struct Io<'a> {
+    pub media: &'a mut [Medium],
+    pub now: Instant,
+    pub sched: &'a mut Scheduler<Event>,
+    pub out: &'a mut Vec<Action>,
+}
+
 /// An AP's management state.
 #[derive(Debug)]
 struct Ap {
@@ -327,79 +336,51 @@ impl Sme {
 
     /// At the start of the run: APs' first TBTT, stations' first scan. `addr_of` gives an AP
     /// radio's interface address.
-    pub(crate) fn start(
-        &mut self,
-        media: &mut [Medium],
-        addr_of: impl Fn(u32, u32) -> Option<IfaceAddr>,
-        sched: &mut Scheduler<Event>,
-        out: &mut Vec<Action>,
-    ) {
+    pub(crate) fn start(&mut self, addr_of: impl Fn(u32, u32) -> Option<IfaceAddr>, io: &mut Io<'_>) {
         for (i, ap) in self.aps.iter_mut().enumerate() {
             ap.addr = addr_of(ap.medium, ap.radio);
             if ap.beacon_interval.is_some() {
-                sched.schedule_in(Duration::ZERO, Event::WlanMgmt { who: i as u32, timer: MgmtTimer::Tbtt, gen: 0 });
+                io.sched.schedule_in(Duration::ZERO, Event::WlanMgmt { who: i as u32, timer: MgmtTimer::Tbtt, gen: 0 });
             }
         }
         for s in 0..self.stations.len() {
             let st = &mut self.stations[s];
             for (k, &(m, r)) in st.radios.iter().enumerate() {
-                media[m as usize].set_enabled(r, k == 0, Instant::ZERO, sched);
+                io.media[m as usize].set_enabled(r, k == 0, io.now, io.sched);
             }
-            self.begin_scan(s, media, Instant::ZERO, sched, out);
+            self.begin_scan(s, io);
         }
     }
 
     /// A management timer.
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn on_timer(
-        &mut self,
-        who: u32,
-        timer: MgmtTimer,
-        gen: u32,
-        media: &mut [Medium],
-        now: Instant,
-        sched: &mut Scheduler<Event>,
-        out: &mut Vec<Action>,
-    ) {
+    pub(crate) fn on_timer(&mut self, who: u32, timer: MgmtTimer, gen: u32, io: &mut Io<'_>) {
         let w = who as usize;
         match timer {
             MgmtTimer::Tbtt => {
                 let ap = &self.aps[w];
                 let Some(interval) = ap.beacon_interval else { return };
                 if ap.up {
-                    media[ap.medium as usize].send_mgmt(ap.radio, BROADCAST, MgmtKind::Beacon, now, sched);
+                    io.media[ap.medium as usize].send_mgmt(ap.radio, BROADCAST, MgmtKind::Beacon, io.now, io.sched);
                 }
-                sched.schedule_in(interval, Event::WlanMgmt { who, timer, gen });
+                io.sched.schedule_in(interval, Event::WlanMgmt { who, timer, gen });
             }
             MgmtTimer::Phase => {
                 if self.stations[w].gen == gen {
-                    self.on_phase_timer(w, media, now, sched, out);
+                    self.on_phase_timer(w, io);
                 }
             }
             MgmtTimer::Crossing => {
                 if self.stations[w].cross_gen == gen {
-                    self.on_crossing(w, media, now, sched, out);
+                    self.on_crossing(w, io);
                 }
             }
         }
     }
 
     /// A management frame reached `radio` on `medium`.
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn on_frame(
-        &mut self,
-        medium: u32,
-        radio: u32,
-        from: u32,
-        kind: MgmtKind,
-        rss: f64,
-        media: &mut [Medium],
-        now: Instant,
-        sched: &mut Scheduler<Event>,
-        out: &mut Vec<Action>,
-    ) {
+    pub(crate) fn on_frame(&mut self, medium: u32, radio: u32, from: u32, kind: MgmtKind, rss: f64, io: &mut Io<'_>) {
         if let Some(a) = self.aps.iter().position(|ap| ap.medium == medium && ap.radio == radio) {
-            self.ap_frame(a, from, kind, media, now, sched);
+            self.ap_frame(a, from, kind, io);
             return;
         }
         let Some((s, k)) = self
@@ -427,14 +408,14 @@ impl Sme {
                 if let Phase::Auth { cand, .. } = st.phase {
                     if cand.k == k && cand.ap == from {
                         st.phase = Phase::Assoc { cand, tries: 0 };
-                        self.send_request(s, media, now, sched);
+                        self.send_request(s, io);
                     }
                 }
             }
             MgmtKind::AssocResponse => {
                 if let Phase::Assoc { cand, .. } = self.stations[s].phase {
                     if cand.k == k && cand.ap == from {
-                        self.associated(s, cand, media, now, sched, out);
+                        self.associated(s, cand, io);
                     }
                 }
             }
@@ -444,7 +425,7 @@ impl Sme {
                 let st = &self.stations[s];
                 if st.assoc.is_some_and(|a| a.k == k && a.ap == from) {
                     self.stations[s].stats.deauthentications += 1;
-                    self.leave(s, "deauthenticated", format!("reason={reason}"), false, media, now, sched, out);
+                    self.leave(s, "deauthenticated", format!("reason={reason}"), false, io);
                 }
             }
             _ => {}
@@ -453,31 +434,20 @@ impl Sme {
 
     /// A management frame of `radio` on `medium` left its MAC (`delivered`: acknowledged, or
     /// group-addressed; else discarded at the retry limit).
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn on_sent(
-        &mut self,
-        medium: u32,
-        radio: u32,
-        kind: MgmtKind,
-        delivered: bool,
-        media: &mut [Medium],
-        now: Instant,
-        sched: &mut Scheduler<Event>,
-        out: &mut Vec<Action>,
-    ) {
+    pub(crate) fn on_sent(&mut self, medium: u32, radio: u32, kind: MgmtKind, delivered: bool, io: &mut Io<'_>) {
         if !matches!(kind, MgmtKind::Disassoc { .. }) {
             return;
         }
         let Some(s) = self.stations.iter().position(|st| st.radios.contains(&(medium, radio))) else { return };
         if self.stations[s].phase == Phase::Leaving {
             let st = &self.stations[s];
-            out.push(Action::Note {
+            io.out.push(Action::Note {
                 iface: st.iface,
                 what: "left",
                 ap: None,
                 detail: format!("disassoc_acked={delivered}"),
             });
-            self.rejoin(s, media, now, sched, out);
+            self.rejoin(s, io);
         }
     }
 
@@ -485,48 +455,31 @@ impl Sme {
     /// or back into it. Going out it tells each station it has associated with a
     /// Deauthentication (reason 3, leaving the ESS; §11.3.4.3), individually addressed so that
     /// it is acknowledged and retried like any such frame, and stops beaconing and answering
-    /// until it is back. False if the radio is not an AP's.
-    pub(crate) fn set_ap_up(
-        &mut self,
-        medium: u32,
-        radio: u32,
-        up: bool,
-        media: &mut [Medium],
-        now: Instant,
-        sched: &mut Scheduler<Event>,
-    ) -> bool {
-        let Some(ap) = self.aps.iter_mut().find(|ap| ap.medium == medium && ap.radio == radio) else { return false };
+    /// until it is back. Nothing if the radio is not an AP's.
+    pub(crate) fn set_ap_up(&mut self, medium: u32, radio: u32, up: bool, io: &mut Io<'_>) {
+        let Some(ap) = self.aps.iter_mut().find(|ap| ap.medium == medium && ap.radio == radio) else { return };
         if ap.up == up {
-            return true;
+            return;
         }
         ap.up = up;
         if !up {
-            let m = &mut media[medium as usize];
+            let m = &mut io.media[medium as usize];
             for (_, sta) in std::mem::take(&mut ap.leases) {
-                m.send_mgmt(radio, sta, MgmtKind::Deauth { reason: REASON_LEAVING }, now, sched);
+                m.send_mgmt(radio, sta, MgmtKind::Deauth { reason: REASON_LEAVING }, io.now, io.sched);
             }
         }
-        true
     }
 
     // ------------------------------------------------------------------------------------
     // Access point
     // ------------------------------------------------------------------------------------
 
-    fn ap_frame(
-        &mut self,
-        a: usize,
-        from: u32,
-        kind: MgmtKind,
-        media: &mut [Medium],
-        now: Instant,
-        sched: &mut Scheduler<Event>,
-    ) {
+    fn ap_frame(&mut self, a: usize, from: u32, kind: MgmtKind, io: &mut Io<'_>) {
         let ap = &mut self.aps[a];
         if !ap.up {
             return;
         }
-        let m = &mut media[ap.medium as usize];
+        let m = &mut io.media[ap.medium as usize];
         let reply = match kind {
             MgmtKind::ProbeRequest => MgmtKind::ProbeResponse,
             MgmtKind::Auth { seq: 1 } => MgmtKind::Auth { seq: 2 },
@@ -544,7 +497,7 @@ impl Sme {
             }
             _ => return,
         };
-        m.send_mgmt(ap.radio, from, reply, now, sched);
+        m.send_mgmt(ap.radio, from, reply, io.now, io.sched);
     }
 
     /// The lease of station radio `radio` at AP `a`: the AP's address plus the lease's host
@@ -572,55 +525,48 @@ impl Sme {
     // Station: scanning
     // ------------------------------------------------------------------------------------
 
-    fn tune(&mut self, s: usize, k: usize, media: &mut [Medium], now: Instant, sched: &mut Scheduler<Event>) {
+    fn tune(&mut self, s: usize, k: usize, io: &mut Io<'_>) {
         let st = &mut self.stations[s];
         if st.tuned == k {
             return;
         }
         let (m, r) = st.radios[st.tuned];
-        media[m as usize].set_enabled(r, false, now, sched);
+        io.media[m as usize].set_enabled(r, false, io.now, io.sched);
         let (m, r) = st.radios[k];
-        media[m as usize].set_enabled(r, true, now, sched);
+        io.media[m as usize].set_enabled(r, true, io.now, io.sched);
         st.tuned = k;
     }
 
-    fn begin_scan(
-        &mut self,
-        s: usize,
-        media: &mut [Medium],
-        now: Instant,
-        sched: &mut Scheduler<Event>,
-        out: &mut Vec<Action>,
-    ) {
+    fn begin_scan(&mut self, s: usize, io: &mut Io<'_>) {
         let st = &mut self.stations[s];
         st.scan_no += 1;
         st.stats.scans += 1;
         let background = st.assoc.is_some();
-        out.push(Action::Note {
+        io.out.push(Action::Note {
             iface: st.iface,
             what: "scan-start",
             ap: None,
             detail: format!("channels={} background={background}", st.radios.len()),
         });
-        self.enter_channel(s, 0, media, now, sched);
+        self.enter_channel(s, 0, io);
     }
 
-    fn enter_channel(&mut self, s: usize, c: usize, media: &mut [Medium], now: Instant, sched: &mut Scheduler<Event>) {
-        self.tune(s, c, media, now, sched);
+    fn enter_channel(&mut self, s: usize, c: usize, io: &mut Io<'_>) {
+        self.tune(s, c, io);
         let st = &mut self.stations[s];
         let (m, r) = st.radios[c];
-        let heard = heard(&media[m as usize], r);
+        let heard = heard(&io.media[m as usize], r);
         let (wait, probed) = match st.config.scan {
             ScanMode::Passive { dwell } => (dwell, true),
             ScanMode::Active { .. } => (PROBE_DELAY, false),
         };
-        let scanning = Phase::Scanning { c, since: now, extended: false, heard, probed };
+        let scanning = Phase::Scanning { c, since: io.now, extended: false, heard, probed };
         if st.assoc.is_some() {
             st.bg = Some(scanning);
         } else {
             st.phase = scanning;
         }
-        self.phase_timer(s, wait, sched);
+        self.phase_timer(s, wait, io.sched);
     }
 
     fn phase_timer(&mut self, s: usize, after: Duration, sched: &mut Scheduler<Event>) {
@@ -629,35 +575,28 @@ impl Sme {
         sched.schedule_in(after, Event::WlanMgmt { who: s as u32, timer: MgmtTimer::Phase, gen: st.gen });
     }
 
-    fn on_phase_timer(
-        &mut self,
-        s: usize,
-        media: &mut [Medium],
-        now: Instant,
-        sched: &mut Scheduler<Event>,
-        out: &mut Vec<Action>,
-    ) {
+    fn on_phase_timer(&mut self, s: usize, io: &mut Io<'_>) {
         let st = &self.stations[s];
         let scanning = if st.assoc.is_some() { st.bg } else { Some(st.phase) };
         match scanning {
             Some(Phase::Scanning { c, since, extended, heard: mark, probed }) => {
                 if let (ScanMode::Active { min_channel_time, .. }, false) = (st.config.scan, probed) {
                     let (m, r) = st.radios[c];
-                    media[m as usize].send_mgmt(r, BROADCAST, MgmtKind::ProbeRequest, now, sched);
-                    let heard = heard(&media[m as usize], r);
-                    let next = Phase::Scanning { c, since: now, extended: false, heard, probed: true };
+                    io.media[m as usize].send_mgmt(r, BROADCAST, MgmtKind::ProbeRequest, io.now, io.sched);
+                    let heard = heard(&io.media[m as usize], r);
+                    let next = Phase::Scanning { c, since: io.now, extended: false, heard, probed: true };
                     let st = &mut self.stations[s];
                     if st.assoc.is_some() {
                         st.bg = Some(next);
                     } else {
                         st.phase = next;
                     }
-                    self.phase_timer(s, min_channel_time, sched);
+                    self.phase_timer(s, min_channel_time, io.sched);
                     return;
                 }
                 if let (ScanMode::Active { max_channel_time, .. }, false) = (st.config.scan, extended) {
                     let (m, r) = st.radios[c];
-                    if heard(&media[m as usize], r) != mark {
+                    if heard(&io.media[m as usize], r) != mark {
                         // §11.1.4.3.2: the medium was busy within MinChannelTime: wait for
                         // responses until MaxChannelTime.
                         let ext = Phase::Scanning { c, since, extended: true, heard: mark, probed };
@@ -667,75 +606,61 @@ impl Sme {
                         } else {
                             st.phase = ext;
                         }
-                        let left = (since + max_channel_time).saturating_since(now);
-                        self.phase_timer(s, left, sched);
+                        let left = (since + max_channel_time).saturating_since(io.now);
+                        self.phase_timer(s, left, io.sched);
                         return;
                     }
                 }
                 if c + 1 < st.radios.len() {
-                    self.enter_channel(s, c + 1, media, now, sched);
+                    self.enter_channel(s, c + 1, io);
                 } else {
-                    self.end_scan(s, media, now, sched, out);
+                    self.end_scan(s, io);
                 }
             }
-            Some(Phase::Idle) => self.begin_scan(s, media, now, sched, out),
-            Some(Phase::Leaving) => self.rejoin(s, media, now, sched, out),
+            Some(Phase::Idle) => self.begin_scan(s, io),
+            Some(Phase::Leaving) => self.rejoin(s, io),
             Some(Phase::Auth { cand, tries }) | Some(Phase::Assoc { cand, tries }) => {
                 let st = &mut self.stations[s];
                 st.stats.timeouts += 1;
                 if tries < st.config.max_attempts {
-                    self.send_request(s, media, now, sched);
+                    self.send_request(s, io);
                 } else {
                     st.candidates.retain(|c| !(c.k == cand.k && c.ap == cand.ap));
-                    self.join_best(s, media, now, sched, out);
+                    self.join_best(s, io);
                 }
             }
             _ => {
                 // A background scan's timer with no scan (a rescan while associated).
                 let st = &self.stations[s];
                 if st.assoc.is_some() && st.bg.is_none() && st.below_scan {
-                    self.begin_scan(s, media, now, sched, out);
+                    self.begin_scan(s, io);
                 }
             }
         }
     }
 
-    fn end_scan(
-        &mut self,
-        s: usize,
-        media: &mut [Medium],
-        now: Instant,
-        sched: &mut Scheduler<Event>,
-        out: &mut Vec<Action>,
-    ) {
+    fn end_scan(&mut self, s: usize, io: &mut Io<'_>) {
         let st = &mut self.stations[s];
         let no = st.scan_no;
         let found = st.candidates.iter().filter(|c| c.scan == no).count();
-        out.push(Action::Note { iface: st.iface, what: "scan-end", ap: None, detail: format!("aps={found}") });
+        io.out.push(Action::Note { iface: st.iface, what: "scan-end", ap: None, detail: format!("aps={found}") });
         match st.assoc {
             Some(a) => {
                 st.bg = None;
-                self.tune(s, a.k, media, now, sched);
+                self.tune(s, a.k, io);
                 let st = &self.stations[s];
                 if st.below_scan {
                     let every = st.config.rescan_interval;
-                    self.phase_timer(s, every, sched);
+                    self.phase_timer(s, every, io.sched);
                 }
             }
-            None => self.join_best(s, media, now, sched, out),
+            None => self.join_best(s, io),
         }
     }
 
     /// Authenticate with the best AP of the last scan above the handover threshold, or scan
     /// again later.
-    fn join_best(
-        &mut self,
-        s: usize,
-        media: &mut [Medium],
-        now: Instant,
-        sched: &mut Scheduler<Event>,
-        out: &mut Vec<Action>,
-    ) {
+    fn join_best(&mut self, s: usize, io: &mut Io<'_>) {
         let st = &mut self.stations[s];
         let no = st.scan_no;
         let th = st.config.handover_threshold_dbm;
@@ -749,25 +674,25 @@ impl Sme {
             Some(cand) => {
                 st.phase = Phase::Auth { cand, tries: 0 };
                 let (m, _) = st.radios[cand.k];
-                out.push(Action::Note {
+                io.out.push(Action::Note {
                     iface: st.iface,
                     what: "auth",
-                    ap: Some((m, media[m as usize].iface(cand.ap))),
+                    ap: Some((m, io.media[m as usize].iface(cand.ap))),
                     detail: format!("rss={:.1}", cand.rss),
                 });
-                self.tune(s, cand.k, media, now, sched);
-                self.send_request(s, media, now, sched);
+                self.tune(s, cand.k, io);
+                self.send_request(s, io);
             }
             None => {
                 st.phase = Phase::Idle;
                 let every = st.config.rescan_interval;
-                self.phase_timer(s, every, sched);
+                self.phase_timer(s, every, io.sched);
             }
         }
     }
 
     /// Send (again) the request of the current phase and wait for its response.
-    fn send_request(&mut self, s: usize, media: &mut [Medium], now: Instant, sched: &mut Scheduler<Event>) {
+    fn send_request(&mut self, s: usize, io: &mut Io<'_>) {
         let st = &mut self.stations[s];
         let (kind, cand, wait) = match &mut st.phase {
             Phase::Auth { cand, tries } => {
@@ -781,23 +706,15 @@ impl Sme {
             _ => return,
         };
         let (m, r) = st.radios[cand.k];
-        media[m as usize].send_mgmt(r, cand.ap, kind, now, sched);
-        self.phase_timer(s, wait, sched);
+        io.media[m as usize].send_mgmt(r, cand.ap, kind, io.now, io.sched);
+        self.phase_timer(s, wait, io.sched);
     }
 
     // ------------------------------------------------------------------------------------
     // Station: association and roaming
     // ------------------------------------------------------------------------------------
 
-    fn associated(
-        &mut self,
-        s: usize,
-        cand: Candidate,
-        media: &mut [Medium],
-        now: Instant,
-        sched: &mut Scheduler<Event>,
-        out: &mut Vec<Action>,
-    ) {
+    fn associated(&mut self, s: usize, cand: Candidate, io: &mut Io<'_>) {
         let (m, r) = self.stations[s].radios[cand.k];
         let Some(ap_index) = self.aps.iter().position(|a| a.medium == m && a.radio == cand.ap) else { return };
         let addr = match self.stations[s].config.host {
@@ -809,7 +726,7 @@ impl Sme {
             self.release(ap_index, r);
             let st = &mut self.stations[s];
             st.candidates.retain(|c| !(c.k == cand.k && c.ap == cand.ap));
-            return self.join_best(s, media, now, sched, out);
+            return self.join_best(s, io);
         };
         let st = &mut self.stations[s];
         st.gen = st.gen.wrapping_add(1); // the response timer is void
@@ -817,40 +734,33 @@ impl Sme {
         st.bg = None;
         st.assoc = Some(Assoc { k: cand.k, ap: cand.ap, ap_index, addr });
         st.stats.associations += 1;
-        let rss = media[m as usize].rss_dbm_at(cand.ap, r, now);
-        out.push(Action::Note {
+        let rss = io.media[m as usize].rss_dbm_at(cand.ap, r, io.now);
+        io.out.push(Action::Note {
             iface: st.iface,
             what: "associated",
-            ap: Some((m, media[m as usize].iface(cand.ap))),
+            ap: Some((m, io.media[m as usize].iface(cand.ap))),
             detail: format!("addr={} rss={rss:.1}", addr.addr),
         });
-        out.push(Action::Associate { iface: st.iface, medium: m, radio: r, ap: cand.ap, addr });
+        io.out.push(Action::Associate { iface: st.iface, medium: m, radio: r, ap: cand.ap, addr });
         st.below_scan = false;
         st.below_handover = false;
-        self.on_crossing(s, media, now, sched, out);
+        self.on_crossing(s, io);
     }
 
     /// The signal strength of the AP may have crossed a threshold: compare, act, and compute
     /// the next crossing.
-    fn on_crossing(
-        &mut self,
-        s: usize,
-        media: &mut [Medium],
-        now: Instant,
-        sched: &mut Scheduler<Event>,
-        out: &mut Vec<Action>,
-    ) {
+    fn on_crossing(&mut self, s: usize, io: &mut Io<'_>) {
         let st = &mut self.stations[s];
         let Some(a) = st.assoc else { return };
         let (m, r) = st.radios[a.k];
-        let medium = &media[m as usize];
+        let medium = &io.media[m as usize];
         let scan_th = st.config.scan_threshold_dbm;
         let ho_th = st.config.handover_threshold_dbm;
-        let below_scan = medium.rss_below(a.ap, r, now, scan_th);
-        let below_ho = medium.rss_below(a.ap, r, now, ho_th);
+        let below_scan = medium.rss_below(a.ap, r, io.now, scan_th);
+        let below_ho = medium.rss_below(a.ap, r, io.now, ho_th);
         let next = [scan_th, ho_th]
             .into_iter()
-            .filter_map(|th| match medium.rss_crossing(a.ap, r, now, th) {
+            .filter_map(|th| match medium.rss_crossing(a.ap, r, io.now, th) {
                 Crossing::At(t) | Crossing::NotBefore(t) => Some(t),
                 Crossing::Never => None,
             })
@@ -858,34 +768,27 @@ impl Sme {
         st.cross_gen = st.cross_gen.wrapping_add(1);
         if let Some(t) = next {
             let event = Event::WlanMgmt { who: s as u32, timer: MgmtTimer::Crossing, gen: st.cross_gen };
-            sched.schedule_in(t.saturating_since(now), event);
+            io.sched.schedule_in(t.saturating_since(io.now), event);
         }
         let (was_scan, was_ho) = (st.below_scan, st.below_handover);
         st.below_scan = below_scan;
         st.below_handover = below_ho;
         if below_ho && !was_ho {
-            return self.handover(s, media, now, sched, out);
+            return self.handover(s, io);
         }
         if below_scan && !was_scan && st.bg.is_none() {
-            self.begin_scan(s, media, now, sched, out);
+            self.begin_scan(s, io);
         }
     }
 
     /// Leave the AP (below the handover threshold) and join the best AP of the last scan.
-    fn handover(
-        &mut self,
-        s: usize,
-        media: &mut [Medium],
-        now: Instant,
-        sched: &mut Scheduler<Event>,
-        out: &mut Vec<Action>,
-    ) {
+    fn handover(&mut self, s: usize, io: &mut Io<'_>) {
         let st = &mut self.stations[s];
         let Some(a) = st.assoc else { return };
         st.stats.handovers += 1;
         let (m, r) = st.radios[a.k];
-        let rss = media[m as usize].rss_dbm_at(a.ap, r, now);
-        self.leave(s, "handover", format!("rss={rss:.1}"), true, media, now, sched, out);
+        let rss = io.media[m as usize].rss_dbm_at(a.ap, r, io.now);
+        self.leave(s, "handover", format!("rss={rss:.1}"), true, io);
     }
 
     /// End the station's association (`why`: the step noted): its interface goes down and
@@ -895,64 +798,57 @@ impl Sme {
     /// limit (at the handover threshold the AP usually no longer decodes it: seven attempts
     /// with their backoffs, about 10 ms); then, or at once without `tell_ap` (the AP ended
     /// it), it joins the best AP of its last scan, or scans.
-    #[allow(clippy::too_many_arguments)]
-    fn leave(
-        &mut self,
-        s: usize,
-        why: &'static str,
-        detail: String,
-        tell_ap: bool,
-        media: &mut [Medium],
-        now: Instant,
-        sched: &mut Scheduler<Event>,
-        out: &mut Vec<Action>,
-    ) {
+    fn leave(&mut self, s: usize, why: &'static str, detail: String, tell_ap: bool, io: &mut Io<'_>) {
         let st = &mut self.stations[s];
         let Some(a) = st.assoc.take() else { return };
         st.bg = None;
         st.cross_gen = st.cross_gen.wrapping_add(1);
         st.gen = st.gen.wrapping_add(1); // a pending rescan is void
         let (m, r) = st.radios[a.k];
-        let ap = Some((m, media[m as usize].iface(a.ap)));
-        out.push(Action::Note { iface: st.iface, what: why, ap, detail });
-        out.push(Action::Note { iface: st.iface, what: "disassociated", ap, detail: format!("addr={}", a.addr.addr) });
-        out.push(Action::Disassociate { iface: st.iface, medium: m, radio: r, addr: a.addr });
-        media[m as usize].set_ap(r, None);
-        media[m as usize].flush(r, DropReason::IfaceDown, now);
+        let ap = Some((m, io.media[m as usize].iface(a.ap)));
+        io.out.push(Action::Note { iface: st.iface, what: why, ap, detail });
+        io.out.push(Action::Note {
+            iface: st.iface,
+            what: "disassociated",
+            ap,
+            detail: format!("addr={}", a.addr.addr),
+        });
+        io.out.push(Action::Disassociate { iface: st.iface, medium: m, radio: r, addr: a.addr });
+        io.media[m as usize].set_ap(r, None);
+        io.media[m as usize].flush(r, DropReason::IfaceDown, io.now);
         st.candidates.retain(|c| !(c.k == a.k && c.ap == a.ap));
         self.release(a.ap_index, r);
         self.stations[s].phase = Phase::Leaving;
         if tell_ap {
             // Back on the AP's channel if a background scan had tuned it away.
-            self.tune(s, a.k, media, now, sched);
-            media[m as usize].send_mgmt(r, a.ap, MgmtKind::Disassoc { reason: REASON_LEAVING_BSS }, now, sched);
+            self.tune(s, a.k, io);
+            io.media[m as usize].send_mgmt(
+                r,
+                a.ap,
+                MgmtKind::Disassoc { reason: REASON_LEAVING_BSS },
+                io.now,
+                io.sched,
+            );
             // A guard only: the frame always leaves the MAC well within this.
-            self.phase_timer(s, Duration::from_secs(1), sched);
+            self.phase_timer(s, Duration::from_secs(1), io.sched);
         } else {
             // The AP's frame, just received, is acknowledged SIFS after it (§10.3.2.9, at 6
             // Mbit/s, the rate management frames go at): stay on the channel until then.
-            let ack = media[m as usize].timing().sifs + phy::frame_duration(phy::ACK_BYTES, Rate::R6);
-            self.phase_timer(s, ack, sched);
+            let ack = io.media[m as usize].timing().sifs + phy::frame_duration(phy::ACK_BYTES, Rate::R6);
+            self.phase_timer(s, ack, io.sched);
         }
     }
 
     /// After leaving an AP: join the best AP of the last scan, or scan.
-    fn rejoin(
-        &mut self,
-        s: usize,
-        media: &mut [Medium],
-        now: Instant,
-        sched: &mut Scheduler<Event>,
-        out: &mut Vec<Action>,
-    ) {
+    fn rejoin(&mut self, s: usize, io: &mut Io<'_>) {
         let st = &self.stations[s];
         let no = st.scan_no;
         let th = st.config.handover_threshold_dbm;
         if st.candidates.iter().any(|c| c.scan == no && c.rss >= th) {
-            self.join_best(s, media, now, sched, out);
+            self.join_best(s, io);
         } else {
             self.stations[s].phase = Phase::Idle;
-            self.begin_scan(s, media, now, sched, out);
+            self.begin_scan(s, io);
         }
     }
 }
