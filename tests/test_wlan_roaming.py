@@ -60,3 +60,56 @@ def test_same_seed_same_events() -> None:
     a, b = scenario.run(), scenario.run()
     assert a.events.equals(b.events)
     assert (a.events.kind == "wlan").sum() >= 3
+
+
+def _tshark() -> str:
+    import shutil
+
+    import pytest
+
+    found = shutil.which("tshark")
+    if found is None:
+        if os.environ.get("CI"):
+            pytest.fail("tshark is required in CI (.ci/run installs it)")
+        pytest.skip("tshark not installed")
+    return found
+
+
+# IEEE 802.11 frame types as tshark's wlan.fc.type_subtype gives them.
+_SUBTYPES = {"assoc-req": 0x00, "assoc-resp": 0x01, "probe-req": 0x04, "probe-resp": 0x05, "beacon": 0x08,
+             "disassoc": 0x0A, "auth": 0x0B, "data": 0x20, "ack": 0x1D}
+
+
+def test_air_captures_decode_in_tshark(tmp_path: Path) -> None:
+    """record.capture_wlans writes each channel's air with radiotap headers: every frame the
+    channel counted, none malformed, each management step of the roaming and the TCP upload's
+    data frames, at the radiotap rate and frequency of the channel."""
+    exe = _tshark()
+    out = tmp_path / "out"
+    proc = subprocess.run(
+        [sys.executable, "-m", "sctpsim", "run", str(EXAMPLE), "--out", str(out), "-q",
+         "--set", 'record.capture_wlans=["bss1", "bss2"]', "--set", "duration=40s"],
+        capture_output=True, text=True, check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    result = sctpsim.RunResult.load(out)
+    seen: dict[str, set[int]] = {}
+    for bss, mhz in (("bss1", "2412"), ("bss2", "2437")):
+        rows = subprocess.run(
+            [exe, "-r", str(out / f"wlan-{bss}.pcap"), "-T", "fields", "-e", "wlan.fc.type_subtype",
+             "-e", "radiotap.channel.freq", "-e", "radiotap.datarate", "-e", "ip.dst", "-e", "_ws.malformed"],
+            capture_output=True, text=True, check=True,
+        ).stdout.splitlines()
+        rows = [r.split("\t") for r in rows]
+        assert len(rows) == result.scalar("wlan", bss, "frames")
+        assert all(r[4] == "" for r in rows), f"malformed frames on {bss}"
+        assert {r[1] for r in rows} == {mhz}
+        seen[bss] = {int(r[0], 16) if r[0].startswith("0x") else int(r[0]) for r in rows}
+        data = [r for r in rows if r[0] in ("0x0020", "32")]
+        if bss == "bss1":
+            assert data and all(r[3] in ("10.0.9.2", "10.0.1.10") for r in data)
+            assert {r[2] for r in data} >= {"54"}
+    sub = _SUBTYPES
+    assert {sub[k] for k in ("beacon", "probe-req", "probe-resp", "auth", "assoc-req", "assoc-resp", "data", "ack",
+                             "disassoc")} <= seen["bss1"]
+    assert {sub[k] for k in ("beacon", "auth", "assoc-req", "assoc-resp")} <= seen["bss2"]

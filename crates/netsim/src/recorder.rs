@@ -31,6 +31,16 @@ pub enum TraceEvent<'a> {
         /// What happened (`link-down`, `iface-up`, ...).
         action: &'a str,
     },
+    /// A frame started on a WLAN channel that captures its air
+    /// ([`crate::wlan::medium::Medium::capture_air`]).
+    Air {
+        /// The channel's index.
+        medium: u32,
+        /// Its channel number (1..13).
+        channel: u8,
+        /// The frame.
+        frame: &'a crate::wlan::radiotap::AirFrame,
+    },
     /// An event from an agent (application or transport), already rendered.
     Agent {
         /// Event kind (for filtering), e.g. `path-state`.
@@ -53,6 +63,7 @@ impl TraceEvent<'_> {
             TraceEvent::Net(NetEvent::Drop { .. }) => "drop",
             TraceEvent::Net(NetEvent::Mark { .. }) => "mark",
             TraceEvent::Fault { .. } => "fault",
+            TraceEvent::Air { .. } => "air",
             TraceEvent::Agent { kind, .. } => kind,
         }
     }
@@ -161,6 +172,8 @@ impl TraceSink for EventLog {
             // Marked as it joined its queue: nothing to show (the recorder does not pass these).
             TraceEvent::Net(NetEvent::Mark { pkt: None, .. }) => return,
             TraceEvent::Fault { entity, action } => (entity.to_string(), format!("action={action}")),
+            // Frames on the air go to captures only.
+            TraceEvent::Air { .. } => return,
             TraceEvent::Agent { entity, detail, .. } => (entity.to_string(), detail.to_string()),
         };
         self.table.time_ns.push(now.as_nanos());

@@ -249,6 +249,12 @@ impl WorldBuilder {
         self.net.attach_roaming(iface, media, config, roam, rngs)
     }
 
+    /// Record every frame on the air of WLAN channel `medium` for the trace sinks
+    /// ([`TraceEvent::Air`]; [`crate::pcap::RadiotapSink`] writes them).
+    pub fn capture_air(&mut self, medium: u32) {
+        self.net.wlans[medium as usize].capture_air();
+    }
+
     /// Sample the signal strength of each roaming station's AP at each sampling interval
     /// (time series kind `iface`, metric `rss`, dBm; only while associated).
     pub fn record_rss(&mut self) {
@@ -361,6 +367,7 @@ impl WorldBuilder {
         }
         let n_ifaces = self.net.ifaces.len();
         let n_flows = self.rec.flows.len();
+        let captures_air = self.net.wlans.iter().any(Medium::captures_air);
         World {
             sched,
             net: self.net,
@@ -375,6 +382,8 @@ impl WorldBuilder {
             groups: self.groups,
             record_positions: self.record_positions,
             record_rss: self.record_rss,
+            captures_air,
+            air: Vec::new(),
             started: false,
         }
     }
@@ -397,6 +406,10 @@ pub struct World {
     record_positions: bool,
     /// Whether roaming stations' RSS is sampled.
     record_rss: bool,
+    /// Whether a WLAN channel records its air for the trace sinks.
+    captures_air: bool,
+    /// Frames taken from a channel's air, reused.
+    air: Vec<crate::wlan::radiotap::AirFrame>,
     /// Whether the agents have been started (by the first `run_until`).
     started: bool,
 }
@@ -468,6 +481,18 @@ impl World {
         }
         if self.net.has_wlan_notices() {
             self.wlan_notices(now);
+        }
+    }
+
+    /// Hand the frames channel `medium` started to the trace sinks. Frames start only in the
+    /// channel's own events (an access or a response), so each is traced at its instant.
+    fn trace_air(&mut self, medium: u32) {
+        let m = &mut self.net.wlans[medium as usize];
+        m.take_air(&mut self.air);
+        let channel = m.config().channel;
+        for frame in self.air.drain(..) {
+            let event = TraceEvent::Air { medium, channel, frame: &frame };
+            self.rec.tracer.emit(frame.at, &event, &self.rec.names);
         }
     }
 
@@ -547,6 +572,9 @@ impl World {
             }
             Event::Wlan { medium, timer, arg, gen } => {
                 let delivered = self.net.on_wlan(medium, timer, arg, gen, now, &mut self.sched, &mut self.rec);
+                if self.captures_air {
+                    self.trace_air(medium);
+                }
                 if self.net.has_wlan_notices() {
                     self.wlan_notices(now);
                 }

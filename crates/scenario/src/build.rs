@@ -10,7 +10,7 @@ use netsim::apps::udp::CbrConfig;
 use netsim::apps::udp::{UdpCbr, UdpSink};
 use netsim::apps::vbr::UdpVbr;
 use netsim::apps::vbr::VbrConfig;
-use netsim::pcap::PcapSink;
+use netsim::pcap::{PcapSink, RadiotapSink};
 use netsim::recorder::EventLog;
 use netsim::routing::StaticRoute;
 use netsim::wire::{PROTO_SCTP, PROTO_TCP, PROTO_UDP};
@@ -188,6 +188,20 @@ impl Scenario {
                 })
                 .collect();
             b.trace(Box::new(PcapSink::create(&targets, b.network().ifaces.len())?));
+        }
+        if let (Some(dir), false) = (capture_dir, self.record.capture_wlans.is_empty()) {
+            let targets: Vec<_> = self
+                .record
+                .capture_wlans
+                .iter()
+                .map(|&w| {
+                    let file = format!("wlan-{}.pcap", self.wlans[w].name);
+                    captures.push(file.clone());
+                    b.capture_air(w as u32);
+                    (w as u32, dir.join(file))
+                })
+                .collect();
+            b.trace(Box::new(RadiotapSink::create(&targets, self.wlans.len())?));
         }
         Ok(Built { world: b.build(), captures })
     }

@@ -169,6 +169,8 @@ pub struct RecordSpec {
     pub events: Vec<String>,
     /// Interfaces to capture.
     pub capture: Vec<IfaceRef>,
+    /// WLAN channels (indices into `wlans`) whose air to capture (`record.capture_wlans`).
+    pub capture_wlans: Vec<usize>,
     /// Keep the SCTP packet log (DATA chunks sent, SACK chunks received).
     pub packets: bool,
     /// Sample node positions as time series.
@@ -1324,6 +1326,25 @@ impl Parser {
                 self.iface_ref(c).map_err(|m| ScenarioError::new(format!("{}[{i}]", r.key_path("capture")), m))
             })
             .collect::<Result<Vec<_>, _>>()?;
+        // Absent unless given, like the keys below.
+        let capture_wlans = if r.has("capture_wlans") {
+            r.str_list("capture_wlans")?
+                .iter()
+                .enumerate()
+                .map(|(i, name)| {
+                    self.wlans.iter().position(|w| &w.name == name).ok_or_else(|| {
+                        let known: Vec<_> = self.wlans.iter().map(|w| format!("\"{}\"", w.name)).collect();
+                        let known = if known.is_empty() { "none".to_string() } else { known.join(", ") };
+                        ScenarioError::new(
+                            format!("{}[{i}]", r.key_path("capture_wlans")),
+                            format!("\"{name}\" is not a WLAN channel (wlans[].name: {known})"),
+                        )
+                    })
+                })
+                .collect::<Result<Vec<_>, _>>()?
+        } else {
+            Vec::new()
+        };
         // No default in the resolved scenario: a scenario that does not ask for the log
         // resolves exactly as before the key existed.
         let packets = r.opt_bool("packets")?.unwrap_or(false);
@@ -1335,7 +1356,7 @@ impl Parser {
             Some("always") => netsim::world::ChecksumPolicy::Always,
             _ => netsim::world::ChecksumPolicy::Auto,
         };
-        Ok(RecordSpec { interval, events, capture, packets, positions, rss, checksums })
+        Ok(RecordSpec { interval, events, capture, capture_wlans, packets, positions, rss, checksums })
     }
 }
 

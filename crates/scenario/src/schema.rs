@@ -1039,6 +1039,7 @@ pub static RECORD: Section = Section {
         f("interval", Ty::Duration, Value("100ms"), "s", "Time-series sampling interval (queue lengths, rates); \"0s\" turns time series off."),
         f("events", Ty::StrList, Value("[\"fault\"]"), "", "Event kinds to log: fault, drop, enqueue, dequeue, tx, rx, tcp (state changes and loss episodes of TCP connections)."),
         f("capture", Ty::StrList, Value("[]"), "", "Interfaces (\"node/iface\") to capture to pcap files, packets sent and received there."),
+        f("capture_wlans", Ty::StrList, Absent("[]"), "", "WLAN channels (wlans[].name) to capture to pcap files with radiotap headers (wlan-<name>.pcap): every frame on the channel's air (data, ACK, RTS/CTS, management), as a monitor-mode capture there would."),
         f("checksums", Ty::Enum(&["auto", "always"]), Absent("auto"), "", "When SCTP endpoints compute their packets' CRC32c (RFC 9260 §6.8): \"auto\" only when a capture is taken (nothing in the simulated network alters a packet's bytes, so the checksum detects nothing and results are the same without it; captured packets carry correct checksums), \"always\" on every packet."),
         f("rss", Ty::Bool, Absent("false"), "", "Sample each roaming station's signal strength of its AP at each interval (time series kind \"iface\", metric rss, in dBm; only while associated)."),
         f("positions", Ty::Bool, Absent("false"), "", "Sample the x and y of every node that has a position at each interval (time series kind \"node\", metrics x and y, in metres)."),

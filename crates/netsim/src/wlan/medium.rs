@@ -67,6 +67,7 @@ use crate::wlan::mgmt::{MgmtCounts, MgmtKind};
 use crate::wlan::phy::{self, Rate, Timing};
 use crate::wlan::position::Positions;
 use crate::wlan::propagation::{channel_frequency_hz, dbm_to_mw};
+use crate::wlan::radiotap::{AirFrame, AirKind};
 use crate::wlan::rate::RateState;
 use crate::wlan::{ChannelConfig, RadioConfig, Role};
 
@@ -192,6 +193,11 @@ pub struct Medium {
     /// Its counters.
     pub stats: ChannelStats,
     out: Vec<Output>,
+    /// Frames started since the last [`Medium::take_air`], when the air is captured.
+    air: Option<Vec<AirFrame>>,
+    /// Per radio, when the air is captured: the sequence number and bytes of its last data
+    /// frame, for a retransmission after the receiver already took the packet (its ACK lost).
+    air_last_data: Vec<(u16, Vec<u8>)>,
 }
 
 impl Medium {
@@ -226,6 +232,26 @@ impl Medium {
             ready: Vec::new(),
             stats: ChannelStats::default(),
             out: Vec::new(),
+            air: None,
+            air_last_data: Vec::new(),
+        }
+    }
+
+    /// Record every frame sent on this channel from now on, for [`Medium::take_air`] (a
+    /// monitor-mode capture, [`crate::wlan::radiotap`]).
+    pub fn capture_air(&mut self) {
+        self.air.get_or_insert_with(Vec::new);
+    }
+
+    /// True if it records its air.
+    pub fn captures_air(&self) -> bool {
+        self.air.is_some()
+    }
+
+    /// The frames started since the last call (none unless [`Medium::capture_air`]).
+    pub fn take_air(&mut self, into: &mut Vec<AirFrame>) {
+        if let Some(air) = self.air.as_mut() {
+            into.append(air);
         }
     }
 
@@ -704,6 +730,62 @@ impl Medium {
         self.sync(radio);
     }
 
+    /// Keep a frame `src` starts for the capture.
+    #[allow(clippy::too_many_arguments)]
+    #[cold]
+    fn record_air(
+        &mut self,
+        src: u32,
+        dst: u32,
+        kind: Kind,
+        rate: Rate,
+        nav: Duration,
+        seq: u16,
+        retry: bool,
+        now: Instant,
+    ) {
+        let r = &self.radios[src as usize];
+        let is_ap = |i: u32| i != BROADCAST && self.radios[i as usize].is_ap;
+        let bss = if r.is_ap {
+            Some(src)
+        } else if r.ap != NONE {
+            Some(r.ap)
+        } else {
+            is_ap(dst).then_some(dst)
+        };
+        let payload = match (kind, r.current.as_ref().and_then(|c| c.pkt.as_ref())) {
+            (Kind::Data, Some(p)) => p.bytes.to_vec(),
+            _ => Vec::new(),
+        };
+        let payload = if kind == Kind::Data {
+            if self.air_last_data.len() <= src as usize {
+                self.air_last_data.resize(src as usize + 1, (0, Vec::new()));
+            }
+            let last = &mut self.air_last_data[src as usize];
+            if payload.is_empty() && last.0 == seq {
+                last.1.clone()
+            } else {
+                *last = (seq, payload.clone());
+                payload
+            }
+        } else {
+            payload
+        };
+        let kind = match kind {
+            Kind::Data => AirKind::Data,
+            Kind::Ack => AirKind::Ack,
+            Kind::Rts => AirKind::Rts,
+            Kind::Cts => AirKind::Cts,
+            Kind::Mgmt(m) => AirKind::Mgmt(m),
+        };
+        let rss_dbm = (dst != BROADCAST).then(|| self.rss_dbm_at(src, dst, now));
+        let frame =
+            AirFrame { at: now, src, dst, bss, from_ap: r.is_ap, kind, rate, nav, seq, retry, rss_dbm, payload };
+        if let Some(air) = self.air.as_mut() {
+            air.push(frame);
+        }
+    }
+
     /// The receiver of a packet leaving by `radio`: its AP, or for an AP the associated
     /// station owning the destination address.
     fn next_hop(&self, radio: u32, pkt: &Packet) -> Option<u32> {
@@ -828,6 +910,9 @@ impl Medium {
         }
         self.on_air += 1;
         self.stats.frames += 1;
+        if self.air.is_some() {
+            self.record_air(src, dst, kind, rate, nav, seq, retry, now);
+        }
         let tx = Tx { src, dst, kind, rate, bits: 8 * bytes as u64, nav, seq, retry, overlapped };
         let id = match self.free.pop() {
             Some(i) => {

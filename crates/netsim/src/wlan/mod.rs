@@ -39,6 +39,7 @@ pub mod mgmt;
 pub mod phy;
 pub mod position;
 pub mod propagation;
+pub mod radiotap;
 pub mod rate;
 pub mod sme;
 
