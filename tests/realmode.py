@@ -5,7 +5,6 @@ from __future__ import annotations
 import csv
 import os
 import re
-import shutil
 import socket
 import subprocess
 import sys
@@ -97,10 +96,3 @@ def sctpsim_real(*args: str) -> list[str]:
     return [sys.executable, "-m", "sctpsim", "real", *args]
 
 
-def tshark_or_skip() -> str:
-    found = shutil.which("tshark")
-    if found is None:
-        if os.environ.get("CI"):
-            pytest.fail("tshark is required in CI (.ci/run installs it)")
-        pytest.skip("tshark not installed")
-    return found

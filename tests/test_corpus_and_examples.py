@@ -3,13 +3,12 @@ bundled example, pcap captures decoded by tshark, and the generated reference pa
 
 from __future__ import annotations
 
-import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from programs import tshark_or_skip
 
 ROOT = Path(__file__).resolve().parent.parent
 INVALID = sorted((ROOT / "tests" / "invalid").glob("*.toml"))
@@ -47,17 +46,8 @@ def test_every_example_runs(path: Path, tmp_path: Path) -> None:
     assert (tmp_path / "out" / "scalars.csv").is_file()
 
 
-def tshark() -> str:
-    found = shutil.which("tshark")
-    if found is None:
-        if os.environ.get("CI"):
-            pytest.fail("tshark is required in CI (.ci/run installs it)")
-        pytest.skip("tshark not installed")
-    return found
-
-
 def test_captures_decode_in_tshark_without_malformed_packets(tmp_path: Path) -> None:
-    exe = tshark()
+    exe = tshark_or_skip()
     out = tmp_path / "out"
     proc = sctpsim("run", str(ROOT / "examples" / "two-path-cbr.toml"), "--out", str(out), "--set", "duration=2s")
     assert proc.returncode == 0, proc.stderr
@@ -101,7 +91,7 @@ _SCTP = {"DATA": "0", "INIT": "1", "INIT ACK": "2", "SACK": "3", "HEARTBEAT": "4
 
 
 def test_sctp_captures_decode_with_valid_checksums(tmp_path: Path) -> None:
-    exe = tshark()
+    exe = tshark_or_skip()
     out = tmp_path / "out"
     proc = sctpsim("run", str(ROOT / "examples" / "failover.toml"), "--out", str(out), "--set", "duration=20s",
                    "--set", 'record.capture=["A/eth0", "A/eth1"]')

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from realmode import Proc, free_udp_port, scalars, sctpsim_real, tshark_or_skip
+from programs import tshark_or_skip
+from realmode import Proc, free_udp_port, scalars, sctpsim_real
 
 import sctpsim.real
 

@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 import sctpsim
+from programs import tshark_or_skip
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "wlan-roaming.toml"
 
@@ -62,19 +63,6 @@ def test_same_seed_same_events() -> None:
     assert (a.events.kind == "wlan").sum() >= 3
 
 
-def _tshark() -> str:
-    import shutil
-
-    import pytest
-
-    found = shutil.which("tshark")
-    if found is None:
-        if os.environ.get("CI"):
-            pytest.fail("tshark is required in CI (.ci/run installs it)")
-        pytest.skip("tshark not installed")
-    return found
-
-
 # IEEE 802.11 frame types as tshark's wlan.fc.type_subtype gives them.
 _SUBTYPES = {"assoc-req": 0x00, "assoc-resp": 0x01, "probe-req": 0x04, "probe-resp": 0x05, "beacon": 0x08,
              "disassoc": 0x0A, "auth": 0x0B, "data": 0x20, "ack": 0x1D}
@@ -84,7 +72,7 @@ def test_air_captures_decode_in_tshark(tmp_path: Path) -> None:
     """record.capture_wlans writes each channel's air with radiotap headers: every frame the
     channel counted, none malformed, each management step of the roaming and the TCP upload's
     data frames, at the radiotap rate and frequency of the channel."""
-    exe = _tshark()
+    exe = tshark_or_skip()
     out = tmp_path / "out"
     proc = subprocess.run(
         [sys.executable, "-m", "sctpsim", "run", str(EXAMPLE), "--out", str(out), "-q",
