@@ -87,7 +87,9 @@ def sink(
             usrsctp's ``tsctp`` sends ``fill:98``).
         max_associations: most associations at once; more are refused with an ABORT.
         faults: ``ADDR@TIME[:SHARE]``: drop that share (default all) of the packets
-            through local address ADDR from TIME (``2s``, ``500ms``) on, both ways.
+            through local address ADDR from TIME (``2s``, ``500ms`` from the start;
+            ``established+500ms`` from the first association's establishment) on, both
+            ways.
         capture_dir: directory for ``sink.pcap`` (IPv4/UDP/SCTP), or ``None``.
         progress: called about once a second (see :data:`ProgressCallback`).
         crc32c: compute SCTP's CRC32c on every packet sent and check it on every packet

@@ -130,7 +130,8 @@ _COMMON = [
         multiple=True,
         metavar="ADDR@TIME[:SHARE]",
         help="Drop SHARE (default 1: all) of the packets through local address ADDR from TIME "
-        "on, both directions (repeatable), e.g. 127.0.0.1@2s.",
+        "on, both directions (repeatable), e.g. 127.0.0.1@2s (from the start) or "
+        "127.0.0.1@established+500ms (from the first association's establishment).",
     ),
     click.option("--pcap", is_flag=True, help="Capture the packets sent and received into DIR."),
     click.option(

@@ -576,11 +576,13 @@ fn wait_until(drv: &UdpDriver, next_tick: Instant) -> std::time::Duration {
 
 /// Logs faults whose time has come (`done` already logged); returns how many are logged.
 fn log_faults(drv: &UdpDriver, book: &mut Book, now: Instant, done: usize) -> usize {
-    let mut faults: Vec<_> = drv.faults().to_vec();
-    faults.sort_by_key(|f| f.at);
-    let due: Vec<_> = faults.iter().filter(|f| f.at <= now).skip(done).copied().collect();
-    for f in &due {
-        book.log(f.at, "fault", format!("drop addr={} share={}", f.addr, f.drop));
+    // A fault placed later (counted from an establishment) starts no earlier than the faults
+    // already logged, so those stay the first `done` in this order.
+    let mut faults = drv.fault_schedule();
+    faults.sort_by_key(|&(_, at)| at);
+    let due: Vec<_> = faults.iter().filter(|&&(_, at)| at <= now).skip(done).copied().collect();
+    for (f, at) in &due {
+        book.log(*at, "fault", format!("drop addr={} share={}", f.addr, f.drop));
     }
     done + due.len()
 }
@@ -639,8 +641,7 @@ fn addrs(a: &[Ipv4Addr]) -> String {
 
 /// The local side as TOML; `udp_port` is the port bound (the system's choice for 0).
 fn describe_local(l: &LocalOptions, udp_port: u16) -> String {
-    let faults: Vec<String> =
-        l.faults.iter().map(|f| format!("\"{}@{}s:{}\"", f.addr, f.at.as_secs_f64(), f.drop)).collect();
+    let faults: Vec<String> = l.faults.iter().map(|f| format!("\"{f}\"")).collect();
     format!(
         "bind = [{}]\nudp_port = {}\nport = {}\npeer_udp_port = {}\nmax_associations = {}\nfaults = [{}]\n",
         addrs(&l.addrs),

@@ -341,9 +341,15 @@ impl UdpDriver {
         (self.faults.dropped_rx, self.faults.dropped_tx)
     }
 
-    /// The injected faults.
+    /// The injected faults, as configured.
     pub fn faults(&self) -> &[Fault] {
         self.faults.faults()
+    }
+
+    /// The injected faults whose start is known (one counted from the first association's
+    /// establishment is not before then), each with its start, in engine time.
+    pub fn fault_schedule(&self) -> Vec<(Fault, Instant)> {
+        self.faults.scheduled()
     }
 
     /// Opens an association to `remotes` (the first is the primary) on SCTP port `port`,
@@ -511,8 +517,10 @@ impl UdpDriver {
             self.transmit(now, d);
         }
         while let Some((id, e)) = self.ep.poll_any_event() {
-            if let Event::T3Timeout { path, .. } = e {
-                self.on_t3_timeout(now, id, path);
+            match e {
+                Event::T3Timeout { path, .. } => self.on_t3_timeout(now, id, path),
+                Event::Connected => self.faults.on_established(now),
+                _ => {}
             }
             self.engine_events.push_back((now, id, e));
         }

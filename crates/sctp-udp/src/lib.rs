@@ -53,7 +53,7 @@ mod report;
 pub use app::{run_send, run_sink, CheckMode, Control, NoControl, Progress, SendOptions, SinkOptions};
 pub use clock::Clock;
 pub use driver::{DriverError, DriverStats, LocalOptions, UdpDriver, DEFAULT_UDP_PORT, UDP_OVERHEAD};
-pub use fault::{Fault, FaultPlan};
+pub use fault::{Fault, FaultPlan, FaultStart};
 pub use pcap::PcapWriter;
 pub use report::RealResult;
 /// SCTP's CRC32c handling, for [`LocalOptions::checksum`].

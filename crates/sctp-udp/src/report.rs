@@ -150,7 +150,7 @@ impl Book {
             let p = a.paths().get(a.primary())?;
             drv.local_for(id, p.remote)
         });
-        let faults = drv.faults().to_vec();
+        let faults = drv.fault_schedule();
         let Some(rec) = self.record(id) else { return };
         let after_break = rec.failover.break_at.is_some_and(|b| now >= b);
         match e {
@@ -226,9 +226,9 @@ impl Book {
 
 /// When the primary path of an association breaks: the start of a total fault on the local
 /// address its primary path leaves from.
-fn break_time(faults: &[crate::Fault], primary_local: Option<Ipv4Addr>) -> Option<Instant> {
+fn break_time(faults: &[(crate::Fault, Instant)], primary_local: Option<Ipv4Addr>) -> Option<Instant> {
     let local = primary_local?;
-    faults.iter().filter(|f| f.addr == local && f.drop >= 1.0).map(|f| f.at).min()
+    faults.iter().filter(|(f, _)| f.addr == local && f.drop >= 1.0).map(|&(_, at)| at).min()
 }
 
 fn report_association(now: Instant, rec: &AssocRecord, a: &Association, sender: bool, out: &mut Scalars) {

@@ -4,7 +4,9 @@ use std::net::{Ipv4Addr, UdpSocket};
 use std::thread;
 
 use netsim::recorder::Scalars;
-use sctp_udp::{run_send, run_sink, CheckMode, Fault, LocalOptions, NoControl, RealResult, SendOptions, SinkOptions};
+use sctp_udp::{
+    run_send, run_sink, CheckMode, Fault, FaultStart, LocalOptions, NoControl, RealResult, SendOptions, SinkOptions,
+};
 use simtime::{Duration, Instant};
 
 const A1: Ipv4Addr = Ipv4Addr::new(127, 0, 0, 1);
@@ -129,7 +131,7 @@ fn a_multihomed_association_survives_the_loss_of_one_address() {
     send.bytes = None;
     send.time = Some(Duration::from_millis(3000));
     // Everything through the sender's first address is lost from 0.5 s on.
-    send.local.faults = vec![Fault { addr: A1, at: Instant(500_000_000), drop: 1.0 }];
+    send.local.faults = vec![Fault { addr: A1, start: FaultStart::At(Instant(500_000_000)), drop: 1.0 }];
     let (s, k) = pair(sink, send);
     let queued = get(&s.scalars, "sctp", "send", "queued_bytes");
     assert!(queued > 0.0);
@@ -190,8 +192,15 @@ fn a_single_homed_peer_is_reached_through_the_other_local_address() {
     let mut send = send_opts(vec![A1, A2], vec![A1], port, 5004);
     send.bytes = None;
     send.time = Some(Duration::from_millis(2000));
-    send.local.faults = vec![Fault { addr: A1, at: Instant(500_000_000), drop: 1.0 }];
+    // Counted from the establishment: half a second into the transfer.
+    let offset = Duration::from_millis(500);
+    send.local.faults = vec![Fault { addr: A1, start: FaultStart::AfterEstablished(offset), drop: 1.0 }];
     let (s, k) = pair(sink, send);
+    let at = |what: &str| {
+        let i = s.events.detail.iter().position(|d| d.starts_with(what)).unwrap_or_else(|| panic!("no {what}"));
+        s.events.time_ns[i]
+    };
+    assert_eq!(at("drop addr=127.0.0.1"), at("Connected") + offset.as_nanos(), "{:?}", s.events.detail);
     let queued = get(&s.scalars, "sctp", "send", "queued_bytes");
     assert_eq!(get(&s.scalars, "sctp", "send", "closed"), 1.0);
     assert_eq!(get(&s.scalars, "sctp", "send", "acked_bytes"), queued);
