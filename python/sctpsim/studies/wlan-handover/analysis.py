@@ -365,6 +365,7 @@ def _figure(ctx: StudyContext, cells: pd.DataFrame, scn: str) -> Figure:
         colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
         for ax, (quantity, ylabel) in zip(axes, panels, strict=True):
             column, scale = QUANTITIES[quantity]
+            tops: list[float] = []
             for i, v in enumerate(values):
                 color = colors[i % len(colors)]
                 xs, mean, lo, hi = [], [], [], []
@@ -381,6 +382,12 @@ def _figure(ctx: StudyContext, cells: pd.DataFrame, scn: str) -> Figure:
                 p = ref[(ref["quantity"] == quantity) & np.isclose(ref[col].astype(float), v)]
                 p = p.assign(h=p["hosts"].astype(float)).sort_values("h")
                 ax.plot(p["h"], p["value"].astype(float), color=color, linestyle="--", marker="^", mfc="none")
+                tops.extend([*mean, *p["value"].astype(float)])
+            # The means and the paper's values set the scale (intervals of few replications
+            # may reach beyond it).
+            top = max((t for t in tops if math.isfinite(t)), default=0.0)
+            if top > 0:
+                ax.set_ylim(0, 1.3 * top)
             ax.set_xlabel("background hosts")
             ax.set_ylabel(ylabel)
             ax.set_xticks(list(HOSTS))
