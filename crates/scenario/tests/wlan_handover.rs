@@ -60,8 +60,7 @@ fn make_before_break_keeps_the_association_across_the_walk() {
     let delay = get(&r, "sctp_handover", h, "handover_delay");
     assert!(delay >= acked - joined && delay < 0.5, "{delay}");
     // Layer 2: from the start of the scan that found AP2 to the association.
-    let scan =
-        events(&r, "mc/wlan1", "step=scan-start").into_iter().map(|e| e.0).rfind(|&t| t < joined).unwrap();
+    let scan = events(&r, "mc/wlan1", "step=scan-start").into_iter().map(|e| e.0).rfind(|&t| t < joined).unwrap();
     assert!(close(get(&r, "sctp_handover", h, "l2_handover_time"), joined - scan));
     assert!(close(get(&r, "sctp_handover", h, "l2_associated_at"), joined));
     let l2 = joined - scan;
