@@ -146,6 +146,7 @@ fn sctp_mesh(assocs: usize, hosts: usize, seconds: usize) -> (String, f64, RunRe
             seed: 2 * i as u64,
             flows: Vec::new(),
             handover: Default::default(),
+            handover_trigger: Default::default(),
         };
         let agent = b.agent(h, Box::new(SctpApp::new(sink)));
         b.bind_port(agent, PROTO_SCTP, 5000);
@@ -173,6 +174,7 @@ fn sctp_mesh(assocs: usize, hosts: usize, seconds: usize) -> (String, f64, RunRe
                 seed: 2 * i as u64 + 1 + 1000 * app as u64,
                 flows: Vec::new(),
                 handover: Default::default(),
+                handover_trigger: Default::default(),
             };
             let agent = b.agent(h, Box::new(SctpApp::new(bulk)));
             b.bind_port(agent, PROTO_SCTP, 5001 + app as u16);

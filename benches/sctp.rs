@@ -87,6 +87,7 @@ fn run_paths(paths: u8) -> RunResult {
         seed: 2,
         flows: Vec::new(),
         handover: Default::default(),
+        handover_trigger: Default::default(),
     };
     let bulk = SctpAppConfig {
         name: "bulk".into(),
@@ -106,6 +107,7 @@ fn run_paths(paths: u8) -> RunResult {
         seed: 1,
         flows: Vec::new(),
         handover: Default::default(),
+        handover_trigger: Default::default(),
     };
     let agent = b.agent(h1, Box::new(SctpApp::new(sink)));
     b.bind_port(agent, PROTO_SCTP, 5000);

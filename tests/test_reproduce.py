@@ -33,7 +33,7 @@ from pages import check_page, screenshot
 #: The studies whose --quick reproduction these tests run (cmt-aqm's takes minutes; its own
 #: tests are in test_cmt_aqm.py).
 STUDIES = ("cc-new-stage", "failover-tuning")
-ALL_STUDIES = ("cc-new-stage", "cmt-aqm", "datacenter", "failover-tuning")
+ALL_STUDIES = ("cc-new-stage", "cmt-aqm", "datacenter", "failover-tuning", "wlan-handover")
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
 
@@ -87,7 +87,7 @@ def test_list_shows_name_summary_and_paper(capsys: pytest.CaptureFixture[str]) -
             ["reproduce", "failover-tunning"],
             'unknown study "failover-tunning" (did you mean "failover-tuning"?',
         ),
-        (["reproduce", "nothing-like-it"], "known studies: cc-new-stage, cmt-aqm, datacenter, failover-tuning"),
+        (["reproduce", "nothing-like-it"], "known studies: cc-new-stage, cmt-aqm, datacenter, failover-tuning, wlan-handover"),
         (["reproduce"], "missing study NAME"),
         (["reproduce", "--list", "cc-new-stage"], "--list takes no study name"),
     ],

@@ -32,6 +32,8 @@ prints them); one whose matrix names a two-parameter ``grid`` also gets a heatma
     name = "failover"                    # the analysis refers to it by this name
     file = "sweeps/failover.toml"
     quick = { replications = 2, set = { duration = "60s" } }   # what --quick changes
+    # quick may also give [[zip]] groups: each replaces the sweep file's groups that share
+    # a key with it (e.g. fewer values of a zipped parameter); one sharing none is added.
 
 ``reference.csv`` has at least the columns ``ref`` (a unique id), ``source`` (``Table 6``,
 ``Fig. 3``, ``Section 10``), ``platform``, ``quantity``, ``unit`` and ``value``; studies add
@@ -105,7 +107,7 @@ COMPARISON_COLUMNS: tuple[str, ...] = (
 
 _STUDY_KEYS = ("title", "summary", "paper", "paper_id", "sweeps")
 _SWEEP_KEYS = ("name", "file", "quick")
-_QUICK_KEYS = ("replications", "set", "grid")
+_QUICK_KEYS = ("replications", "set", "grid", "zip")
 _NAME = re.compile(r"[a-z0-9][a-z0-9-]*")
 
 
@@ -143,6 +145,18 @@ class StudySweep:
         for key in ("set", "grid"):
             if key in self.quick:
                 data[key] = {**data.get(key, {}), **self.quick[key]}
+        if "zip" in self.quick:
+            groups = data.get("zip", [])
+            groups = [groups] if isinstance(groups, dict) else list(groups)
+            quick_groups = self.quick["zip"]
+            quick_groups = [quick_groups] if isinstance(quick_groups, dict) else list(quick_groups)
+            for q in quick_groups:
+                # In place of the first group it shares a key with (the order of the groups
+                # is the order of the runs), the others it shares a key with dropped.
+                at = next((i for i, g in enumerate(groups) if set(g) & set(q)), len(groups))
+                groups = [g for i, g in enumerate(groups) if i == at or not set(g) & set(q)]
+                groups[at:at + 1] = [q]
+            data["zip"] = groups
         return data
 
     def load(self, quick: bool) -> Sweep:

@@ -187,6 +187,12 @@ impl Ctx<'_> {
         self.net.configured_loss_on_route(self.node, src, dst)
     }
 
+    /// Layer-2 timing of one of this node's roaming WLAN interfaces: its last scan, the loss
+    /// of its last AP, its last association ([`crate::network::L2Timing`]).
+    pub fn l2_timing(&self, iface: IfaceId) -> Option<crate::network::L2Timing> {
+        self.net.l2_timing(iface).copied()
+    }
+
     /// The route a packet from this node to `dst` takes: the interface it leaves by and
     /// the source address it carries (`src` if given, else that interface's address).
     pub fn route(&self, src: Option<Ipv4Addr>, dst: Ipv4Addr) -> Option<Route> {

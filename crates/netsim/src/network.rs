@@ -332,7 +332,30 @@ pub struct Network {
     wlan_actions: Vec<crate::wlan::sme::Action>,
     /// What management did, for the world.
     notices: Vec<WlanNotice>,
+    /// Per roaming interface (by index): layer-2 timing of its last association.
+    l2: Vec<L2Timing>,
     next_uid: u64,
+}
+
+/// Layer-2 timing of a roaming interface (kept by the network from its management steps).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct L2Timing {
+    /// When its last scan started.
+    pub scan_started: Option<Instant>,
+    /// When it last left an AP.
+    pub left_at: Option<Instant>,
+    /// Its last association: when the layer-2 handover started (the later of the start of
+    /// the scan that preceded it and the loss of the previous AP) and when it associated.
+    pub joined: Option<(Instant, Instant)>,
+}
+
+impl L2Timing {
+    /// The layer-2 handover time of the last association: from the later of the start of
+    /// the scan before it and the loss of the previous AP, to the association (scan,
+    /// authentication and association, IEEE 802.11-2020 §11.1.4, §11.3).
+    pub fn handover_time(&self) -> Option<Duration> {
+        self.joined.map(|(from, at)| at.saturating_since(from))
+    }
 }
 
 impl Network {
@@ -348,6 +371,7 @@ impl Network {
             sme: Sme::default(),
             wlan_actions: Vec::new(),
             notices: Vec::new(),
+            l2: Vec::new(),
             next_uid: 0,
         }
     }

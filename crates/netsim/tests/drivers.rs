@@ -183,6 +183,7 @@ fn sctp_transfer(
         seed: 1,
         flows: Vec::new(),
         handover: Default::default(),
+        handover_trigger: Default::default(),
     };
     let flow = p.b.flow("up");
     let up = SctpAppConfig {
@@ -203,6 +204,7 @@ fn sctp_transfer(
         seed: 2,
         flows: vec![flow],
         handover: Default::default(),
+        handover_trigger: Default::default(),
     };
     let s = p.b.agent(p.z, Box::new(SctpApp::new(sink)));
     p.b.bind_port(s, PROTO_SCTP, 5000);
@@ -373,6 +375,7 @@ fn the_ideal_lossrate_policy_reads_the_configured_loss_of_each_route() {
             seed: 1,
             flows: Vec::new(),
             handover: Default::default(),
+            handover_trigger: Default::default(),
         };
         let up = SctpAppConfig {
             name: "up".into(),
@@ -392,6 +395,7 @@ fn the_ideal_lossrate_policy_reads_the_configured_loss_of_each_route() {
             seed: 2,
             flows: Vec::new(),
             handover: Default::default(),
+            handover_trigger: Default::default(),
         };
         let s = b.agent(z, Box::new(SctpApp::new(sink)));
         b.bind_port(s, PROTO_SCTP, 5000);

@@ -8,7 +8,7 @@
 use std::collections::BTreeMap;
 use std::net::Ipv4Addr;
 
-use netsim::apps::handover::HandoverPolicy;
+use netsim::apps::handover::{HandoverPolicy, HandoverTrigger};
 use netsim::apps::onoff::OnOffConfig;
 use netsim::apps::sctp::{SctpAppConfig, SctpRole, MESSAGE_HEADER_LEN};
 use netsim::apps::tcp::{BulkConfig, SinkConfig};
@@ -680,6 +680,8 @@ impl Parser {
             Some(name) => HandoverPolicy::from_name(&name).expect("schema lists only known policies"),
             None => HandoverPolicy::None,
         };
+        let handover_trigger =
+            HandoverTrigger::from_name(&s.str("handover_trigger")?).expect("schema lists only known triggers");
         if handover != HandoverPolicy::None && !config.asconf {
             return Err(s.error("handover", format!("\"{}\" needs asconf = true (and auth = true)", handover.name())));
         }
@@ -753,7 +755,17 @@ impl Parser {
         let addrs = self.nodes[node].ifaces.iter().map(|(_, a)| *a).collect();
         Ok(AppSpec::Sctp {
             node,
-            config: Box::new(SctpAppConfig { name, addrs, port, config, role, seed: 0, flows: Vec::new(), handover }),
+            config: Box::new(SctpAppConfig {
+                name,
+                addrs,
+                port,
+                config,
+                role,
+                seed: 0,
+                flows: Vec::new(),
+                handover,
+                handover_trigger,
+            }),
         })
     }
 

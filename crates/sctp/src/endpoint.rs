@@ -222,6 +222,19 @@ impl Endpoint {
         }
     }
 
+    /// The local addresses new associations start with (listed in their INIT or INIT ACK,
+    /// RFC 9260 §3.3.2): on a host whose addresses come and go (a roaming WLAN interface),
+    /// the ones it holds now. Existing associations keep theirs; they change them by ASCONF
+    /// ([`Endpoint::request_address_change`]).
+    pub fn set_local_addrs(&mut self, addrs: Vec<IpAddr>) {
+        self.local_addrs = addrs;
+    }
+
+    /// The local addresses new associations start with.
+    pub fn local_addrs(&self) -> &[IpAddr] {
+        &self.local_addrs
+    }
+
     /// Opens an association to `remote_addrs` (the first is the primary) on `peer_port`.
     pub fn connect(&mut self, now: Instant, remote_addrs: &[IpAddr], peer_port: u16) -> AssocId {
         self.drop_finished();

@@ -23,7 +23,7 @@ use std::net::{IpAddr, Ipv4Addr};
 use sctp::{AssocId, Event, SendError};
 
 use crate::agent::{Agent, Ctx};
-use crate::apps::handover::{Handover, HandoverPolicy};
+use crate::apps::handover::{Handover, HandoverPolicy, HandoverTrigger};
 use crate::event::IfaceEvent;
 use crate::ids::IfaceId;
 use crate::ids::{AgentId, NodeId};
@@ -104,6 +104,8 @@ pub struct SctpAppConfig {
     pub flows: Vec<u32>,
     /// What it does when its node's addresses change ([`HandoverPolicy::None`]: nothing).
     pub handover: HandoverPolicy,
+    /// When a make-before-break handover moves the primary.
+    pub handover_trigger: HandoverTrigger,
 }
 
 impl SctpRole {
@@ -137,6 +139,7 @@ impl SctpAppConfig {
             seed,
             flows: Vec::new(),
             handover: HandoverPolicy::None,
+            handover_trigger: HandoverTrigger::NewAddress,
         }
     }
 
@@ -305,7 +308,7 @@ impl SctpApp {
             response_delay: DelayStats::default(),
             completed_at: None,
             events: Vec::new(),
-            handover: Handover::new(cfg.handover),
+            handover: Handover::with_trigger(cfg.handover, cfg.handover_trigger),
             cfg,
         }
     }
@@ -467,22 +470,31 @@ impl SctpApp {
             }
         }
         self.socket.flush(ctx, &mut self.events);
-        if self.handover.active() {
-            self.handover.update(&self.socket);
-        }
-        if self.events.is_empty() {
-            return;
-        }
-        for (id, e) in std::mem::take(&mut self.events) {
+        loop {
             if self.handover.active() {
-                self.handover.on_event(id, &e);
+                self.handover.update(&self.socket);
             }
-            if e == Event::Connected {
-                if let Some(i) = self.opened.iter().position(|o| o.id == id) {
-                    self.opened[i].established = true;
-                    self.clamp_streams(ctx, i);
+            if self.events.is_empty() {
+                return;
+            }
+            // The handover policy may change an association (its primary destination) on an
+            // event: what that changes goes out now, and its events are handled in turn.
+            let mut changed = false;
+            for (id, e) in std::mem::take(&mut self.events) {
+                if self.handover.active() {
+                    changed |= self.handover.on_event(ctx, &mut self.socket, id, &e);
+                }
+                if e == Event::Connected {
+                    if let Some(i) = self.opened.iter().position(|o| o.id == id) {
+                        self.opened[i].established = true;
+                        self.clamp_streams(ctx, i);
+                    }
                 }
             }
+            if !changed {
+                return;
+            }
+            self.socket.flush(ctx, &mut self.events);
         }
     }
 
@@ -512,6 +524,7 @@ impl SctpApp {
 impl Agent for SctpApp {
     fn start(&mut self, ctx: &mut Ctx<'_>) {
         self.socket.start(ctx);
+        self.handover.start(ctx, &mut self.socket);
         let start = match &self.cfg.role {
             SctpRole::Bulk { start, .. } | SctpRole::Requests { start, .. } => *start,
             SctpRole::Sink { .. } => return,
@@ -563,11 +576,11 @@ impl Agent for SctpApp {
         self.flush(ctx);
     }
 
-    fn on_iface_event(&mut self, ctx: &mut Ctx<'_>, _iface: IfaceId, event: IfaceEvent) {
+    fn on_iface_event(&mut self, ctx: &mut Ctx<'_>, iface: IfaceId, event: IfaceEvent) {
         if !self.handover.active() {
             return; // no policy: today's behaviour
         }
-        self.handover.on_iface_event(ctx, &mut self.socket, event);
+        self.handover.on_iface_event(ctx, &mut self.socket, iface, event);
         self.flush(ctx);
     }
 

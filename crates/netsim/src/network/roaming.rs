@@ -12,7 +12,7 @@ use crate::wlan::medium::Output as WlanOutput;
 use crate::wlan::sme::{Action, Io, RoamConfig, Sme};
 use crate::wlan::{RadioConfig, Role};
 
-use super::{Attachment, Network, WlanError};
+use super::{Attachment, L2Timing, Network, WlanError};
 
 /// What WLAN management did that the world passes on: interface events for the node's agents,
 /// and steps for the run's events (kind `wlan`).
@@ -148,10 +148,13 @@ impl Network {
         }
     }
 
-    fn apply_wlan_actions(&mut self, actions: &mut Vec<Action>, _now: Instant) {
+    fn apply_wlan_actions(&mut self, actions: &mut Vec<Action>, now: Instant) {
         for a in actions.drain(..) {
             match a {
                 Action::Associate { iface, medium, radio, ap, addr } => {
+                    let l2 = self.l2_mut(iface);
+                    let from = l2.scan_started.max(l2.left_at).unwrap_or(now);
+                    l2.joined = Some((from, now));
                     self.wlans[medium as usize].set_ap(radio, Some(ap));
                     let i = &mut self.ifaces[iface.index()];
                     i.attachment = Some(Attachment::Wlan { medium, radio });
@@ -164,6 +167,7 @@ impl Network {
                     }
                 }
                 Action::Disassociate { iface, addr, .. } => {
+                    self.l2_mut(iface).left_at = Some(now);
                     // The radio no longer points to its AP (set by the entity); the packets it
                     // held were discarded there.
                     self.ifaces[iface.index()].up = false;
@@ -175,10 +179,27 @@ impl Network {
                     }
                 }
                 Action::Note { iface, what, ap, detail } => {
+                    if what == "scan-start" {
+                        self.l2_mut(iface).scan_started = Some(now);
+                    }
                     self.notices.push(WlanNotice::Step { iface, what, ap, detail })
                 }
             }
         }
+    }
+
+    /// Layer-2 timing of a roaming interface: its last scan, the loss of its last AP and its
+    /// last association ([`L2Timing`]); `None` for an interface that never roamed.
+    pub fn l2_timing(&self, iface: IfaceId) -> Option<&L2Timing> {
+        self.l2.get(iface.index()).filter(|t| **t != L2Timing::default())
+    }
+
+    fn l2_mut(&mut self, iface: IfaceId) -> &mut L2Timing {
+        let i = iface.index();
+        if self.l2.len() <= i {
+            self.l2.resize(i + 1, L2Timing::default());
+        }
+        &mut self.l2[i]
     }
 
     /// Take what WLAN management did since the last call.

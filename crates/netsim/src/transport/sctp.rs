@@ -32,7 +32,7 @@ use std::net::{IpAddr, Ipv4Addr};
 use sctp::cmt::RetransmitConfig;
 use sctp::{AssocId, Association, Checksum, Endpoint, Event, Message, PathState, SendError};
 
-use crate::agent::Ctx;
+use crate::agent::{Ctx, Route};
 use crate::packetlog::{AssocLog, NO_PATH};
 use crate::recorder::{Scalars, TimeSeries};
 use crate::time::{Duration, Instant};
@@ -196,8 +196,33 @@ impl SctpSocket {
         a.request_address_change(now, req)
     }
 
-    /// Watches for the first packet of `assoc` carrying DATA that leaves from `addr` (the
-    /// handover delay's end, DESIGN.md); [`SctpSocket::first_data_from`] tells when.
+    /// The local addresses new associations start with (the node's addresses now, on a
+    /// host whose addresses come and go); existing associations change theirs by ASCONF.
+    pub fn set_local_addrs(&mut self, addrs: &[Ipv4Addr]) {
+        self.local = addrs.first().copied();
+        self.ep.set_local_addrs(addrs.iter().map(|a| IpAddr::V4(*a)).collect());
+    }
+
+    /// Sends a HEARTBEAT from `assoc` to its destination `remote` now (RFC 9260 §10.1 O,
+    /// REQUESTHEARTBEAT); false if it names no destination of an established `assoc`.
+    pub fn request_heartbeat(&mut self, now: Instant, assoc: AssocId, remote: Ipv4Addr) -> bool {
+        let Some(a) = self.ep.association_mut(assoc) else { return false };
+        let Some(path) = a.paths().find(IpAddr::V4(remote)) else { return false };
+        a.request_heartbeat(now, path)
+    }
+
+    /// Makes the destination `remote` the primary of `assoc` (RFC 9260 §6.4: the upper layer
+    /// may change the primary at any time); false if it names no destination of `assoc`.
+    pub fn set_primary_destination(&mut self, assoc: AssocId, remote: Ipv4Addr) -> bool {
+        let Some(a) = self.ep.association_mut(assoc) else { return false };
+        let Some(path) = a.paths().find(IpAddr::V4(remote)) else { return false };
+        a.set_primary(path);
+        true
+    }
+
+    /// Watches for the first packet of `assoc` carrying DATA that leaves from `addr` by the
+    /// interface holding it (the handover delay's end, DESIGN.md: the first DATA on the new
+    /// primary path); [`SctpSocket::first_data_from`] tells when.
     pub fn watch_first_data(&mut self, assoc: AssocId, addr: Ipv4Addr) {
         self.data_watch.retain(|w| (w.0, w.1) != (assoc, addr));
         self.data_watch.push((assoc, addr, None));
@@ -390,9 +415,35 @@ impl SctpSocket {
             if let (Some(id), true) = (d.assoc, ctx.packet_log().is_some()) {
                 self.log_sent(ctx, id, d.remote, d.packet());
             }
-            let Some(route) = ctx.route(src, dst) else { continue };
+            let Some(mut route) = ctx.route(src, dst) else {
+                self.unreachable(now, d.assoc, dst);
+                continue;
+            };
+            if let (None, Some(id)) = (src, d.assoc) {
+                // The outgoing interface's address must be one of the association's (RFC 5061
+                // §4.1: a new address is used only once the peer acknowledged its ADD-IP; the
+                // peer would treat a packet from an unknown address as out of the blue), but
+                // for an ASCONF, which the peer finds by its Address Parameter (§5.2): it may
+                // leave from the address it adds.
+                match self.ep.association(id).map(|a| a.local_addrs()) {
+                    Some(addrs) if !addrs.contains(&IpAddr::V4(route.src)) && !carries_asconf(d.packet()) => {
+                        match source_route(ctx, addrs, dst) {
+                            Some(r) => route = r,
+                            None => {
+                                self.unreachable(now, d.assoc, dst);
+                                continue;
+                            }
+                        }
+                    }
+                    _ => {}
+                }
+            }
             if let (Some(id), false) = (d.assoc, self.data_watch.is_empty()) {
-                self.note_watched(now, id, route.src, d.packet());
+                // The new primary path: the packet leaves from the watched address by its own
+                // interface.
+                if ctx.iface_addrs(route.iface).iter().any(|a| a.addr == route.src) {
+                    self.note_watched(now, id, route.src, d.packet());
+                }
             }
             let mut pkt = ctx.packet_in_headroom(route.src, dst, PROTO_SCTP, d.payload, d.headroom, flow);
             if d.ecn != 0 {
@@ -414,6 +465,17 @@ impl SctpSocket {
             }
         }
         self.timer.update(ctx, self.ep.poll_timeout());
+    }
+
+    /// No route from the association's addresses reaches `dst`: its destination is
+    /// unreachable ([`sctp::Association::report_unreachable`]); what the engine does about it
+    /// goes out with the rest of this flush.
+    #[inline(never)]
+    fn unreachable(&mut self, now: Instant, assoc: Option<AssocId>, dst: Ipv4Addr) {
+        let Some(a) = assoc.and_then(|id| self.ep.association_mut(id)) else { return };
+        if let Some(p) = a.paths().find(IpAddr::V4(dst)) {
+            a.report_unreachable(now, p);
+        }
     }
 
     /// A packet of `id` accounted to `flow` leaves: one packet, and the user bytes it
@@ -597,6 +659,24 @@ impl SctpSocket {
         };
         association_sample(now, a, name, entity_of, out);
     }
+}
+
+/// Whether an SCTP packet carries an ASCONF chunk.
+#[inline(never)]
+fn carries_asconf(packet: &[u8]) -> bool {
+    sctp::wire::HeaderView::new_checked(packet)
+        .is_ok_and(|h| h.chunks().flatten().any(|c| c.chunk_type == sctp::wire::ChunkType::ASCONF))
+}
+
+/// A route to `dst` from one of `addrs` that leaves by the interface holding that address
+/// (the first such, in the association's order); `None` if no address of the association
+/// reaches `dst` from its own interface.
+fn source_route(ctx: &Ctx<'_>, addrs: &[IpAddr], dst: Ipv4Addr) -> Option<Route> {
+    addrs.iter().find_map(|a| {
+        let IpAddr::V4(a) = *a else { return None };
+        let r = ctx.route(Some(a), dst)?;
+        ctx.iface_addrs(r.iface).iter().any(|x| x.addr == a).then_some(r)
+    })
 }
 
 impl SctpSocketApi for SctpSocket {

@@ -935,10 +935,22 @@ impl Medium {
         self.sync(src);
         if self.positions.any_moving() {
             // Received powers from the positions now; the row stays for the frame's end (a
-            // radio has one transmission on the air at a time).
-            let row = (0..self.radios.len()).map(|j| self.gain_at(src as usize, j, now)).collect();
-            self.gain[src as usize] = row;
-            self.clean_ber[src as usize].fill([f64::NAN; 8]);
+            // radio has one transmission on the air at a time). Only pairs with a moving radio
+            // change: between two radios that stand still the power (and its error rate) is
+            // the one computed when they were added.
+            let s = src as usize;
+            if self.positions.is_moving(s) {
+                let row = (0..self.radios.len()).map(|j| self.gain_at(s, j, now)).collect();
+                self.gain[s] = row;
+                self.clean_ber[s].fill([f64::NAN; 8]);
+            } else {
+                for j in 0..self.radios.len() {
+                    if self.positions.is_moving(j) {
+                        self.gain[s][j] = self.gain_at(s, j, now);
+                        self.clean_ber[s][j] = [f64::NAN; 8];
+                    }
+                }
+            }
         }
         let (capture, cca_mw) = (self.capture_ratio, self.cca_mw);
         let n = self.radios.len();

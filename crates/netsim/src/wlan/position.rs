@@ -40,6 +40,12 @@ impl Positions {
         self.any_moving
     }
 
+    /// True if radio `i` has a mobility model (its received powers change with time).
+    #[inline]
+    pub(crate) fn is_moving(&self, i: usize) -> bool {
+        self.moving[i].is_some()
+    }
+
     /// Where radio `i` is at `t`.
     #[inline]
     pub(crate) fn at(&self, i: usize, t: Instant) -> Position {

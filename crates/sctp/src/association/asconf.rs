@@ -179,6 +179,15 @@ impl Association {
         self.dirty = true;
     }
 
+    /// The ASCONF outstanding on destination `from` goes again to `to` at once (`from` is
+    /// unreachable); its T4-RTO timer runs on.
+    pub(super) fn move_asconf(&mut self, from: PathId, to: PathId) {
+        let Some(o) = self.asconf.outstanding.as_mut().filter(|o| o.path == from && from != to) else { return };
+        o.path = to;
+        self.control.push_back((to, o.chunk.clone()));
+        self.dirty = true;
+    }
+
     /// T4-RTO expired (§5.1 B, C: handled as a T3-rtx expiry): the path's RTO backs off, the error
     /// counters of the path and the association grow (which may fail the association), and
     /// the ASCONF goes again, to an alternate destination if there is one.

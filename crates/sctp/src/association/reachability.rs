@@ -120,6 +120,51 @@ impl Association {
         self.paths[p].data_since_hb = false;
     }
 
+    /// Sends a HEARTBEAT to destination `path` now (RFC 9260 §10.1 O, REQUESTHEARTBEAT: the
+    /// upper layer asks for one, e.g. when a destination it could not reach may be reachable
+    /// again). Its answer makes the destination active and measures its round trip; an
+    /// earlier HEARTBEAT still outstanding is not counted as an error (either answer does).
+    /// Returns false if the association is not established or has no such destination.
+    pub fn request_heartbeat(&mut self, now: Instant, path: PathId) -> bool {
+        if self.state != super::State::Established || !self.paths.contains(path) {
+            return false;
+        }
+        let p = &self.paths[path];
+        let info = encode_hb_info(p.remote, p.hb_nonce, now);
+        self.paths[path].hb_outstanding = true;
+        self.control.push_back((path, Chunk::Heartbeat { info }));
+        self.reschedule_heartbeat(now, path);
+        self.dirty = true;
+        true
+    }
+
+    /// The lower layer has no route to destination `path` (IP's "no route to host"): the
+    /// destination becomes inactive at once and its outstanding DATA (and an outstanding
+    /// ASCONF) go to an alternate destination, as FreeBSD's SCTP does (sctp_output.c:
+    /// a destination IP cannot route to is marked unreachable and its chunks are moved to
+    /// another), rather than waiting for Path.Max.Retrans timeouts of backed-off RTOs
+    /// (RFC 9260 §8.2 leaves how a destination is found unreachable to the implementation).
+    /// Its heartbeats go on, one per RTO + HB.interval, and an answer makes it active again.
+    /// Returns false if it names no destination or the destination is inactive already.
+    pub fn report_unreachable(&mut self, now: Instant, path: PathId) -> bool {
+        if !self.paths.contains(path) || self.paths[path].state == PathState::Inactive {
+            return false;
+        }
+        // An active alternate, or else any other destination (one inactive after errors may
+        // be reachable again; its heartbeats tell).
+        let alt = match self.alternate(path) {
+            a if a != path => a,
+            _ => self.paths.ids().find(|&p| p != path).unwrap_or(path),
+        };
+        self.set_path_state(now, path, PathState::Inactive);
+        if alt != path {
+            self.evacuate_path(path, alt);
+            self.move_asconf(path, alt);
+        }
+        self.dirty = true;
+        true
+    }
+
     /// The heartbeat timer of destination `p` fired (§8.3).
     pub(super) fn on_heartbeat_timer(&mut self, now: Instant, p: PathId) {
         self.release_memory_if_idle();
