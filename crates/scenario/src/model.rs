@@ -680,8 +680,11 @@ impl Parser {
             Some(name) => HandoverPolicy::from_name(&name).expect("schema lists only known policies"),
             None => HandoverPolicy::None,
         };
-        let handover_trigger =
-            HandoverTrigger::from_name(&s.str("handover_trigger")?).expect("schema lists only known triggers");
+        // Absent unless given, like `handover`: a scenario without it resolves as before.
+        let handover_trigger = match s.opt_str("handover_trigger")? {
+            Some(name) => HandoverTrigger::from_name(&name).expect("schema lists only known triggers"),
+            None => HandoverTrigger::NewAddress,
+        };
         if handover != HandoverPolicy::None && !config.asconf {
             return Err(s.error("handover", format!("\"{}\" needs asconf = true (and auth = true)", handover.name())));
         }
