@@ -1102,7 +1102,12 @@ impl AssocTable {
     /// mostly at `id - first id`; otherwise a binary search finds it.
     #[inline(always)]
     fn position(&self, id: AssocId) -> Option<usize> {
-        position_in(&self.entries, id)
+        let first = self.entries.first()?.id.0;
+        let guess = id.0.wrapping_sub(first) as usize;
+        if self.entries.get(guess).is_some_and(|e| e.id == id) {
+            return Some(guess);
+        }
+        self.entries.binary_search_by_key(&id, |e| e.id).ok()
     }
 
     #[inline]
@@ -1288,8 +1293,8 @@ impl AssocTable {
     }
 }
 
-/// [`AssocTable::position`] on the entries alone (also used while the tracker is borrowed).
-#[inline(always)]
+/// [`AssocTable::position`] on the entries alone (while the tracker is borrowed).
+#[inline]
 fn position_in(entries: &[AssocEntry], id: AssocId) -> Option<usize> {
     let first = entries.first()?.id.0;
     let guess = id.0.wrapping_sub(first) as usize;
