@@ -704,7 +704,7 @@ impl UdpDriver {
     }
 
     /// The engine's next deadline.
-    pub fn deadline(&mut self) -> Option<Instant> {
+    pub fn deadline(&self) -> Option<Instant> {
         self.ep.poll_timeout()
     }
 

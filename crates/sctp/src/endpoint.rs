@@ -152,9 +152,6 @@ pub struct Endpoint {
     /// Whether packets carry and are checked against their CRC32c ([`Endpoint::set_checksum`]).
     checksum: Checksum,
     stats: EndpointStats,
-    /// The associations whose timers are due ([`Endpoint::handle_timeout`]; kept to reuse its
-    /// memory).
-    due: Vec<AssocId>,
 }
 
 /// The keys an association is indexed under, to compare after it has handled a packet.
@@ -213,7 +210,6 @@ impl Endpoint {
             secret,
             rng,
             associations: AssocTable::default(),
-            due: Vec::new(),
             may_close: false,
             next_id: 0,
             by_peer: FxHashMap::default(),
@@ -278,14 +274,6 @@ impl Endpoint {
         }
     }
 
-    /// Above how many associations the endpoint keeps track of which ones may have a packet,
-    /// an event or a new timer, instead of asking each one after every input (8 by default;
-    /// `usize::MAX`: never). The answers and their order are the same either way; tests and
-    /// measurements compare the two.
-    pub fn set_track_above(&mut self, n: usize) {
-        self.associations.set_track_above(n);
-    }
-
     /// Whether packets carry and are checked against their CRC32c ([`Endpoint::set_checksum`]).
     pub fn checksum(&self) -> Checksum {
         self.checksum
@@ -339,7 +327,7 @@ impl Endpoint {
     /// The next event of any association, lowest id first ([`Association::poll_event`]): a
     /// driver drains every association's events after an input without looking each up.
     pub fn poll_any_event(&mut self) -> Option<(AssocId, Event)> {
-        self.associations.next_event()
+        self.associations.iter_mut().find_map(|(id, a)| a.poll_event().map(|e| (id, e)))
     }
 
     /// Queues a message on association `id` ([`Association::send`]).
@@ -937,38 +925,36 @@ impl Endpoint {
         if let Some(d) = self.replies.pop_front() {
             return Some(d);
         }
-        let (id, t) = self.associations.next_transmit(now)?;
-        Some(Datagram {
-            remote: t.remote,
-            local: t.local,
-            assoc: Some(id),
-            ecn: t.ecn,
-            headroom: t.headroom,
-            payload: t.payload,
-        })
+        for (id, a) in self.associations.iter_mut() {
+            if let Some(t) = a.poll_transmit(now) {
+                return Some(Datagram {
+                    remote: t.remote,
+                    local: t.local,
+                    assoc: Some(id),
+                    ecn: t.ecn,
+                    headroom: t.headroom,
+                    payload: t.payload,
+                });
+            }
+        }
+        None
     }
 
     /// The earliest timer of any association.
-    pub fn poll_timeout(&mut self) -> Option<Instant> {
-        self.associations.next_timeout()
+    pub fn poll_timeout(&self) -> Option<Instant> {
+        self.associations.iter().filter_map(|(_, a)| a.poll_timeout()).min()
     }
 
-    /// Fires every association timer due at `now`, lowest id first.
+    /// Fires every association timer due at `now`.
     pub fn handle_timeout(&mut self, now: Instant) {
         self.drop_finished();
         let mut closed = false;
-        let mut due = std::mem::take(&mut self.due);
-        self.associations.due(now, &mut due);
-        for &id in &due {
-            if let Some(a) = self.associations.get_mut(id) {
-                if a.poll_timeout().is_some_and(|t| t <= now) {
-                    a.handle_timeout(now);
-                    closed |= a.state() == State::Closed;
-                }
+        for (_, a) in self.associations.iter_mut() {
+            if a.poll_timeout().is_some_and(|t| t <= now) {
+                a.handle_timeout(now);
+                closed |= a.state() == State::Closed;
             }
         }
-        due.clear();
-        self.due = due;
         if closed {
             self.may_close = true;
             let ids: Vec<AssocId> =
@@ -985,46 +971,9 @@ impl Endpoint {
 /// packet and application call; a binary search over a few entries is far cheaper than a
 /// tree's node walk or a hash, and an endpoint holds few associations compared with the
 /// packets it handles. Removal (a finished association) is rare and shifts the rest.
-///
-/// The driver asks for the next packet, event and timer after every input. With few
-/// associations the table asks each in turn. With more than [`AssocTable::track_above`] it
-/// keeps a [`Tracker`] instead, so that the work per input does not grow with the number of
-/// associations: an association can only come to have a packet, an event or a new timer when
-/// it is accessed mutably, and every such access goes through [`AssocTable::get_mut`] or
-/// [`AssocTable::iter_mut`], which note it. Either way the answers, and their order (lowest
-/// id first), are the same.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 struct AssocTable {
     entries: Vec<AssocEntry>,
-    /// Present while more than `track_above` associations are.
-    tracker: Option<Tracker>,
-    track_above: usize,
-}
-
-impl Default for AssocTable {
-    fn default() -> Self {
-        AssocTable { entries: Vec::new(), tracker: None, track_above: TRACK_ABOVE }
-    }
-}
-
-/// Above this many associations an endpoint tracks which may have something to do.
-const TRACK_ABOVE: usize = 8;
-
-/// What may have changed in which association since the table last asked it.
-#[derive(Debug, Default)]
-struct Tracker {
-    /// Associations that may have a packet to send ([`AssocEntry::may_send`]), sorted by
-    /// decreasing id when `send_sorted`: the lowest is asked first and popped when it has
-    /// nothing.
-    send: Vec<AssocId>,
-    send_sorted: bool,
-    /// Associations that may have an event ([`AssocEntry::may_report`]), likewise.
-    report: Vec<AssocId>,
-    report_sorted: bool,
-    /// Associations whose next timer may have changed ([`AssocEntry::timer_stale`]).
-    stale: Vec<AssocId>,
-    /// (next timer, id) of every association with a timer, as last asked.
-    timers: std::collections::BTreeSet<(Instant, AssocId)>,
 }
 
 /// One association of an [`AssocTable`].
@@ -1034,67 +983,6 @@ struct AssocEntry {
     assoc: Association,
     /// What it is indexed under in the demultiplexing maps while it is live.
     keys: Option<IndexKeys>,
-    /// Tracking only: listed in [`Tracker::send`], [`Tracker::report`], [`Tracker::stale`].
-    may_send: bool,
-    may_report: bool,
-    timer_stale: bool,
-    /// Tracking only: its next timer in [`Tracker::timers`].
-    timer: Option<Instant>,
-}
-
-impl Tracker {
-    /// Entry `e` may have changed in every way.
-    #[inline]
-    fn touch(&mut self, e: &mut AssocEntry) {
-        if !e.may_send {
-            e.may_send = true;
-            self.send.push(e.id);
-            self.send_sorted = false;
-        }
-        self.touch_after_poll(e);
-    }
-
-    /// Entry `e` may have a new event or timer (it was asked for a packet).
-    #[inline]
-    fn touch_after_poll(&mut self, e: &mut AssocEntry) {
-        if !e.may_report {
-            e.may_report = true;
-            self.report.push(e.id);
-            self.report_sorted = false;
-        }
-        if !e.timer_stale {
-            e.timer_stale = true;
-            self.stale.push(e.id);
-        }
-    }
-}
-
-/// The lowest id of `list` (sorted by decreasing id first if it is not) whose association
-/// `ask` answers, dropping from the list those with nothing (`clear` resets their flag).
-fn first_answer<T>(
-    list: &mut Vec<AssocId>,
-    sorted: &mut bool,
-    table: &mut AssocTable,
-    mut ask: impl FnMut(&mut Association) -> Option<T>,
-    clear: impl Fn(&mut AssocEntry),
-) -> Option<(AssocId, T)> {
-    if !*sorted {
-        list.sort_unstable_by(|a, b| b.cmp(a));
-        *sorted = true;
-    }
-    while let Some(&id) = list.last() {
-        let Some(i) = table.position(id) else {
-            list.pop();
-            continue;
-        };
-        let e = &mut table.entries[i];
-        if let Some(answer) = ask(&mut e.assoc) {
-            return Some((id, answer));
-        }
-        clear(e);
-        list.pop();
-    }
-    None
 }
 
 impl AssocTable {
@@ -1122,137 +1010,17 @@ impl AssocTable {
 
     #[inline(always)]
     fn get_mut(&mut self, id: AssocId) -> Option<&mut Association> {
-        let i = self.position(id)?;
-        let e = &mut self.entries[i];
-        if let Some(t) = self.tracker.as_mut() {
-            t.touch(e);
-        }
-        Some(&mut e.assoc)
+        self.position(id).map(|i| &mut self.entries[i].assoc)
     }
 
     /// Adds `a` under `id`, which is greater than every id present, not yet indexed.
     fn push(&mut self, id: AssocId, a: Association) {
         debug_assert!(self.entries.last().is_none_or(|e| e.id < id));
-        self.entries.push(AssocEntry {
-            id,
-            assoc: a,
-            keys: None,
-            may_send: false,
-            may_report: false,
-            timer_stale: false,
-            timer: None,
-        });
-        match self.tracker.as_mut() {
-            Some(t) => {
-                if let Some(e) = self.entries.last_mut() {
-                    t.touch(e);
-                }
-            }
-            None if self.entries.len() > self.track_above => self.start_tracking(),
-            None => {}
-        }
+        self.entries.push(AssocEntry { id, assoc: a, keys: None });
     }
 
     fn remove(&mut self, id: AssocId) -> Option<Association> {
-        let i = self.position(id)?;
-        let e = self.entries.remove(i);
-        // Ids are never reused: the lists may keep it, it is skipped there.
-        if let (Some(t), Some(at)) = (self.tracker.as_mut(), e.timer) {
-            t.timers.remove(&(at, id));
-        }
-        if self.entries.len() <= self.track_above / 2 {
-            self.tracker = None;
-        }
-        Some(e.assoc)
-    }
-
-    /// Track from now on: every association may have changed.
-    fn start_tracking(&mut self) {
-        let mut t = Tracker::default();
-        for e in &mut self.entries {
-            (e.may_send, e.may_report, e.timer_stale, e.timer) = (false, false, false, None);
-            t.touch(e);
-        }
-        self.tracker = Some(t);
-    }
-
-    /// Track whenever more than `n` associations are present (`usize::MAX`: never).
-    fn set_track_above(&mut self, n: usize) {
-        self.track_above = n;
-        if self.entries.len() > n {
-            self.start_tracking();
-        } else {
-            self.tracker = None;
-        }
-    }
-
-    /// The lowest-id association with a packet to send, and the packet.
-    fn next_transmit(&mut self, now: Instant) -> Option<(AssocId, crate::association::Transmit)> {
-        let Some(mut t) = self.tracker.take() else {
-            return self.entries.iter_mut().find_map(|e| e.assoc.poll_transmit(now).map(|t| (e.id, t)));
-        };
-        let found =
-            first_answer(&mut t.send, &mut t.send_sorted, self, |a| a.poll_transmit(now), |e| e.may_send = false);
-        // Asking may have queued an event or moved a timer (the packet's retransmission timer).
-        let asked = found.as_ref().map(|(id, _)| *id);
-        if let Some(i) = asked.and_then(|id| self.position(id)) {
-            t.touch_after_poll(&mut self.entries[i]);
-        }
-        self.tracker = Some(t);
-        found
-    }
-
-    /// The lowest-id association with an event, and the event.
-    fn next_event(&mut self) -> Option<(AssocId, Event)> {
-        let Some(mut t) = self.tracker.take() else {
-            return self.entries.iter_mut().find_map(|e| e.assoc.poll_event().map(|ev| (e.id, ev)));
-        };
-        let found =
-            first_answer(&mut t.report, &mut t.report_sorted, self, Association::poll_event, |e| e.may_report = false);
-        self.tracker = Some(t);
-        found
-    }
-
-    /// Brings the timer set up to date with the associations that may have moved theirs.
-    fn refresh_timers(&mut self) {
-        let Some(t) = self.tracker.as_mut() else { return };
-        for id in t.stale.drain(..) {
-            let Some(i) = position_in(&self.entries, id) else { continue };
-            let e = &mut self.entries[i];
-            e.timer_stale = false;
-            let next = e.assoc.poll_timeout();
-            if next != e.timer {
-                if let Some(at) = e.timer {
-                    t.timers.remove(&(at, id));
-                }
-                if let Some(at) = next {
-                    t.timers.insert((at, id));
-                }
-                e.timer = next;
-            }
-        }
-    }
-
-    /// The earliest timer of any association.
-    fn next_timeout(&mut self) -> Option<Instant> {
-        if self.tracker.is_none() {
-            return self.entries.iter().filter_map(|e| e.assoc.poll_timeout()).min();
-        }
-        self.refresh_timers();
-        self.tracker.as_ref().and_then(|t| t.timers.first()).map(|&(at, _)| at)
-    }
-
-    /// The associations with a timer due at `now`, lowest id first, into `due`.
-    fn due(&mut self, now: Instant, due: &mut Vec<AssocId>) {
-        if self.tracker.is_none() {
-            due.extend(self.entries.iter().filter(|e| e.assoc.poll_timeout().is_some_and(|t| t <= now)).map(|e| e.id));
-            return;
-        }
-        self.refresh_timers();
-        if let Some(t) = self.tracker.as_ref() {
-            due.extend(t.timers.range(..=(now, AssocId(u32::MAX))).map(|&(_, id)| id));
-        }
-        due.sort_unstable();
+        self.position(id).map(|i| self.entries.remove(i).assoc)
     }
 
     fn set_keys(&mut self, id: AssocId, keys: IndexKeys) {
@@ -1274,13 +1042,7 @@ impl AssocTable {
         self.entries.iter().map(|e| (e.id, &e.assoc))
     }
 
-    /// Every association, mutably (each may change in every way).
     fn iter_mut(&mut self) -> impl Iterator<Item = (AssocId, &mut Association)> + '_ {
-        if let Some(t) = self.tracker.as_mut() {
-            for e in &mut self.entries {
-                t.touch(e);
-            }
-        }
         self.entries.iter_mut().map(|e| (e.id, &mut e.assoc))
     }
 
@@ -1291,17 +1053,6 @@ impl AssocTable {
     fn is_empty(&self) -> bool {
         self.entries.is_empty()
     }
-}
-
-/// [`AssocTable::position`] on the entries alone (while the tracker is borrowed).
-#[inline]
-fn position_in(entries: &[AssocEntry], id: AssocId) -> Option<usize> {
-    let first = entries.first()?.id.0;
-    let guess = id.0.wrapping_sub(first) as usize;
-    if entries.get(guess).is_some_and(|e| e.id == id) {
-        return Some(guess);
-    }
-    entries.binary_search_by_key(&id, |e| e.id).ok()
 }
 
 /// Checks an INIT's mandatory fields and parameters (§3.3.2, §3.2.1), and drops from `init`
