@@ -51,11 +51,52 @@ pub fn coded_ber(rate: Rate, sinr: f64) -> f64 {
         CodeRate::ThreeQuarters => (3.0, 5, &THREE_QUARTERS),
     };
     let step = if rate.code_rate() == CodeRate::Half { 2 } else { 1 };
+    // d, d^2, d^4, d^8, d^16: every power the spectra need (up to d^26) is a product of them.
+    let mut squares = [d; 5];
+    for k in 1..squares.len() {
+        squares[k] = squares[k - 1] * squares[k - 1];
+    }
     let mut sum = 0.0;
     for (i, c) in spectrum.iter().enumerate() {
-        sum += c * d.powi(first + step * i as i32);
+        sum += c * powi(&squares, (first + step * i as i32) as u32);
     }
     (sum / (2.0 * b)).min(1.0)
+}
+
+/// `d^n` from `squares = [d, d^2, d^4, d^8, d^16]` (n < 32), multiplied in the order of
+/// exponentiation by squaring from the lowest bit, as `f64::powi` does at run time
+/// (compiler-rt's `__powidf2`): the same value to the last bit, without the call and the
+/// squarings each power would repeat.
+#[inline]
+fn powi(squares: &[f64; 5], n: u32) -> f64 {
+    debug_assert!(n < 32);
+    let mut r = 1.0;
+    for (k, s) in squares.iter().enumerate() {
+        if n & (1 << k) != 0 {
+            r *= s;
+        }
+    }
+    r
+}
+
+/// The lowest linear SINR from which every frame at `rate` arrives whole for certain:
+/// `coded_ber` is below 1e-30 from there on, so `1 - ber` rounds to exactly 1 and
+/// [`frame_success`] is exactly 1 for any length. A receiver at or above it needs neither the
+/// error model nor a random draw, with the same outcome.
+pub fn certain_sinr(rate: Rate) -> f64 {
+    // coded_ber falls monotonically with the SINR; bisect in decibels between 0 and 100 dB,
+    // then step up past the last wobble of the floating point.
+    let below = |db: f64| coded_ber(rate, 10f64.powf(db / 10.0)) < 1e-30;
+    let (mut lo, mut hi) = (0.0_f64, 100.0_f64);
+    for _ in 0..60 {
+        let mid = 0.5 * (lo + hi);
+        if below(mid) {
+            hi = mid;
+        } else {
+            lo = mid;
+        }
+    }
+    10f64.powf((hi + 0.1) / 10.0)
 }
 
 /// Distance spectrum of the rate-1/2 code (d = 10, 12, ..., 26).
@@ -137,6 +178,45 @@ mod tests {
         let needed: Vec<f64> = Rate::ALL.into_iter().filter_map(threshold).collect();
         assert_eq!(needed.len(), 8);
         assert!(needed.windows(2).all(|w| w[0] < w[1]), "{needed:?}");
+    }
+
+    /// The reference: `f64::powi` for each power.
+    fn coded_ber_with_powi(rate: Rate, sinr: f64) -> f64 {
+        let p = uncoded_ber(rate.modulation(), sinr.max(0.0));
+        if p <= 0.0 {
+            return 0.0;
+        }
+        let d = (4.0 * p * (1.0 - p)).sqrt();
+        let (b, first, step, spectrum): (f64, i32, i32, &[f64]) = match rate.code_rate() {
+            CodeRate::Half => (1.0, 10, 2, &HALF),
+            CodeRate::TwoThirds => (2.0, 6, 1, &TWO_THIRDS),
+            CodeRate::ThreeQuarters => (3.0, 5, 1, &THREE_QUARTERS),
+        };
+        let sum: f64 = spectrum.iter().enumerate().map(|(i, c)| c * d.powi(first + step * i as i32)).sum();
+        (sum / (2.0 * b)).min(1.0)
+    }
+
+    #[test]
+    fn powers_from_squares_match_powi_bit_for_bit() {
+        for r in Rate::ALL {
+            for i in 0..4000 {
+                let sinr = db(-10.0 + i as f64 * 0.0137);
+                assert_eq!(coded_ber(r, sinr).to_bits(), coded_ber_with_powi(r, sinr).to_bits(), "{r:?} {sinr}");
+            }
+        }
+    }
+
+    #[test]
+    fn above_the_certain_sinr_every_frame_arrives() {
+        for r in Rate::ALL {
+            let s = certain_sinr(r);
+            // Not far above where frames start to fail, and exactly 1 from there on.
+            assert!(success_probability(r, s / db(10.0), 12_288) < 1.0, "{r:?} {s}");
+            for i in 0..20_000 {
+                let sinr = s * db(i as f64 * 0.005);
+                assert_eq!(success_probability(r, sinr, 1 << 20), 1.0, "{r:?} {sinr}");
+            }
+        }
     }
 
     #[test]

@@ -62,11 +62,11 @@ use crate::rng::SimRng;
 use crate::time::{Duration, Instant};
 use crate::wire::Packet;
 use crate::wlan::dcf::{Mac, Outgoing, Radio, RadioStats, Response};
-use crate::wlan::error::{coded_ber, frame_success, success_probability};
+use crate::wlan::error::{certain_sinr, coded_ber, frame_success, success_probability};
 use crate::wlan::mgmt::{MgmtCounts, MgmtKind};
 use crate::wlan::phy::{self, Rate, Timing};
-use crate::wlan::position::Positions;
-use crate::wlan::propagation::{channel_frequency_hz, dbm_to_mw};
+use crate::wlan::position::{Position, Positions};
+use crate::wlan::propagation::{channel_frequency_hz, dbm_to_mw, PathLoss};
 use crate::wlan::radiotap::{AirFrame, AirKind};
 use crate::wlan::rate::RateState;
 use crate::wlan::{ChannelConfig, RadioConfig, Role};
@@ -154,6 +154,8 @@ pub struct Medium {
     config: ChannelConfig,
     timing: Timing,
     freq_hz: f64,
+    /// The channel's path loss at its frequency ([`PathLoss::at_frequency`]).
+    path_loss: PathLoss,
     cca_mw: f64,
     noise_mw: f64,
     capture_ratio: Option<f64>,
@@ -173,6 +175,8 @@ pub struct Medium {
     clean_ber: Vec<Vec<[f64; 8]>>,
     /// Receiver sensitivity per rate, mW.
     sensitivity_mw: [f64; 8],
+    /// Per rate, the linear SINR from which a frame arrives for certain ([`certain_sinr`]).
+    certain_sinr: [f64; 8],
     shadowing: Vec<Vec<f64>>,
     shadow_rng: SimRng,
     txs: Vec<Option<Tx>>,
@@ -207,10 +211,12 @@ impl Medium {
             id,
             timing: Timing::erp(config.slot, config.eifs_ack),
             freq_hz: channel_frequency_hz(config.channel),
+            path_loss: config.propagation.path_loss.at_frequency(channel_frequency_hz(config.channel)),
             cca_mw: dbm_to_mw(config.cca_threshold_dbm),
             noise_mw: dbm_to_mw(config.noise_floor_dbm),
             capture_ratio: config.capture_threshold_db.map(|db| 10f64.powf(db / 10.0)),
             sensitivity_mw: Rate::ALL.map(|r| dbm_to_mw(config.sensitivity_dbm.unwrap_or(r.sensitivity_dbm()))),
+            certain_sinr: Rate::ALL.map(certain_sinr),
             config,
             radios: Vec::new(),
             positions: Positions::default(),
@@ -324,7 +330,7 @@ impl Medium {
     pub fn rss_crossing(&self, tx: u32, rx: u32, after: Instant, rss_dbm: f64) -> crate::mobility::Crossing {
         let (i, j) = (tx as usize, rx as usize);
         let loss = self.radios[i].tx_power_dbm - self.shadowing[i][j] - rss_dbm;
-        let d = self.config.propagation.path_loss.distance_for_loss(loss, self.freq_hz);
+        let d = self.path_loss.distance_for_loss(loss, self.freq_hz);
         self.positions.next_crossing(i, j, after, d)
     }
 
@@ -333,7 +339,7 @@ impl Medium {
     pub fn rss_below(&self, tx: u32, rx: u32, t: Instant, rss_dbm: f64) -> bool {
         let (i, j) = (tx as usize, rx as usize);
         let loss = self.radios[i].tx_power_dbm - self.shadowing[i][j] - rss_dbm;
-        let d = self.config.propagation.path_loss.distance_for_loss(loss, self.freq_hz);
+        let d = self.path_loss.distance_for_loss(loss, self.freq_hz);
         self.positions.at(i, t).distance(&self.positions.at(j, t)) > d
     }
 
@@ -485,11 +491,16 @@ impl Medium {
     /// Received power in mW at radio `j` of a transmission by radio `i`, from the positions at
     /// `t`.
     fn gain_at(&self, i: usize, j: usize, t: Instant) -> f64 {
+        self.gain_from(i, self.positions.at(i, t), j, t)
+    }
+
+    /// [`Medium::gain_at`] with radio `i` at `a` (known to the caller).
+    fn gain_from(&self, i: usize, a: Position, j: usize, t: Instant) -> f64 {
         if i == j {
             return 0.0;
         }
-        let (a, b) = (self.positions.at(i, t), self.positions.at(j, t));
-        let loss = self.config.propagation.path_loss.loss_db(a.distance(&b), self.freq_hz);
+        let b = self.positions.at(j, t);
+        let loss = self.path_loss.loss_db(a.distance(&b), self.freq_hz);
         dbm_to_mw(self.radios[i].tx_power_dbm - loss - self.shadowing[i][j])
     }
 
@@ -940,7 +951,11 @@ impl Medium {
             // the one computed when they were added.
             let s = src as usize;
             if self.positions.is_moving(s) {
-                let row = (0..self.radios.len()).map(|j| self.gain_at(s, j, now)).collect();
+                let at = self.positions.at(s, now);
+                let mut row = std::mem::take(&mut self.gain[s]);
+                for (j, g) in row.iter_mut().enumerate() {
+                    *g = self.gain_from(s, at, j, now);
+                }
                 self.gain[s] = row;
                 self.clean_ber[s].fill([f64::NAN; 8]);
             } else {
@@ -1026,6 +1041,7 @@ impl Medium {
         let mut addressed = None;
         let (noise, on_air, cca_mw) = (self.noise_mw, self.on_air, self.cca_mw);
         let sensitivity = self.sensitivity_mw[tx.rate as usize];
+        let certain = self.certain_sinr[tx.rate as usize];
         let src = tx.src as usize;
         let n = self.radios.len();
         let (radios, access) = (&mut self.radios[..], &mut self.access[..n]);
@@ -1051,14 +1067,20 @@ impl Medium {
                         r.stats.rx_errors += 1;
                         false
                     } else {
-                        let prob = if r.rx_interference_mw > 0.0 {
-                            success_probability(tx.rate, p / (noise + r.rx_interference_mw), tx.bits)
+                        let sinr = p / (noise + r.rx_interference_mw);
+                        let prob = if sinr >= certain {
+                            // Certain: neither the error model nor a draw is needed. This saves
+                            // the most where a radio moves: no error rate is kept for its pairs,
+                            // whose powers change with every frame.
+                            1.0
+                        } else if r.rx_interference_mw > 0.0 {
+                            success_probability(tx.rate, sinr, tx.bits)
                         } else {
                             // Without interference the error rate depends on the pair and
                             // the rate only: computed once.
                             let ber = &mut clean_ber[j][tx.rate as usize];
                             if ber.is_nan() {
-                                *ber = coded_ber(tx.rate, p / noise);
+                                *ber = coded_ber(tx.rate, sinr);
                             }
                             frame_success(*ber, tx.bits)
                         };

@@ -87,6 +87,22 @@ impl PathLoss {
         }
     }
 
+    /// The same model with the reference loss at `f` Hz worked out once (log-distance without
+    /// a given `L(d0)`): every loss and distance is the same to the last bit, one logarithm
+    /// cheaper.
+    pub fn at_frequency(self, f: f64) -> PathLoss {
+        match self {
+            PathLoss::FreeSpace => self,
+            PathLoss::LogDistance { exponent, reference_distance, reference_loss_db } => PathLoss::LogDistance {
+                exponent,
+                reference_distance,
+                reference_loss_db: Some(
+                    reference_loss_db.unwrap_or_else(|| free_space_db(reference_distance.max(0.01), f)),
+                ),
+            },
+        }
+    }
+
     /// Loss in dB over `d` metres at `f` Hz.
     pub fn loss_db(&self, d: f64, f: f64) -> f64 {
         match *self {
@@ -156,6 +172,12 @@ mod tests {
         assert_eq!(model.loss_db(0.5, f), 46.6777);
         let default = PathLoss::default();
         assert!((default.loss_db(10.0, f) - (free_space_db(1.0, f) + 30.0)).abs() < 1e-9);
+        let resolved = default.at_frequency(f);
+        for d in [0.001, 0.5, 1.0, 7.3, 254.0, 1e4] {
+            assert_eq!(resolved.loss_db(d, f).to_bits(), default.loss_db(d, f).to_bits());
+            let l = 40.0 + d.min(100.0);
+            assert_eq!(resolved.distance_for_loss(l, f).to_bits(), default.distance_for_loss(l, f).to_bits());
+        }
     }
 
     #[test]
