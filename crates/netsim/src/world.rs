@@ -72,17 +72,19 @@ pub struct WorldBuilder {
     record_rss: bool,
 }
 
-/// When transports compute the checksums of their packets (SCTP's CRC32c, RFC 9260 §6.8).
+/// When transports compute the checksums of their packets (SCTP's CRC32c, RFC 9260 §6.8;
+/// TCP's Internet checksum, RFC 9293 §3.1).
 ///
 /// Nothing in the simulated network alters a packet's bytes: bit errors and channel loss
 /// drop whole packets ([`crate::loss`]), faults take links and interfaces down, and routers
-/// rewrite only the IPv4 header, which SCTP's checksum does not cover. A checksum then
+/// rewrite only the IPv4 header's TTL, checksum and ECN field, which neither checksum covers
+/// (TCP's pseudo-header takes only the addresses, protocol and length). A checksum then
 /// detects nothing, and results are the same with or without it; only a capture, whose
 /// packets tools such as Wireshark verify, needs it to be right.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum ChecksumPolicy {
     /// Compute checksums when some trace sink may see them (a pcap capture), skip them
-    /// otherwise ([`sctp::Checksum::Skip`]). The default.
+    /// otherwise ([`sctp::Checksum::Skip`], [`tcp::Connection::set_checksums`]). The default.
     #[default]
     Auto,
     /// Always compute and verify them.

@@ -347,6 +347,11 @@ impl<'a> TcpRepr<'a> {
         Self::parse_view(&v)
     }
 
+    /// Parse without verifying the checksum.
+    pub fn parse_unchecked(bytes: &'a [u8]) -> Result<TcpRepr<'a>, WireError> {
+        Self::parse_view(&TcpView::new(bytes)?)
+    }
+
     /// Parse a checked view without verifying the checksum.
     pub fn parse_view(v: &TcpView<'a>) -> Result<TcpRepr<'a>, WireError> {
         let flags = v.flags();
@@ -388,6 +393,13 @@ impl<'a> TcpRepr<'a> {
     /// where a driver writes the lower layers' headers in place (with [`IPV4_HEADROOM`] an
     /// IPv4 header without options fits, and nothing is moved).
     pub fn emit_after(&self, src: Ipv4Addr, dst: Ipv4Addr, headroom: usize) -> Vec<u8> {
+        self.emit_with(src, dst, headroom, true)
+    }
+
+    /// As [`TcpRepr::emit_after`]; with `checksum` false the checksum field stays zero (for a
+    /// network that alters no bytes and shows them to no one: a simulation without a capture,
+    /// whose receiver skips the check too).
+    pub fn emit_with(&self, src: Ipv4Addr, dst: Ipv4Addr, headroom: usize, checksum: bool) -> Vec<u8> {
         const ZEROS: [u8; IPV4_HEADROOM] = [0; IPV4_HEADROOM];
         let header_len = self.header_len();
         debug_assert!(header_len <= HEADER_LEN + MAX_OPTIONS_LEN);
@@ -407,9 +419,11 @@ impl<'a> TcpRepr<'a> {
         out.extend_from_slice(&[0, 0, 0, 0]); // checksum, urgent pointer
         self.options.emit(&mut out);
         out.extend_from_slice(self.payload);
-        let segment = &out[headroom..];
-        let csum = internet_checksum(segment, pseudo_header_sum(src, dst, segment.len()));
-        out[headroom + 16..headroom + 18].copy_from_slice(&csum.to_be_bytes());
+        if checksum {
+            let segment = &out[headroom..];
+            let csum = internet_checksum(segment, pseudo_header_sum(src, dst, segment.len()));
+            out[headroom + 16..headroom + 18].copy_from_slice(&csum.to_be_bytes());
+        }
         out
     }
 }

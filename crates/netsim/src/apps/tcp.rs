@@ -168,7 +168,7 @@ impl Agent for TcpBulk {
                     c.seed,
                     ctx.now(),
                 );
-                self.socket = Some(TcpSocket::new(conn, self.flow, SOCKET, &self.name));
+                self.socket = Some(TcpSocket::new(ctx, conn, self.flow, SOCKET, &self.name));
             }
             SOCKET => {
                 if let Some(s) = self.socket.as_mut() {
@@ -381,7 +381,7 @@ impl Agent for TcpSink {
                 );
                 let name = format!("{}/{}:{}", self.name, peer.0, peer.1);
                 self.conns.push(Accepted {
-                    socket: TcpSocket::new(conn, NO_FLOW, i as u64, &name),
+                    socket: TcpSocket::new(ctx, conn, NO_FLOW, i as u64, &name),
                     flow: pkt.meta.flow,
                     offset: 0,
                     header: [0; RECORD_HEADER],

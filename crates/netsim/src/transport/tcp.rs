@@ -44,9 +44,12 @@ pub struct TcpSocket {
 }
 
 impl TcpSocket {
-    /// Wrap `conn`; its timers fire with `token`.
-    pub fn new(mut conn: Connection, flow: u32, token: u64, name: &str) -> Self {
+    /// Wrap `conn`; its timers fire with `token`. The Internet checksum is computed and
+    /// verified only when something may see or alter packets ([`Ctx::checksums_needed`], as
+    /// SCTP's CRC32c): results are the same either way.
+    pub fn new(ctx: &Ctx<'_>, mut conn: Connection, flow: u32, token: u64, name: &str) -> Self {
         conn.set_headroom(IPV4_HEADER_LEN);
+        conn.set_checksums(ctx.checksums_needed());
         TcpSocket { conn, flow, name: name.to_string(), timer: EngineTimer::new(token) }
     }
 

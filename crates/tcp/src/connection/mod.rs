@@ -291,6 +291,8 @@ pub struct Connection {
     /// Zero bytes in front of every segment [`Connection::poll_transmit`] returns
     /// ([`Connection::set_headroom`]).
     headroom: usize,
+    /// Compute and verify the Internet checksum ([`Connection::set_checksums`]).
+    checksums: bool,
     local: SocketAddrV4,
     remote: SocketAddrV4,
     state: State,
@@ -370,6 +372,7 @@ impl Connection {
         let iw = config.initial_window.map_or_else(|| rfc6928_initial_window(smss), |n| n as u64 * smss);
         Connection {
             headroom: 0,
+            checksums: true,
             cc: config.cc.build(smss, iw),
             recovery_kind: Recovery::NewReno,
             rtt: RttEstimator::new(config.initial_rto, config.min_rto, config.max_rto),
@@ -561,7 +564,12 @@ impl Connection {
 
     /// A segment arrived from the peer in an IP packet whose ECN field was `ecn`.
     pub fn handle_segment_ecn(&mut self, now: Instant, bytes: &[u8], ecn: Ecn) {
-        let seg = match TcpRepr::parse(bytes, *self.remote.ip(), *self.local.ip()) {
+        let parsed = if self.checksums {
+            TcpRepr::parse(bytes, *self.remote.ip(), *self.local.ip())
+        } else {
+            TcpRepr::parse_unchecked(bytes)
+        };
+        let seg = match parsed {
             Ok(s) if s.src_port == self.remote.port() && s.dst_port == self.local.port() => s,
             _ => {
                 self.stats.malformed += 1;
@@ -1288,7 +1296,7 @@ impl Connection {
             options,
             payload: &payload,
         };
-        repr.emit_after(*self.local.ip(), *self.remote.ip(), self.headroom)
+        repr.emit_with(*self.local.ip(), *self.remote.ip(), self.headroom, self.checksums)
     }
 
     /// ECE and CWR for a segment being built (RFC 3168 §6.1.1-§6.1.3), and its ECN field.
@@ -1332,7 +1340,7 @@ impl Connection {
             options: TcpOptions::default(),
             payload: &[],
         };
-        repr.emit_after(*self.local.ip(), *self.remote.ip(), self.headroom)
+        repr.emit_with(*self.local.ip(), *self.remote.ip(), self.headroom, self.checksums)
     }
 
     /// Every later segment [`Connection::poll_transmit`] returns starts after `bytes` zero
@@ -1340,6 +1348,14 @@ impl Connection {
     /// the IPv4 header there) instead of moving the segment to make room. Default 0.
     pub fn set_headroom(&mut self, bytes: usize) {
         self.headroom = bytes;
+    }
+
+    /// Whether segments carry a computed checksum and arriving ones are verified (RFC 9293
+    /// §3.1). Default true. A simulator may turn both off when nothing can alter a segment's
+    /// bytes or show them (no capture): the outcome of every check is then known, and
+    /// results are the same either way. Both ends must agree.
+    pub fn set_checksums(&mut self, on: bool) {
+        self.checksums = on;
     }
 
     fn set_timer(&mut self, timer: Timer, at: Instant) {
