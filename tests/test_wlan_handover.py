@@ -45,9 +45,14 @@ def test_sweeps_cover_the_grid_and_quick_keeps_two_host_counts() -> None:
     # The rate zip of A survives --quick; only the host-count zip is replaced.
     a = quick["tcp-background"]
     assert any("nodes[3].interfaces[0].wlan.rate" in g for g in a.zip)
-    host_zip = next(g for g in a.zip if "apps[3].start" in g)
-    started = [sum(v[i] != "1000s" for k, v in host_zip.items()) for i in range(2)]
-    assert started == [5, 30]
+    host_zip = next(g for g in a.zip if "nodes[6].present" in g)
+    assert len(host_zip) == 30
+    present = [sum(v[i] for v in host_zip.values()) for i in range(2)]
+    assert present == [5, 30]
+    # The full sweep's cells take part with 5, 10, .., 30 hosts, always H1..Hn.
+    full_zip = next(g for g in full["tcp-background"].zip if "nodes[6].present" in g)
+    for i, n in enumerate((5, 10, 15, 20, 25, 30)):
+        assert [full_zip[f"nodes[{6 + k}].present"][i] for k in range(30)] == [k < n for k in range(30)]
 
 
 def test_scenarios_have_the_papers_handover_set_up() -> None:
@@ -64,6 +69,9 @@ def test_scenarios_have_the_papers_handover_set_up() -> None:
         assert apps[1]["sctp"]["handover"] == "make-before-break"
         assert apps[1]["sctp"]["handover_trigger"] == "old-address-lost"
         assert [a["name"] for a in apps[3:]] == [f"h{k}" for k in range(1, 31)]
+        # H1..H10 take part as written, H11..H30 are left out.
+        hosts = [n for n in data["nodes"] if n["name"].startswith("H")]
+        assert [n.get("present", True) for n in hosts] == [k < 10 for k in range(30)]
 
 
 def test_the_mobile_client_hands_over_in_the_studys_network() -> None:
@@ -74,7 +82,7 @@ def test_the_mobile_client_hands_over_in_the_studys_network() -> None:
         'duration="24s"',
         "nodes[5].position=[364.0, 200.0]",
         'nodes[5].mobility={ model = "waypoints", waypoints = [[450.0, 200.0]], speed = "15.5km/h", start = "10s" }',
-        *[f'apps[{k}].start="1000s"' for k in range(8, 33)],
+        *[f"nodes[{k}].present=false" for k in range(11, 16)],
     ]
     r = sctpsim.Scenario(text).with_overrides(sets).run()
     s = r.scalars
@@ -102,7 +110,7 @@ def _fake_runs(scn: str) -> pd.DataFrame:
             for rep in range(3):
                 row: dict[str, object] = {"replication": rep, "status": "ok"}
                 for k in range(30):
-                    row[f"apps[{3 + k}].start"] = f"{10 + 0.01 * k:.2f}s" if k < n else "1000s"
+                    row[f"nodes[{6 + k}].present"] = k < n
                 if scn == "A":
                     row["nodes[3].interfaces[0].wlan.rate"] = v
                 else:

@@ -7,6 +7,7 @@
 
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 
+mod absent;
 pub mod build;
 pub mod error;
 pub mod mobility;

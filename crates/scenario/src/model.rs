@@ -213,12 +213,24 @@ pub struct Scenario {
 }
 
 /// Parse scenario text, apply `--set` overrides, validate.
+///
+/// Nodes with `present = false` are left out, with the applications on them
+/// ([`crate::absent`]): the scenario is validated whole first, so every error names the key as
+/// the file has it, and its resolved form keeps them.
 pub fn parse(text: &str, overrides: &[String]) -> Result<Scenario, ScenarioError> {
     let mut root: Table = toml::from_str(text).map_err(|e| ScenarioError::syntax(text, &e))?;
     for o in overrides {
         crate::overrides::apply(&mut root, o)?;
     }
-    Scenario::from_table(&root)
+    let whole = Scenario::from_table(&root)?;
+    match crate::absent::without_absent_nodes(&root)? {
+        None => Ok(whole),
+        Some(trimmed) => {
+            let mut s = Scenario::from_table(&trimmed)?;
+            s.resolved = whole.resolved;
+            Ok(s)
+        }
+    }
 }
 
 impl Scenario {
@@ -337,6 +349,8 @@ impl Parser {
 
     fn node(&mut self, r: &mut Reader<'_>) -> Result<NodeSpec, ScenarioError> {
         let name = r.str("name")?;
+        // Read for validation only: [`parse`] leaves absent nodes out before this parse.
+        r.opt_bool("present")?;
         if let Some(&other) = self.node_index.get(&name) {
             return Err(r.error("name", format!("\"{name}\" is already used by nodes[{other}]")));
         }

@@ -196,6 +196,7 @@ pub static NODE: Section = Section {
         ),
         f("position", Ty::Point, Absent("none: the node has no place in the world (wired only)"), "m", "Where the node is at time zero (a WLAN station or access point needs one); it stays there unless mobility says otherwise."),
         f("mobility", Ty::Table(&MOBILITY), Absent("stationary at position"), "", "How the node moves. Positions are functions of time: nothing is sampled or ticked."),
+        f("present", Ty::Bool, Absent("true"), "", "false: the node takes no part in the run, and neither do the applications on it (for a sweep over how many hosts there are: set it per cell). The scenario is checked whole first; then nothing left in it may name the node, its interfaces or those applications."),
     ],
     tag: None,
     variants: &[],

@@ -5,8 +5,8 @@ Called by ``sctpsim reproduce wlan-handover`` with a
 :class:`sctpsim.reproduce.StudyContext`; returns the tables and figures in report order.
 
 A cell is (scenario, number of background hosts, rate or speed). The number of hosts of a
-run is the number of background uploads that start within the run (the sweeps switch the
-others off by starting them after its end). Per cell, over the replications:
+run is the number of background hosts present (``nodes[i].present``; the sweeps leave the
+others out). Per cell, over the replications:
 
 * MC throughput: the goodput of the MC's upload (``flow/mc/goodput``), Mbit/s.
 * Background host throughput: per run, the mean goodput of the cell's n hosts; averaged
@@ -34,9 +34,10 @@ RATES = (54, 36, 24)
 SPEEDS = (4.5, 6.5, 15.5)
 RATE_KEY = "nodes[3].interfaces[0].wlan.rate"
 SPEED_KEY = "nodes[5].mobility.speed"
-#: The background uploads are apps[3] (h1) .. apps[32] (h30).
-FIRST_HOST_APP = 3
-SILENT = "1000s"
+#: The background hosts are nodes[6] (H1) .. nodes[35] (H30); the scenario files have H1..H10
+#: present.
+FIRST_HOST_NODE = 6
+PRESENT_IN_FILE = 10
 SWEEPS = {"A": "tcp-background", "B": "sctp-background"}
 
 #: Per quantity: our per-run column (computed in :func:`_cells`) and the scale to the
@@ -101,9 +102,13 @@ def _cells(ctx: StudyContext, sweep: str) -> pd.DataFrame:
     runs = ctx.runs(sweep)
     if runs.empty:
         return pd.DataFrame(columns=["hosts", "rate", "speed", *[q for q, _ in QUANTITIES.values()]])
-    starts = [f"apps[{FIRST_HOST_APP + k}].start" for k in range(30)]
-    present = [c for c in starts if c in runs]
-    hosts = (runs[present].astype(str) != SILENT).sum(axis=1) + (30 - len(present))
+    hosts = pd.Series(0, index=runs.index)
+    for k in range(30):
+        key = f"nodes[{FIRST_HOST_NODE + k}].present"
+        if key in runs:
+            hosts += runs[key].map(lambda v: str(v).lower() == "true").astype(int)
+        else:
+            hosts += int(k < PRESENT_IN_FILE)
     rate = runs[RATE_KEY].map(_num) if RATE_KEY in runs else pd.Series(54.0, index=runs.index)
     speed = runs[SPEED_KEY].map(_num) if SPEED_KEY in runs else pd.Series(4.5, index=runs.index)
 
