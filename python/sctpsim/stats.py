@@ -59,10 +59,12 @@ def confidence_interval(
     mean = float(np.mean(x))
     if n < 2:
         return mean, math.nan, math.nan, math.nan, n
-    from scipy import stats as scipy_stats  # imported here: workers never need it
+    # Student's t quantile: scipy.stats.t.ppf is scipy.special.stdtrit (the same bits), and
+    # scipy.special imports in a quarter of the time. Imported here: workers never need it.
+    from scipy.special import stdtrit
 
     stdev = float(np.std(x, ddof=1))
-    half = float(scipy_stats.t.ppf(0.5 + confidence / 2, n - 1)) * stdev / math.sqrt(n)
+    half = float(stdtrit(n - 1, 0.5 + confidence / 2)) * stdev / math.sqrt(n)
     return mean, stdev, mean - half, mean + half, n
 
 
