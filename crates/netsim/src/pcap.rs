@@ -118,10 +118,6 @@ impl TraceSink for PcapSink {
         }
     }
 
-    fn wants(&self, kind: &str) -> bool {
-        matches!(kind, "tx" | "rx")
-    }
-
     fn finish(&mut self) -> std::io::Result<()> {
         self.0.finish()
     }
@@ -146,10 +142,6 @@ impl TraceSink for RadiotapSink {
         if let TraceEvent::Air { medium, channel, frame } = event {
             self.0.write(now, *medium as usize, &encode(frame, *medium, *channel));
         }
-    }
-
-    fn wants(&self, kind: &str) -> bool {
-        kind == "air"
     }
 
     fn finish(&mut self) -> std::io::Result<()> {

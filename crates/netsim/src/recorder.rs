@@ -103,11 +103,6 @@ impl Names {
 pub trait TraceSink: Send {
     /// Handle one event at time `now`.
     fn record(&mut self, now: Instant, event: &TraceEvent<'_>, names: &Names);
-    /// Whether it may keep events of `kind` ([`TraceEvent::kind`]); true unless the sink says
-    /// otherwise. The network reports per-packet events only when some sink wants them.
-    fn wants(&self, _kind: &str) -> bool {
-        true
-    }
     /// Flush buffered output; called once at the end of the run.
     fn finish(&mut self) -> std::io::Result<()> {
         Ok(())
@@ -191,10 +186,6 @@ impl TraceSink for EventLog {
         Some(std::mem::take(&mut self.table))
     }
 
-    fn wants(&self, kind: &str) -> bool {
-        self.kinds.iter().any(|k| k == kind)
-    }
-
     /// The rendered events name packets by their size, flow and addresses, never a checksum.
     fn sees_checksums(&self) -> bool {
         false
@@ -205,29 +196,17 @@ impl TraceSink for EventLog {
 #[derive(Default)]
 pub struct Tracer {
     sinks: Vec<Box<dyn TraceSink>>,
-    /// Some sink wants the per-packet events ([`PACKET_EVENTS`]).
-    packet_events: bool,
 }
-
-/// The kinds of the events the network reports per packet (beside drops): reported only
-/// when a sink wants one of them ([`Tracer::packet_events`]).
-pub const PACKET_EVENTS: [&str; 5] = ["enqueue", "dequeue", "tx", "rx", "mark"];
 
 impl Tracer {
     /// Attach a sink.
     pub fn attach(&mut self, sink: Box<dyn TraceSink>) {
-        self.packet_events |= PACKET_EVENTS.iter().any(|k| sink.wants(k));
         self.sinks.push(sink);
     }
     /// True if any sink is attached: callers test this before building an event.
     #[inline]
     pub fn enabled(&self) -> bool {
         !self.sinks.is_empty()
-    }
-    /// True if some attached sink wants the per-packet events ([`PACKET_EVENTS`]).
-    #[inline]
-    pub fn packet_events(&self) -> bool {
-        self.packet_events
     }
     /// True if some attached sink may look at packets' checksums ([`TraceSink::sees_checksums`]).
     pub fn sees_checksums(&self) -> bool {
@@ -297,7 +276,7 @@ impl Recorder {
 impl NetObserver for Recorder {
     #[inline]
     fn tracing(&self) -> bool {
-        self.tracer.packet_events()
+        self.tracer.enabled()
     }
 
     fn report(&mut self, now: Instant, event: &NetEvent<'_>) {
