@@ -86,8 +86,11 @@ pub struct Scheduler<E> {
     /// The first event scheduled since the last one was handed out, kept out of the heap:
     /// the next [`Scheduler::next_before`] either hands it out at once (it is the earliest)
     /// or puts it in the heap's top place as it takes the top out, one sift instead of the
-    /// two of a push and a pop. Handling an event mostly schedules one or two.
-    next: Option<Entry<E>>,
+    /// two of a push and a pop. Handling an event mostly schedules one or two. Its key and
+    /// event are kept apart (the event is `None` when nothing is held), so that holding and
+    /// handing it out moves little.
+    next_key: u128,
+    next_event: Option<E>,
     seq: u64,
     now: Instant,
     /// Sequence number of the event being handled (of the last one handed out).
@@ -95,16 +98,24 @@ pub struct Scheduler<E> {
     processed: u64,
 }
 
-impl<E> Default for Scheduler<E> {
+impl<E: Copy> Default for Scheduler<E> {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl<E> Scheduler<E> {
+impl<E: Copy> Scheduler<E> {
     /// An empty event list with the clock at zero.
     pub fn new() -> Self {
-        Scheduler { heap: BinaryHeap::new(), next: None, seq: 0, now: Instant::ZERO, current_seq: None, processed: 0 }
+        Scheduler {
+            heap: BinaryHeap::new(),
+            next_key: 0,
+            next_event: None,
+            seq: 0,
+            now: Instant::ZERO,
+            current_seq: None,
+            processed: 0,
+        }
     }
 
     /// The current simulation time (the time of the event being handled).
@@ -120,7 +131,7 @@ impl<E> Scheduler<E> {
 
     /// Number of events waiting.
     pub fn pending(&self) -> usize {
-        self.heap.len() + usize::from(self.next.is_some())
+        self.heap.len() + usize::from(self.next_event.is_some())
     }
 
     /// Schedule `event` at absolute time `at` (which may equal `now`).
@@ -168,9 +179,10 @@ impl<E> Scheduler<E> {
 
     /// Time of the earliest pending event.
     pub fn peek_time(&self) -> Option<Instant> {
-        match (&self.next, self.heap.peek()) {
-            (Some(n), Some(top)) => Some(n.at().min(top.at())),
-            (n, top) => n.as_ref().or(top).map(Entry::at),
+        let next = self.next_event.is_some().then(|| Instant((self.next_key >> 64) as u64));
+        match (next, self.heap.peek()) {
+            (Some(n), Some(top)) => Some(n.min(top.at())),
+            (n, top) => n.or(top.map(Entry::at)),
         }
     }
 
@@ -178,25 +190,27 @@ impl<E> Scheduler<E> {
     /// Returns `None` (clock unchanged) when no event is left before `stop`.
     #[inline]
     pub fn next_before(&mut self, stop: Instant) -> Option<(Instant, E)> {
-        let entry = match self.next.take() {
-            Some(next) => match self.heap.peek_mut() {
-                // The heap's top is earlier: it leaves, the held event takes its place.
-                Some(mut top) if top.key < next.key => {
-                    if top.at() > stop {
-                        drop(top);
-                        self.next = Some(next);
-                        return None;
+        let entry = match self.next_event {
+            Some(event) => {
+                let next = Entry { key: self.next_key, event };
+                match self.heap.peek_mut() {
+                    // The heap's top is earlier: it leaves, the held event takes its place.
+                    Some(mut top) if top.key < next.key => {
+                        if top.at() > stop {
+                            return None;
+                        }
+                        self.next_event = None;
+                        std::mem::replace(&mut *top, next)
                     }
-                    std::mem::replace(&mut *top, next)
-                }
-                _ => {
-                    if next.at() > stop {
-                        self.next = Some(next);
-                        return None;
+                    _ => {
+                        if next.at() > stop {
+                            return None;
+                        }
+                        self.next_event = None;
+                        next
                     }
-                    next
                 }
-            },
+            }
             None => {
                 if self.heap.peek()?.at() > stop {
                     return None;
@@ -213,8 +227,9 @@ impl<E> Scheduler<E> {
     /// Adds an event: held apart if nothing is, otherwise into the heap.
     #[inline]
     fn insert(&mut self, entry: Entry<E>) {
-        if self.next.is_none() {
-            self.next = Some(entry);
+        if self.next_event.is_none() {
+            self.next_key = entry.key;
+            self.next_event = Some(entry.event);
         } else {
             self.heap.push(entry);
         }
