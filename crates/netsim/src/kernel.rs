@@ -179,7 +179,7 @@ impl<E: Copy> Scheduler<E> {
 
     /// Time of the earliest pending event.
     pub fn peek_time(&self) -> Option<Instant> {
-        let next = self.next_event.is_some().then(|| Instant((self.next_key >> 64) as u64));
+        let next = self.next_event.is_some().then_some(Instant((self.next_key >> 64) as u64));
         match (next, self.heap.peek()) {
             (Some(n), Some(top)) => Some(n.min(top.at())),
             (n, top) => n.or(top.map(Entry::at)),
