@@ -328,8 +328,50 @@ pub trait NetObserver {
     /// True if packet events other than drops and marks are wanted (a trace sink is attached):
     /// the network reports [`NetEvent::Enqueue`], `Dequeue`, `Tx` and `Rx` only then.
     fn tracing(&self) -> bool;
+    /// True if events of `kind` are wanted: the network reports an event of that kind (and
+    /// copies a packet for an `Enqueue` or a `Mark` event) only then. By default whenever
+    /// [`NetObserver::tracing`] is; an observer whose sinks keep some kinds only says which.
+    #[inline]
+    fn traces(&self, kind: TracedKind) -> bool {
+        let _ = kind;
+        self.tracing()
+    }
     /// Something happened at `now`.
     fn report(&mut self, now: Instant, event: &NetEvent<'_>);
+}
+
+/// The packet events the network builds only for an observer that wants them
+/// ([`NetObserver::traces`]); `Mark` stands for a marked packet's copy in a [`NetEvent::Mark`],
+/// which is reported in any case.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TracedKind {
+    /// [`NetEvent::Enqueue`].
+    Enqueue,
+    /// [`NetEvent::Dequeue`].
+    Dequeue,
+    /// [`NetEvent::Tx`].
+    Tx,
+    /// [`NetEvent::Rx`].
+    Rx,
+    /// The packet in a [`NetEvent::Mark`].
+    Mark,
+}
+
+impl TracedKind {
+    /// Every kind.
+    pub const ALL: [TracedKind; 5] =
+        [TracedKind::Enqueue, TracedKind::Dequeue, TracedKind::Tx, TracedKind::Rx, TracedKind::Mark];
+
+    /// The kind's name in trace events (`TraceEvent::kind`, `record.events`).
+    pub fn name(self) -> &'static str {
+        match self {
+            TracedKind::Enqueue => "enqueue",
+            TracedKind::Dequeue => "dequeue",
+            TracedKind::Tx => "tx",
+            TracedKind::Rx => "rx",
+            TracedKind::Mark => "mark",
+        }
+    }
 }
 
 /// An observer that ignores everything (for code paths that report nothing, and tests).

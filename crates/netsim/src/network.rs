@@ -24,7 +24,7 @@ use std::net::Ipv4Addr;
 use rustc_hash::FxHashMap;
 
 use crate::event::{
-    DropCounts, DropReason, Event, Location, NetEvent, NetObserver, QueueCounts, QueueReason, WlanTimer,
+    DropCounts, DropReason, Event, Location, NetEvent, NetObserver, QueueCounts, QueueReason, TracedKind, WlanTimer,
 };
 use crate::ids::{AgentId, FlowId};
 pub use crate::ids::{IfaceId, LinkId, NodeId};
@@ -520,7 +520,7 @@ impl Network {
                     iface.rx_packets += 1;
                     iface.rx_bytes += pkt.len() as u64;
                     let node = iface.node;
-                    if obs.tracing() {
+                    if obs.traces(TracedKind::Rx) {
                         obs.report(now, &NetEvent::Rx { iface: to, pkt: &pkt });
                     }
                     delivered = delivered.or(self.receive(node, pkt, now, sched, obs));
@@ -666,7 +666,7 @@ impl Network {
         let (link_id, side) = match iface.attachment {
             Some(Attachment::Link { link, side }) => (link, side as usize),
             Some(Attachment::Wlan { medium, radio }) => {
-                if obs.tracing() {
+                if obs.traces(TracedKind::Tx) {
                     obs.report(now, &NetEvent::Tx { iface: out, pkt: &pkt });
                 }
                 self.wlans[medium as usize].send(radio, pkt, now, sched);
@@ -697,13 +697,15 @@ impl Network {
                 }
             };
         }
-        // Only a traced run pays for the copy the Enqueue event shows after the queue took it.
-        let traced = obs.tracing().then(|| pkt.clone());
+        // Only a run that traces enqueues or marks pays for the copy those events show after
+        // the queue took the packet.
+        let enqueues = obs.traces(TracedKind::Enqueue);
+        let traced = (enqueues || obs.traces(TracedKind::Mark)).then(|| pkt.clone());
         let arrival = ch.queue.enqueue(pkt, now, &mut ch.queue_dropped);
         if matches!(arrival, Enqueued::Queued { marked: None }) && ch.queue_dropped.is_empty() {
             ch.stats.enqueued += 1;
             ch.note_backlog(now);
-            if let Some(pkt) = traced {
+            if let Some(pkt) = traced.filter(|_| enqueues) {
                 let backlog = ch.queue.len_packets();
                 obs.report(now, &NetEvent::Enqueue { iface: out, pkt: &pkt, backlog });
             }
@@ -777,7 +779,7 @@ impl Network {
             }
             self.mark(link_id, side, out, meta.flow, reason, traced.as_ref(), now, obs);
         }
-        if let Some(pkt) = traced {
+        if let Some(pkt) = traced.filter(|_| obs.traces(TracedKind::Enqueue)) {
             let backlog = self.links[link_id.index()].dirs[side].queue.len_packets();
             obs.report(now, &NetEvent::Enqueue { iface: out, pkt: &pkt, backlog });
         }
@@ -800,7 +802,7 @@ impl Network {
     ) {
         let Some(Dequeued { pkt, marked }) = next else { return };
         let from = self.links[link_id.index()].ends[side];
-        if waited && obs.tracing() {
+        if waited && obs.traces(TracedKind::Dequeue) {
             obs.report(now, &NetEvent::Dequeue { iface: from, pkt: &pkt });
         }
         if let Some(reason) = marked {
@@ -858,7 +860,7 @@ impl Network {
         ch.stats.tx_bytes += pkt.len() as u64;
         ch.stats.busy = ch.stats.busy + tx_time;
         sched.schedule_in(tx_time, Event::TxDone { link: link_id, side: side as u8, gen: ch.tx_gen });
-        if obs.tracing() {
+        if obs.traces(TracedKind::Tx) {
             obs.report(now, &NetEvent::Tx { iface: from, pkt: &pkt });
         }
         ch.sending = Some(pkt);
@@ -937,7 +939,7 @@ impl Network {
         iface.rx_packets += 1;
         iface.rx_bytes += pkt.len() as u64;
         let node = iface.node;
-        if obs.tracing() {
+        if obs.traces(TracedKind::Rx) {
             obs.report(now, &NetEvent::Rx { iface: to, pkt: &pkt });
         }
         self.receive(node, pkt, now, sched, obs)

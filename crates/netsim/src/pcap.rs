@@ -112,6 +112,10 @@ impl PcapSink {
 }
 
 impl TraceSink for PcapSink {
+    fn wants(&self, kind: &str) -> bool {
+        kind == "tx" || kind == "rx"
+    }
+
     fn record(&mut self, now: Instant, event: &TraceEvent<'_>, _names: &Names) {
         if let TraceEvent::Net(NetEvent::Tx { iface, pkt } | NetEvent::Rx { iface, pkt }) = event {
             self.0.write(now, iface.index(), &pkt.bytes);
@@ -138,6 +142,10 @@ impl RadiotapSink {
 }
 
 impl TraceSink for RadiotapSink {
+    fn wants(&self, kind: &str) -> bool {
+        kind == "air"
+    }
+
     fn record(&mut self, now: Instant, event: &TraceEvent<'_>, _names: &Names) {
         if let TraceEvent::Air { medium, channel, frame } = event {
             self.0.write(now, *medium as usize, &encode(frame, *medium, *channel));

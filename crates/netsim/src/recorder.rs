@@ -11,7 +11,7 @@ use std::net::Ipv4Addr;
 use rustc_hash::{FxHashMap, FxHasher};
 
 pub use crate::event::{DropCounts, DropReason, Location, QueueCounts, QueueReason};
-use crate::event::{NetEvent, NetObserver};
+use crate::event::{NetEvent, NetObserver, TracedKind};
 use crate::ids::FlowId;
 use crate::packetlog::PacketLog;
 use crate::stats::DelayStats;
@@ -103,6 +103,14 @@ impl Names {
 pub trait TraceSink: Send {
     /// Handle one event at time `now`.
     fn record(&mut self, now: Instant, event: &TraceEvent<'_>, names: &Names);
+    /// Whether this sink keeps events of `kind` (as [`TraceEvent::kind`] names them); asked
+    /// once, when it is attached. The network builds its packet events (`enqueue`,
+    /// `dequeue`, `tx`, `rx`, and the packet of a `mark`) only for a sink that keeps them.
+    /// True by default.
+    fn wants(&self, kind: &str) -> bool {
+        let _ = kind;
+        true
+    }
     /// Flush buffered output; called once at the end of the run.
     fn finish(&mut self) -> std::io::Result<()> {
         Ok(())
@@ -147,6 +155,10 @@ impl EventLog {
 }
 
 impl TraceSink for EventLog {
+    fn wants(&self, kind: &str) -> bool {
+        self.kinds.iter().any(|k| k == kind)
+    }
+
     fn record(&mut self, now: Instant, event: &TraceEvent<'_>, names: &Names) {
         let kind = event.kind();
         if !self.kinds.iter().any(|k| k == kind) {
@@ -196,12 +208,25 @@ impl TraceSink for EventLog {
 #[derive(Default)]
 pub struct Tracer {
     sinks: Vec<Box<dyn TraceSink>>,
+    /// The [`TracedKind`]s some sink wants, one bit each (by position in
+    /// [`TracedKind::ALL`]).
+    wanted: u8,
 }
 
 impl Tracer {
     /// Attach a sink.
     pub fn attach(&mut self, sink: Box<dyn TraceSink>) {
+        for (i, kind) in TracedKind::ALL.into_iter().enumerate() {
+            if sink.wants(kind.name()) {
+                self.wanted |= 1 << i;
+            }
+        }
         self.sinks.push(sink);
+    }
+    /// True if some attached sink keeps events of `kind` ([`TraceSink::wants`]).
+    #[inline]
+    pub fn wants(&self, kind: TracedKind) -> bool {
+        self.wanted & (1 << kind as u8) != 0
     }
     /// True if any sink is attached: callers test this before building an event.
     #[inline]
@@ -277,6 +302,11 @@ impl NetObserver for Recorder {
     #[inline]
     fn tracing(&self) -> bool {
         self.tracer.enabled()
+    }
+
+    #[inline]
+    fn traces(&self, kind: TracedKind) -> bool {
+        self.tracer.wants(kind)
     }
 
     fn report(&mut self, now: Instant, event: &NetEvent<'_>) {

@@ -273,8 +273,16 @@ impl Outcome {
     }
 }
 
+/// The kinds of events the runs keep.
+const KINDS: [&str; 5] = ["enqueue", "dequeue", "drop", "mark", "tx"];
+
 /// Run `sends` (flows named "a", "b", ...) through R's egress queue `queue` for 1 s.
 fn run(queue: QueueConfig, flows: usize, sends: Vec<Sending>) -> Outcome {
+    run_keeping(queue, flows, sends, &KINDS)
+}
+
+/// As [`run`], the event log keeping the events of `kinds` only.
+fn run_keeping(queue: QueueConfig, flows: usize, sends: Vec<Sending>, kinds: &[&str]) -> Outcome {
     let mut b = WorldBuilder::new(7, Instant::ZERO + Duration::from_secs(1));
     let h0 = b.node("H0", NodeKind::Host);
     let r = b.node("R", NodeKind::Router);
@@ -291,7 +299,6 @@ fn run(queue: QueueConfig, flows: usize, sends: Vec<Sending>) -> Outcome {
     let seen = Arc::new(Mutex::new(Vec::new()));
     let sink = b.agent(h1, Box::new(Capture(seen.clone())));
     assert!(b.bind_port(sink, PROTO_UDP, 9));
-    let kinds = ["enqueue", "dequeue", "drop", "mark", "tx"];
     b.trace(Box::new(EventLog::new(kinds.iter().map(|k| k.to_string()).collect())));
     let result = b.build().run().unwrap();
     let seen = seen.lock().unwrap().clone();
@@ -361,6 +368,23 @@ fn ecn_capable_packets_are_delivered_marked_ce_with_a_valid_checksum() {
         assert_eq!(marks.len(), 6, "{marks:?}");
         assert!(marks.iter().all(|(_, at, d)| at == IFACE && d.starts_with("reason=test_ce uid=")), "{marks:?}");
         assert!(marks[0].2.starts_with("reason=test_ce uid=1 "), "the packet that found the link idle: {marks:?}");
+    }
+}
+
+#[test]
+fn a_log_keeping_one_kind_of_event_gets_exactly_those_of_a_log_keeping_all() {
+    // The network builds only the packet events (and the marked packets' copies) some sink
+    // keeps: each kind alone comes out as it does beside the others.
+    for at_dequeue in [false, true] {
+        let q = || custom("mark-ce", move || Box::new(MarkCe { fifo: Fifo::default(), at_dequeue }));
+        let ecn = |i: u64| [Ecn::Ect0, Ecn::Ect1, Ecn::NotEct][i as usize % 3];
+        let all = run(q(), 1, burst(9, ecn));
+        for kind in KINDS {
+            let alone = run_keeping(q(), 1, burst(9, ecn), &[kind]);
+            assert_eq!(alone.events(kind), all.events(kind), "{kind}, marking at dequeue: {at_dequeue}");
+            assert_eq!(alone.result.events.kind.len(), all.events(kind).len(), "{kind}: nothing else");
+        }
+        assert_eq!(all.events("mark").len(), 6);
     }
 }
 

@@ -398,6 +398,26 @@ impl PacketBuilder {
 
     /// Appends a DATA chunk (§3.3.1) without building a [`DataChunk`].
     pub fn data(&mut self, d: &DataRef<'_>) {
+        // The usual chunk: its 16-byte header as one array, then the data and the padding
+        // (every DATA packet is built here). The bytes are those of the TLV path below.
+        let length = 16 + d.user_data.len();
+        if let Ok(length16) = u16::try_from(length) {
+            let mut header = [0u8; 16];
+            header[1] = d.flags();
+            header[2..4].copy_from_slice(&length16.to_be_bytes());
+            header[4..8].copy_from_slice(&d.tsn.to_be_bytes());
+            header[8..10].copy_from_slice(&d.stream_id.to_be_bytes());
+            header[10..12].copy_from_slice(&d.ssn.to_be_bytes());
+            header[12..16].copy_from_slice(&d.ppid.to_be_bytes());
+            let pad = pad4(length) - length;
+            let buf = &mut self.w.buf;
+            buf.reserve(length + pad);
+            buf.extend_from_slice(&header);
+            buf.extend_from_slice(d.user_data);
+            buf.extend_from_slice(&[0; 3][..pad]);
+            self.w.trailing_pad = pad;
+            return;
+        }
         let start = self.w.begin_tlv([0, d.flags()]);
         self.w.u32(d.tsn);
         self.w.u16(d.stream_id);

@@ -451,3 +451,35 @@ fn the_checksum_checked_in_place_agrees_and_leaves_the_packet_as_it_was() {
     }
     assert!(!checksum_ok_in_place(&mut [0; 11]));
 }
+
+#[test]
+fn a_data_chunk_built_in_place_is_the_typed_chunk_s_bytes() {
+    for len in [0, 1, 2, 3, 4, 5, 1452, 1453] {
+        for flags in 0..16u8 {
+            let user_data: Vec<u8> = (0..len).map(|i| (i * 7 + 1) as u8).collect();
+            let (immediate, unordered, beginning, ending) =
+                (flags & 8 != 0, flags & 4 != 0, flags & 2 != 0, flags & 1 != 0);
+            let (tsn, stream_id, ssn, ppid) = (0xdead_beef, 0x1234, 0xfedc, 0x0102_0304);
+            let typed = DataChunk {
+                immediate,
+                unordered,
+                beginning,
+                ending,
+                tsn,
+                stream_id,
+                ssn,
+                ppid,
+                user_data: user_data.clone(),
+            };
+            let borrowed =
+                DataRef { immediate, unordered, beginning, ending, tsn, stream_id, ssn, ppid, user_data: &user_data };
+            let mut a = PacketBuilder::new(HDR, 100);
+            a.data(&borrowed);
+            a.chunk(&Chunk::CookieAck);
+            let mut b = PacketBuilder::new(HDR, 100);
+            b.chunk(&Chunk::Data(typed));
+            b.chunk(&Chunk::CookieAck);
+            assert_eq!(a.finish(), b.finish(), "len {len} flags {flags:#x}");
+        }
+    }
+}
