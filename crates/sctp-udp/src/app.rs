@@ -161,7 +161,7 @@ pub fn run_send(opts: &SendOptions, control: &mut dyn Control) -> Result<RealRes
                 continue;
             }
         }
-        let timeout = wait_until(&drv, next_tick);
+        let timeout = wait_until(&mut drv, next_tick);
         drv.wait(Some(timeout))?;
         while let Some(got) = drv.receive() {
             if got == Some(id) {
@@ -364,7 +364,8 @@ pub fn run_sink(opts: &SinkOptions, control: &mut dyn Control) -> Result<RealRes
                 break;
             }
         }
-        drv.wait(Some(wait_until(&drv, next_tick)))?;
+        let timeout = wait_until(&mut drv, next_tick);
+        drv.wait(Some(timeout))?;
         while let Some(got) = drv.receive() {
             if let Some(id) = got {
                 k.read(&mut drv, &mut book, id);
@@ -568,7 +569,7 @@ fn pattern(len: usize) -> Vec<u8> {
 }
 
 /// How long to wait for input: until the engine's deadline or the next tick.
-fn wait_until(drv: &UdpDriver, next_tick: Instant) -> std::time::Duration {
+fn wait_until(drv: &mut UdpDriver, next_tick: Instant) -> std::time::Duration {
     let now = drv.now();
     let until = drv.deadline().map_or(next_tick, |d| d.min(next_tick));
     Clock::to_std(until.saturating_since(now))

@@ -704,7 +704,7 @@ impl UdpDriver {
     }
 
     /// The engine's next deadline.
-    pub fn deadline(&self) -> Option<Instant> {
+    pub fn deadline(&mut self) -> Option<Instant> {
         self.ep.poll_timeout()
     }
 
@@ -764,6 +764,10 @@ impl SctpSocketApi for UdpDriver {
 
     fn read(&mut self, assoc: AssocId) -> Option<Message> {
         self.ep.read(assoc)
+    }
+
+    fn read_any(&mut self) -> Option<(AssocId, Message)> {
+        self.ep.read_any()
     }
 
     fn recycle(&mut self, assoc: AssocId, buf: Vec<u8>) {

@@ -72,7 +72,7 @@ fn packet(from: usize, tag: u32, chunks: &[Vec<u8>]) -> Vec<u8> {
 }
 
 /// Checks the invariant for every association of `ep` after `handle_timeout(now)`.
-fn check(ep: &Endpoint, now: Instant, seed: u64, step: usize) {
+fn check(ep: &mut Endpoint, now: Instant, seed: u64, step: usize) {
     for (id, a) in ep.associations() {
         let next = a.poll_timeout();
         assert!(
@@ -143,7 +143,7 @@ fn run(seed: u64) {
         }
         // Time moves to the next packet, the next deadline, or a random instant.
         let next_packet = wire.iter().map(|w| w.0).min();
-        let next_timer = eps.iter().filter_map(Endpoint::poll_timeout).min();
+        let next_timer = eps.iter_mut().filter_map(Endpoint::poll_timeout).min();
         let target = match rng.random_range(0..4) {
             0 => now + Duration::from_millis(rng.random_range(0..3000)),
             _ => [next_packet, next_timer].into_iter().flatten().min().unwrap_or(now + Duration::from_millis(100)),

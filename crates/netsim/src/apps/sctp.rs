@@ -20,7 +20,7 @@
 
 use std::net::{IpAddr, Ipv4Addr};
 
-use sctp::{AssocId, Event, SendError};
+use sctp::{AssocId, Event, Message, SendError};
 
 use crate::agent::{Agent, Ctx};
 use crate::apps::handover::{Handover, HandoverPolicy, HandoverTrigger};
@@ -374,83 +374,91 @@ impl SctpApp {
     /// rate is the application's, whatever the number of associations: reads under it go
     /// round the associations, one message at a time.
     fn read(&mut self, ctx: &mut Ctx<'_>) {
-        let now = ctx.now();
         let rate = match self.cfg.role {
             SctpRole::Sink { drain_rate } => drain_rate,
             _ => None,
         };
-        if rate.is_some() && self.read_pending {
-            return;
-        }
         let mut replies = Vec::new();
-        let n = self.socket.associations().len();
-        // Without a rate every association is read in full, from the first.
-        let start = match rate {
-            Some(_) if n > 0 => self.next_read % n,
-            _ => 0,
-        };
-        for j in 0..n {
-            let k = if start + j < n { start + j } else { start + j - n };
-            let id = self.socket.associations()[k];
-            if self.per_assoc.len() <= k {
-                self.per_assoc.resize_with(k + 1, || None);
+        match rate {
+            // Everything, lowest association first (only those with something are visited).
+            None => {
+                while let Some((id, m)) = self.socket.read_any() {
+                    let k = self.socket.position(id);
+                    self.deliver(ctx, k, id, m, &mut replies);
+                }
             }
-            let mut paused = false;
-            while let Some(m) = self.socket.read(id) {
-                let app = &self.cfg.name;
-                let rx = self.per_assoc[k]
-                    .get_or_insert_with(|| Received { name: format!("{app}/assoc{k}"), ..Received::default() });
-                // The send instant is stamped in a message's first bytes: for a part after
-                // the first, it was taken from the first part.
-                let stamped =
-                    || m.data.get(8..16).and_then(|b| b.try_into().ok()).map(|b| Instant(u64::from_be_bytes(b)));
-                let (sent_at, mut request) = match rx.partial.take() {
-                    Some((sent_at, request)) => (sent_at, request),
-                    None => (stamped().filter(|&t| t <= now), Vec::new()),
-                };
-                let end = m.end_of_message;
-                match m.ppid {
-                    PPID_REQUEST => {
-                        request.extend_from_slice(&m.data);
-                        if end {
-                            replies.push((id, std::mem::take(&mut request)));
-                        }
-                    }
-                    PPID_RESPONSE if end => {
-                        if let Some(t) = sent_at {
-                            self.response_delay.record(now - t);
-                        }
-                    }
-                    _ => {}
-                }
-                if !end {
-                    rx.partial = Some((sent_at, request));
-                }
-                let (len, stream) = (m.data.len(), m.stream);
-                // The association builds later chunks in the buffer.
-                self.socket.recycle(id, m.data);
-                self.received.count(now, len, sent_at, end);
-                rx.record(now, stream, len, sent_at, end);
-                self.socket.delivered(ctx, id, len, sent_at.filter(|_| end).map(|t| now - t));
-                if let Some(r) = rate {
+            Some(_) if self.read_pending => return,
+            Some(r) => {
+                let n = self.socket.associations().len();
+                let start = if n > 0 { self.next_read % n } else { 0 };
+                for j in 0..n {
+                    let k = if start + j < n { start + j } else { start + j - n };
+                    let id = self.socket.associations()[k];
+                    let Some(m) = self.socket.read(id) else { continue };
+                    let len = self.deliver(ctx, k, id, m, &mut replies);
                     let wait = Duration::from_nanos((len as u128 * 1_000_000_000 / u128::from(r.max(1))) as u64);
                     self.read_pending = true;
                     ctx.timer_in(wait, TOKEN_READ);
                     self.next_read = k + 1;
-                    paused = true;
                     break;
                 }
             }
-            if paused {
-                break;
-            }
-        }
-        if replies.is_empty() {
-            return;
         }
         for (id, data) in replies {
             let _ = self.socket.send(id, 0, PPID_RESPONSE, false, &data);
         }
+    }
+
+    /// Takes in message `m` of association `id`, the `k`th of the socket: counted for the
+    /// application and the association, a whole request queued in `replies` for its answer, a
+    /// response's delay recorded. Returns its length.
+    fn deliver(
+        &mut self,
+        ctx: &mut Ctx<'_>,
+        k: usize,
+        id: AssocId,
+        m: Message,
+        replies: &mut Vec<(AssocId, Vec<u8>)>,
+    ) -> usize {
+        let now = ctx.now();
+        if self.per_assoc.len() <= k {
+            self.per_assoc.resize_with(k + 1, || None);
+        }
+        let app = &self.cfg.name;
+        let rx = self.per_assoc[k]
+            .get_or_insert_with(|| Received { name: format!("{app}/assoc{k}"), ..Received::default() });
+        // The send instant is stamped in a message's first bytes: for a part after the first,
+        // it was taken from the first part.
+        let stamped = || m.data.get(8..16).and_then(|b| b.try_into().ok()).map(|b| Instant(u64::from_be_bytes(b)));
+        let (sent_at, mut request) = match rx.partial.take() {
+            Some((sent_at, request)) => (sent_at, request),
+            None => (stamped().filter(|&t| t <= now), Vec::new()),
+        };
+        let end = m.end_of_message;
+        match m.ppid {
+            PPID_REQUEST => {
+                request.extend_from_slice(&m.data);
+                if end {
+                    replies.push((id, std::mem::take(&mut request)));
+                }
+            }
+            PPID_RESPONSE if end => {
+                if let Some(t) = sent_at {
+                    self.response_delay.record(now - t);
+                }
+            }
+            _ => {}
+        }
+        if !end {
+            rx.partial = Some((sent_at, request));
+        }
+        let (len, stream) = (m.data.len(), m.stream);
+        // The association builds later chunks in the buffer.
+        self.socket.recycle(id, m.data);
+        self.received.count(now, len, sent_at, end);
+        rx.record(now, stream, len, sent_at, end);
+        self.socket.delivered(ctx, id, len, sent_at.filter(|_| end).map(|t| now - t));
+        len
     }
 
     /// Runs the application, then the socket (sends, events, timer). After every input.

@@ -54,6 +54,8 @@ pub trait SctpSocketApi {
     fn send(&mut self, assoc: AssocId, stream: u16, ppid: u32, unordered: bool, data: &[u8]) -> Result<(), SendError>;
     /// The next message `assoc` delivers, if any (§6.6).
     fn read(&mut self, assoc: AssocId) -> Option<Message>;
+    /// The next message of any association, lowest association first.
+    fn read_any(&mut self) -> Option<(AssocId, Message)>;
     /// Gives a buffer back (a read message's data) for the engine to build in.
     fn recycle(&mut self, assoc: AssocId, buf: Vec<u8>);
     /// Starts a graceful shutdown of `assoc` (§9.2).
@@ -264,6 +266,16 @@ impl SctpSocket {
         self.record(assoc).map_or(&self.name, |r| &r.entity)
     }
 
+    /// Where `assoc` is in [`SctpSocketApi::associations`], which it joins now if the socket
+    /// had not met it.
+    #[inline]
+    pub fn position(&mut self, assoc: AssocId) -> usize {
+        match self.index.get(assoc.get() as usize) {
+            Some(&i) if i != NO_RECORD => i,
+            _ => self.new_record(assoc),
+        }
+    }
+
     fn record(&self, assoc: AssocId) -> Option<&AssocRecord> {
         self.records.get(*self.index.get(assoc.get() as usize)?)
     }
@@ -272,10 +284,7 @@ impl SctpSocket {
     /// looks its association's record up.
     #[inline]
     fn record_mut(&mut self, assoc: AssocId) -> &mut AssocRecord {
-        let i = match self.index.get(assoc.get() as usize) {
-            Some(&i) if i != NO_RECORD => i,
-            _ => self.new_record(assoc),
-        };
+        let i = self.position(assoc);
         &mut self.records[i]
     }
 
@@ -486,10 +495,7 @@ impl SctpSocket {
         if flow == NO_FLOW && self.record(id).is_none_or(|r| r.primary_break.is_none()) {
             return;
         }
-        let i = match self.index.get(id.get() as usize) {
-            Some(&i) if i != NO_RECORD => i,
-            _ => self.new_record(id),
-        };
+        let i = self.position(id);
         let rec = &mut self.records[i];
         let mut sent = 0;
         if let Some(a) = self.ep.association(id) {
@@ -698,6 +704,10 @@ impl SctpSocketApi for SctpSocket {
 
     fn read(&mut self, assoc: AssocId) -> Option<Message> {
         self.ep.read(assoc)
+    }
+
+    fn read_any(&mut self) -> Option<(AssocId, Message)> {
+        self.ep.read_any()
     }
 
     fn recycle(&mut self, assoc: AssocId, buf: Vec<u8>) {

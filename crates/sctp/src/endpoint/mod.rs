@@ -48,6 +48,9 @@ use crate::wire::{
 };
 use crate::{Event, Message, SendError, State};
 
+mod table;
+use table::{AssocTable, MAY_HAVE_EVENT, MAY_READ, MAY_TRANSMIT, TIMER_STALE};
+
 /// An association of an endpoint, numbered from 0 in order of creation and never reused,
 /// even after the association has closed and left the endpoint.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
@@ -321,13 +324,14 @@ impl Endpoint {
     /// The next event of association `id` ([`Association::poll_event`]).
     #[inline]
     pub fn poll_event(&mut self, id: AssocId) -> Option<Event> {
-        self.associations.get_mut(id)?.poll_event()
+        self.associations.get_mut_unmarked(id)?.poll_event()
     }
 
     /// The next event of any association, lowest id first ([`Association::poll_event`]): a
     /// driver drains every association's events after an input without looking each up.
     pub fn poll_any_event(&mut self) -> Option<(AssocId, Event)> {
-        self.associations.iter_mut().find_map(|(id, a)| a.poll_event().map(|e| (id, e)))
+        // Only an association changed since it last had none can have one.
+        self.associations.poll_marked(MAY_HAVE_EVENT, 0, Association::poll_event)
     }
 
     /// Queues a message on association `id` ([`Association::send`]).
@@ -356,13 +360,27 @@ impl Endpoint {
     /// The next message association `id` delivers ([`Association::read`]).
     #[inline]
     pub fn read(&mut self, id: AssocId) -> Option<Message> {
-        self.associations.get_mut(id)?.read()
+        // Not marked for the polls unless it delivered: an application may try every
+        // association after every input.
+        let m = self.associations.get_mut_unmarked(id)?.read()?;
+        // It may now announce its window (a SACK).
+        self.associations.mark_id(id);
+        Some(m)
+    }
+
+    /// The next message of any association, lowest id first ([`Association::read`]): an
+    /// application that reads everything looks only at the associations changed since they
+    /// last had nothing to read, not at each.
+    pub fn read_any(&mut self) -> Option<(AssocId, Message)> {
+        let (id, m) = self.associations.poll_marked(MAY_READ, 0, Association::read)?;
+        self.associations.mark_id(id);
+        Some((id, m))
     }
 
     /// Offers a finished-with buffer to association `id` ([`Association::recycle`]).
     #[inline]
     pub fn recycle(&mut self, id: AssocId, buf: Vec<u8>) {
-        if let Some(a) = self.associations.get_mut(id) {
+        if let Some(a) = self.associations.get_mut_unmarked(id) {
             a.recycle(buf);
         }
     }
@@ -925,36 +943,33 @@ impl Endpoint {
         if let Some(d) = self.replies.pop_front() {
             return Some(d);
         }
-        for (id, a) in self.associations.iter_mut() {
-            if let Some(t) = a.poll_transmit(now) {
-                return Some(Datagram {
-                    remote: t.remote,
-                    local: t.local,
-                    assoc: Some(id),
-                    ecn: t.ecn,
-                    headroom: t.headroom,
-                    payload: t.payload,
-                });
-            }
-        }
-        None
+        // Only an association changed since it last had nothing can have a packet; building
+        // one may change its events and timers.
+        let (id, t) =
+            self.associations.poll_marked(MAY_TRANSMIT, MAY_HAVE_EVENT | TIMER_STALE, |a| a.poll_transmit(now))?;
+        Some(Datagram {
+            remote: t.remote,
+            local: t.local,
+            assoc: Some(id),
+            ecn: t.ecn,
+            headroom: t.headroom,
+            payload: t.payload,
+        })
     }
 
     /// The earliest timer of any association.
-    pub fn poll_timeout(&self) -> Option<Instant> {
-        self.associations.iter().filter_map(|(_, a)| a.poll_timeout()).min()
+    pub fn poll_timeout(&mut self) -> Option<Instant> {
+        self.associations.earliest_timer()
     }
 
     /// Fires every association timer due at `now`.
     pub fn handle_timeout(&mut self, now: Instant) {
         self.drop_finished();
         let mut closed = false;
-        for (_, a) in self.associations.iter_mut() {
-            if a.poll_timeout().is_some_and(|t| t <= now) {
-                a.handle_timeout(now);
-                closed |= a.state() == State::Closed;
-            }
-        }
+        self.associations.fire_due(now, |a| {
+            a.handle_timeout(now);
+            closed |= a.state() == State::Closed;
+        });
         if closed {
             self.may_close = true;
             let ids: Vec<AssocId> =
@@ -963,95 +978,6 @@ impl Endpoint {
                 self.unindex(id);
             }
         }
-    }
-}
-
-/// The associations of an endpoint, in creation order: a vector sorted by id (ids only grow,
-/// so a new one goes at the end), each with the keys it is indexed under. Looked up on every
-/// packet and application call; a binary search over a few entries is far cheaper than a
-/// tree's node walk or a hash, and an endpoint holds few associations compared with the
-/// packets it handles. Removal (a finished association) is rare and shifts the rest.
-#[derive(Debug, Default)]
-struct AssocTable {
-    entries: Vec<AssocEntry>,
-}
-
-/// One association of an [`AssocTable`].
-#[derive(Debug)]
-struct AssocEntry {
-    id: AssocId,
-    assoc: Association,
-    /// What it is indexed under in the demultiplexing maps while it is live.
-    keys: Option<IndexKeys>,
-}
-
-impl AssocTable {
-    /// Where `id` is. Ids are handed out densely and removals are rare, so the entry is
-    /// mostly at `id - first id`; otherwise a binary search finds it.
-    #[inline(always)]
-    fn position(&self, id: AssocId) -> Option<usize> {
-        let first = self.entries.first()?.id.0;
-        let guess = id.0.wrapping_sub(first) as usize;
-        if self.entries.get(guess).is_some_and(|e| e.id == id) {
-            return Some(guess);
-        }
-        self.entries.binary_search_by_key(&id, |e| e.id).ok()
-    }
-
-    #[inline]
-    fn entry(&self, id: AssocId) -> Option<&AssocEntry> {
-        self.position(id).map(|i| &self.entries[i])
-    }
-
-    #[inline]
-    fn get(&self, id: AssocId) -> Option<&Association> {
-        self.entry(id).map(|e| &e.assoc)
-    }
-
-    #[inline(always)]
-    fn get_mut(&mut self, id: AssocId) -> Option<&mut Association> {
-        self.position(id).map(|i| &mut self.entries[i].assoc)
-    }
-
-    /// Adds `a` under `id`, which is greater than every id present, not yet indexed.
-    fn push(&mut self, id: AssocId, a: Association) {
-        debug_assert!(self.entries.last().is_none_or(|e| e.id < id));
-        self.entries.push(AssocEntry { id, assoc: a, keys: None });
-    }
-
-    fn remove(&mut self, id: AssocId) -> Option<Association> {
-        self.position(id).map(|i| self.entries.remove(i).assoc)
-    }
-
-    fn set_keys(&mut self, id: AssocId, keys: IndexKeys) {
-        if let Some(i) = self.position(id) {
-            self.entries[i].keys = Some(keys);
-        }
-    }
-
-    fn take_keys(&mut self, id: AssocId) -> Option<IndexKeys> {
-        self.position(id).and_then(|i| self.entries[i].keys.take())
-    }
-
-    /// The indexed associations and their keys, by id.
-    fn indexed(&self) -> impl Iterator<Item = (AssocId, &IndexKeys)> + '_ {
-        self.entries.iter().filter_map(|e| e.keys.as_ref().map(|k| (e.id, k)))
-    }
-
-    fn iter(&self) -> impl Iterator<Item = (AssocId, &Association)> + '_ {
-        self.entries.iter().map(|e| (e.id, &e.assoc))
-    }
-
-    fn iter_mut(&mut self) -> impl Iterator<Item = (AssocId, &mut Association)> + '_ {
-        self.entries.iter_mut().map(|e| (e.id, &mut e.assoc))
-    }
-
-    fn len(&self) -> usize {
-        self.entries.len()
-    }
-
-    fn is_empty(&self) -> bool {
-        self.entries.is_empty()
     }
 }
 
