@@ -305,11 +305,11 @@ def test_rerun_reuses_the_runs_and_writes_the_same_report(quick: tuple[str, Path
     name, out = quick
     before = (out / "report.html").read_bytes()
     tables = {p.name: p.read_bytes() for p in (out / "tables").glob("*.csv")}
-    stored = {p.name for p in out.glob("sweeps/*/runs/*.parquet")}
+    stored = {p.name for p in out.glob("sweeps/*/runs/*.json")}
     proc = run_cli("reproduce", name, "--quick", "--jobs", "2", "--out", str(out), "--quiet")
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert proc.stdout.strip() == str(out)
-    assert {p.name for p in out.glob("sweeps/*/runs/*.parquet")} == stored
+    assert {p.name for p in out.glob("sweeps/*/runs/*.json")} == stored
     assert (out / "report.html").read_bytes() == before
     assert {p.name: p.read_bytes() for p in (out / "tables").glob("*.csv")} == tables
 

@@ -69,7 +69,7 @@ def sctpsim_cmd(*args: str | Path, cwd: Path | None = None) -> subprocess.Comple
 
 def run_files(out: Path) -> dict[str, int]:
     """Per-run files and their modification times (to see which were rewritten)."""
-    return {p.name: p.stat().st_mtime_ns for p in (out / "runs").glob("*.parquet")}
+    return {p.name: p.stat().st_mtime_ns for p in (out / "runs").glob("*.json")}
 
 
 # ----------------------------------------------------------------- expansion
@@ -160,7 +160,7 @@ def test_a_resumed_sweep_reruns_every_run_when_the_engine_build_changes(
     monkeypatch.setattr(sweep_module._core, "__build_id__", "0" * 20)
     assert cli.main(args) == 0
     assert "(4 run now, 0 reused)" in capsys.readouterr().out
-    assert not set(ids) & {r.run_id + ".parquet" for r in Sweep.from_file(sweep).runs()}
+    assert not set(ids) & {r.run_id + ".json" for r in Sweep.from_file(sweep).runs()}
 
 def test_sweep_from_dict_with_a_scenario_object() -> None:
     base = sctpsim.load_scenario(EXAMPLE, {"duration": "1s"})
@@ -237,7 +237,7 @@ def test_store_layout_and_columns(reference: Path) -> None:
         "summary.csv",
         "sweep.toml",
     }
-    assert len(list((reference / "runs").glob("*.parquet"))) == 12
+    assert len(list((reference / "runs").glob("*.json"))) == 12
     df = sctpsim.load_runs(reference)
     assert list(df.columns[:9]) == [
         "run",
@@ -324,7 +324,38 @@ def test_rerun_skips_finished_runs_and_changed_inputs_rerun(
     assert "(12 run now, 0 reused)" in capsys.readouterr().out
     assert len(run_files(out)) == 24
     df = sctpsim.load_runs(out)
-    assert len(df) == 12 and not set(df["run_id"]) & {n.removesuffix(".parquet") for n in before}
+    assert len(df) == 12 and not set(df["run_id"]) & {n.removesuffix(".json") for n in before}
+
+
+def test_a_store_of_an_earlier_version_resumes(
+    reference: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Run files as earlier versions wrote them (a one-row Parquet file each) are reused."""
+    import json
+    import shutil
+
+    import pyarrow as pa
+
+    out = tmp_path / "out"
+    shutil.copytree(reference, out)
+    for path in sorted((out / "runs").glob("*.json")):
+        doc = json.loads(path.read_text())
+        columns = {"run_id": pa.array([doc["run_id"]], pa.string())}
+        fields = [pa.field("run_id", pa.string())]
+        for name in ("status", "error"):
+            columns[name] = pa.array([doc[name]], pa.string())
+            fields.append(pa.field(name, pa.string()))
+        for name, value in doc["scalars"].items():
+            columns[name] = pa.array([value], pa.float64())
+            fields.append(pa.field(name, pa.float64(), metadata={"unit": doc["units"][name]}))
+        table = pa.Table.from_arrays(list(columns.values()), schema=pa.schema(fields))
+        pq.write_table(table, path.with_suffix(".parquet"))
+        path.unlink()
+    sweep = write_sweep(tmp_path)
+    assert cli.main(["sweep", str(sweep), "--out", str(out), "--jobs", "1"]) == 0
+    assert "(0 run now, 12 reused)" in capsys.readouterr().out
+    assert not list((out / "runs").glob("*.json"))
+    assert (out / "runs.parquet").read_bytes() == (reference / "runs.parquet").read_bytes()
 
 
 def test_failed_combinations_are_recorded_listed_and_retried(tmp_path: Path) -> None:
@@ -439,7 +470,7 @@ duration = "150s"
     assert all(after[name] == mtime for name, mtime in survivors.items())  # not rerun
     assert not [p for p in (out / "runs").iterdir() if p.name.startswith(".")]  # no temp files
     df = sctpsim.load_runs(out)
-    assert sorted(df["run_id"]) == sorted(n.removesuffix(".parquet") for n in after)
+    assert sorted(df["run_id"]) == sorted(n.removesuffix(".json") for n in after)
     assert df["run_id"].is_unique and df["status"].eq("ok").all()
 
     fresh = tmp_path / "fresh"
