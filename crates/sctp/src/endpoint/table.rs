@@ -190,6 +190,28 @@ impl AssocTable {
         self.entries.is_empty()
     }
 
+    /// Calls `visit` with the position of each marked entry, in id order, until it returns
+    /// `Some`; entries left without marks leave the list.
+    fn visit_marked<T>(&mut self, mut visit: impl FnMut(&mut Self, usize) -> Option<T>) -> Option<T> {
+        let mut k = 0;
+        while let Some(&id) = self.marked.get(k) {
+            let Some(i) = self.position(id) else {
+                self.marked.remove(k);
+                continue;
+            };
+            let found = visit(self, i);
+            if self.entries[i].marks == 0 {
+                self.marked.remove(k);
+            } else {
+                k += 1;
+            }
+            if found.is_some() {
+                return found;
+            }
+        }
+        None
+    }
+
     /// The first result of `poll` over the associations marked `mark`, in id order. `poll`
     /// says `None` for an association when it has nothing: its mark is then cleared (it has
     /// nothing until its next mutable access). `also` are the marks an association gets
@@ -201,55 +223,36 @@ impl AssocTable {
         also: u8,
         mut poll: impl FnMut(&mut Association) -> Option<T>,
     ) -> Option<(AssocId, T)> {
-        let mut k = 0;
-        while let Some(&id) = self.marked.get(k) {
-            let Some(i) = self.position(id) else {
-                self.marked.remove(k);
-                continue;
-            };
-            let e = &mut self.entries[i];
-            if e.marks & mark != 0 {
-                let found = poll(&mut e.assoc);
-                e.marks |= also;
-                if let Some(t) = found {
-                    return Some((id, t));
-                }
+        self.visit_marked(|table, i| {
+            let e = &mut table.entries[i];
+            if e.marks & mark == 0 {
+                return None;
+            }
+            let found = poll(&mut e.assoc);
+            e.marks |= also;
+            if found.is_none() {
                 e.marks &= !mark;
             }
-            if e.marks == 0 {
-                self.marked.remove(k);
-            } else {
-                k += 1;
-            }
-        }
-        None
+            found.map(|t| (e.id, t))
+        })
     }
 
     /// Takes the earliest timer of every association whose timer may have changed.
     fn refresh_timers(&mut self) {
-        let mut k = 0;
-        while let Some(&id) = self.marked.get(k) {
-            let Some(i) = self.position(id) else {
-                self.marked.remove(k);
-                continue;
-            };
-            let e = &mut self.entries[i];
+        self.visit_marked(|table, i| -> Option<()> {
+            let e = &mut table.entries[i];
             if e.marks & TIMER_STALE != 0 {
                 e.marks &= !TIMER_STALE;
                 let t = e.assoc.poll_timeout().map_or(NO_TIMER, |t| t.0);
-                let old = std::mem::replace(&mut self.timers[i], t);
-                if t < self.earliest {
-                    self.earliest = t;
-                } else if old == self.earliest && t != old {
-                    self.earliest_stale = true;
+                let old = std::mem::replace(&mut table.timers[i], t);
+                if t < table.earliest {
+                    table.earliest = t;
+                } else if old == table.earliest && t != old {
+                    table.earliest_stale = true;
                 }
             }
-            if e.marks == 0 {
-                self.marked.remove(k);
-            } else {
-                k += 1;
-            }
-        }
+            None
+        });
     }
 
     /// The earliest timer of any association.
