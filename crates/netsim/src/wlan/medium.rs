@@ -62,13 +62,13 @@ use crate::rng::SimRng;
 use crate::time::{Duration, Instant};
 use crate::wire::Packet;
 use crate::wlan::dcf::{Mac, Outgoing, Radio, RadioStats, Response};
-use crate::wlan::error::{certain_sinr, coded_ber, frame_success, success_probability};
 use crate::wlan::mgmt::{MgmtCounts, MgmtKind};
 use crate::wlan::phy::{self, Rate, Timing};
 use crate::wlan::position::{Position, Positions};
 use crate::wlan::propagation::{channel_frequency_hz, dbm_to_mw, PathLoss};
 use crate::wlan::radiotap::{AirFrame, AirKind};
 use crate::wlan::rate::RateState;
+use crate::wlan::reception::Reception;
 use crate::wlan::{ChannelConfig, RadioConfig, Role};
 
 /// No radio / no transmission.
@@ -170,13 +170,10 @@ pub struct Medium {
     earliest_stale: bool,
     /// Received power in mW: `gain[i][j]` from radio `i` at radio `j`.
     gain: Vec<Vec<f64>>,
-    /// Coded bit error probability at `j` of a frame from `i` with no interference, per rate
-    /// (NaN until first needed; reset whenever `gain[i][j]` changes).
-    clean_ber: Vec<Vec<[f64; 8]>>,
     /// Receiver sensitivity per rate, mW.
     sensitivity_mw: [f64; 8],
-    /// Per rate, the linear SINR from which a frame arrives for certain ([`certain_sinr`]).
-    certain_sinr: [f64; 8],
+    /// Decides whether a frame arrives from its SINR.
+    reception: Reception,
     shadowing: Vec<Vec<f64>>,
     shadow_rng: SimRng,
     txs: Vec<Option<Tx>>,
@@ -216,7 +213,7 @@ impl Medium {
             noise_mw: dbm_to_mw(config.noise_floor_dbm),
             capture_ratio: config.capture_threshold_db.map(|db| 10f64.powf(db / 10.0)),
             sensitivity_mw: Rate::ALL.map(|r| dbm_to_mw(config.sensitivity_dbm.unwrap_or(r.sensitivity_dbm()))),
-            certain_sinr: Rate::ALL.map(certain_sinr),
+            reception: Reception::new(),
             config,
             radios: Vec::new(),
             positions: Positions::default(),
@@ -224,7 +221,6 @@ impl Medium {
             earliest: u64::MAX,
             earliest_stale: false,
             gain: Vec::new(),
-            clean_ber: Vec::new(),
             shadowing: Vec::new(),
             shadow_rng,
             txs: Vec::new(),
@@ -512,11 +508,9 @@ impl Medium {
         for i in 0..last {
             let g = self.gain_at(i, last, t);
             self.gain[i].push(g);
-            self.clean_ber[i].push([f64::NAN; 8]);
         }
         let row = (0..n).map(|j| self.gain_at(last, j, t)).collect();
         self.gain.push(row);
-        self.clean_ber.push(vec![[f64::NAN; 8]; n]);
     }
 
     /// Radio `radio` moves (or stands) as `mobility` says, from the start of the run.
@@ -526,8 +520,6 @@ impl Medium {
         for i in 0..self.radios.len() {
             self.gain[i][r] = self.gain_at(i, r, Instant::ZERO);
             self.gain[r][i] = self.gain_at(r, i, Instant::ZERO);
-            self.clean_ber[i][r] = [f64::NAN; 8];
-            self.clean_ber[r][i] = [f64::NAN; 8];
         }
     }
 
@@ -947,8 +939,8 @@ impl Medium {
         if self.positions.any_moving() {
             // Received powers from the positions now; the row stays for the frame's end (a
             // radio has one transmission on the air at a time). Only pairs with a moving radio
-            // change: between two radios that stand still the power (and its error rate) is
-            // the one computed when they were added.
+            // change: between two radios that stand still the power is the one computed when
+            // they were added.
             let s = src as usize;
             if self.positions.is_moving(s) {
                 let at = self.positions.at(s, now);
@@ -957,12 +949,10 @@ impl Medium {
                     *g = self.gain_from(s, at, j, now);
                 }
                 self.gain[s] = row;
-                self.clean_ber[s].fill([f64::NAN; 8]);
             } else {
                 for j in 0..self.radios.len() {
                     if self.positions.is_moving(j) {
                         self.gain[s][j] = self.gain_at(s, j, now);
-                        self.clean_ber[s][j] = [f64::NAN; 8];
                     }
                 }
             }
@@ -1041,11 +1031,10 @@ impl Medium {
         let mut addressed = None;
         let (noise, on_air, cca_mw) = (self.noise_mw, self.on_air, self.cca_mw);
         let sensitivity = self.sensitivity_mw[tx.rate as usize];
-        let certain = self.certain_sinr[tx.rate as usize];
         let src = tx.src as usize;
         let n = self.radios.len();
         let (radios, access) = (&mut self.radios[..], &mut self.access[..n]);
-        let (gains, clean_ber) = (&self.gain[src][..n], &mut self.clean_ber[src][..n]);
+        let (gains, reception) = (&self.gain[src][..n], &mut self.reception);
         let mut earliest = u64::MAX;
         for j in 0..n {
             if j == src {
@@ -1068,23 +1057,7 @@ impl Medium {
                         false
                     } else {
                         let sinr = p / (noise + r.rx_interference_mw);
-                        let prob = if sinr >= certain {
-                            // Certain: neither the error model nor a draw is needed. This saves
-                            // the most where a radio moves: no error rate is kept for its pairs,
-                            // whose powers change with every frame.
-                            1.0
-                        } else if r.rx_interference_mw > 0.0 {
-                            success_probability(tx.rate, sinr, tx.bits)
-                        } else {
-                            // Without interference the error rate depends on the pair and
-                            // the rate only: computed once.
-                            let ber = &mut clean_ber[j][tx.rate as usize];
-                            if ber.is_nan() {
-                                *ber = coded_ber(tx.rate, sinr);
-                            }
-                            frame_success(*ber, tx.bits)
-                        };
-                        let ok = prob >= 1.0 || r.rng.random::<f64>() < prob;
+                        let ok = reception.arrives(tx.rate, sinr, tx.bits, || r.rng.random::<f64>());
                         if !ok {
                             r.stats.rx_errors += 1;
                         }

@@ -3,7 +3,8 @@
 //!
 //! - [`phy`]: rates, frame durations, interframe spaces.
 //! - [`propagation`]: path loss, shadowing, dBm/mW; [`position`]: where radios are.
-//! - [`error`]: frame success from SINR (NIST OFDM error model).
+//! - [`error`]: frame success from SINR (NIST OFDM error model); [`reception`]: the draw
+//!   against it, decided from bounds kept per SINR cell.
 //! - [`rate`]: fixed rate, ARF, AARF.
 //! - `dcf`: a radio's DCF state (carrier sense, backoff counter, the frame in delivery).
 //! - [`medium`]: one channel: every radio on it, what each hears, carrier sense, receptions,
@@ -41,6 +42,7 @@ pub mod position;
 pub mod propagation;
 pub mod radiotap;
 pub mod rate;
+pub mod reception;
 pub mod sme;
 
 pub use dcf::RadioStats;

@@ -49,7 +49,7 @@ use crate::wire::{
 use crate::{Event, Message, SendError, State};
 
 mod table;
-use table::{AssocTable, MAY_HAVE_EVENT, MAY_READ, MAY_TRANSMIT, TIMER_STALE};
+use table::{AssocTable, ALL, MAY_HAVE_EVENT, MAY_READ, MAY_TRANSMIT, TIMER_STALE};
 
 /// An association of an endpoint, numbered from 0 in order of creation and never reused,
 /// even after the association has closed and left the endpoint.
@@ -331,7 +331,7 @@ impl Endpoint {
     /// driver drains every association's events after an input without looking each up.
     pub fn poll_any_event(&mut self) -> Option<(AssocId, Event)> {
         // Only an association changed since it last had none can have one.
-        self.associations.poll_marked(MAY_HAVE_EVENT, 0, Association::poll_event)
+        self.associations.poll_marked(MAY_HAVE_EVENT, 0, 0, Association::poll_event)
     }
 
     /// Queues a message on association `id` ([`Association::send`]).
@@ -362,19 +362,16 @@ impl Endpoint {
     pub fn read(&mut self, id: AssocId) -> Option<Message> {
         // Not marked for the polls unless it delivered: an application may try every
         // association after every input.
-        let m = self.associations.get_mut_unmarked(id)?.read()?;
-        // It may now announce its window (a SACK).
-        self.associations.mark_id(id);
-        Some(m)
+        // It may then announce its window (a SACK).
+        self.associations.get_mut_marking_found(id, Association::read)
     }
 
     /// The next message of any association, lowest id first ([`Association::read`]): an
     /// application that reads everything looks only at the associations changed since they
     /// last had nothing to read, not at each.
     pub fn read_any(&mut self) -> Option<(AssocId, Message)> {
-        let (id, m) = self.associations.poll_marked(MAY_READ, 0, Association::read)?;
-        self.associations.mark_id(id);
-        Some((id, m))
+        // One that delivers may then announce its window (a SACK).
+        self.associations.poll_marked(MAY_READ, 0, ALL, Association::read)
     }
 
     /// Offers a finished-with buffer to association `id` ([`Association::recycle`]).
@@ -946,7 +943,7 @@ impl Endpoint {
         // Only an association changed since it last had nothing can have a packet; building
         // one may change its events and timers.
         let (id, t) =
-            self.associations.poll_marked(MAY_TRANSMIT, MAY_HAVE_EVENT | TIMER_STALE, |a| a.poll_transmit(now))?;
+            self.associations.poll_marked(MAY_TRANSMIT, MAY_HAVE_EVENT | TIMER_STALE, 0, |a| a.poll_transmit(now))?;
         Some(Datagram {
             remote: t.remote,
             local: t.local,

@@ -21,7 +21,7 @@ pub(super) const TIMER_STALE: u8 = 4;
 /// The association may have a message to read ([`Association::read`]).
 pub(super) const MAY_READ: u8 = 8;
 /// Everything a mutable access may change.
-const ALL: u8 = MAY_TRANSMIT | MAY_HAVE_EVENT | TIMER_STALE | MAY_READ;
+pub(super) const ALL: u8 = MAY_TRANSMIT | MAY_HAVE_EVENT | TIMER_STALE | MAY_READ;
 
 /// No timer (in [`AssocTable`]'s timer array).
 const NO_TIMER: u64 = u64::MAX;
@@ -120,19 +120,26 @@ impl AssocTable {
     }
 
     /// An association, for an access that changes nothing the polls look at (handing it a
-    /// buffer, taking an event), or marks it itself ([`AssocTable::mark_id`]): not marked.
+    /// buffer, taking an event): not marked.
     #[inline(always)]
     pub(super) fn get_mut_unmarked(&mut self, id: AssocId) -> Option<&mut Association> {
         let i = self.position(id)?;
         Some(&mut self.entries[i].assoc)
     }
 
-    /// Marks association `id` for every poll ([`AssocTable::get_mut`]).
+    /// `f` on association `id`, which is marked for every poll only if `f` finds something
+    /// (an access that finds nothing changes nothing: a read of an association with nothing
+    /// to read).
     #[inline]
-    pub(super) fn mark_id(&mut self, id: AssocId) {
-        if let Some(i) = self.position(id) {
-            self.mark(i);
-        }
+    pub(super) fn get_mut_marking_found<T>(
+        &mut self,
+        id: AssocId,
+        f: impl FnOnce(&mut Association) -> Option<T>,
+    ) -> Option<T> {
+        let i = self.position(id)?;
+        let found = f(&mut self.entries[i].assoc)?;
+        self.mark(i);
+        Some(found)
     }
 
     /// Adds `a` under `id`, which is greater than every id present, not yet indexed. It is
@@ -215,12 +222,14 @@ impl AssocTable {
     /// The first result of `poll` over the associations marked `mark`, in id order. `poll`
     /// says `None` for an association when it has nothing: its mark is then cleared (it has
     /// nothing until its next mutable access). `also` are the marks an association gets
-    /// whether or not it had something (what the poll may have changed).
+    /// whether or not it had something (what the poll may have changed), `found_also` the
+    /// ones it gets only if it had.
     #[inline]
     pub(super) fn poll_marked<T>(
         &mut self,
         mark: u8,
         also: u8,
+        found_also: u8,
         mut poll: impl FnMut(&mut Association) -> Option<T>,
     ) -> Option<(AssocId, T)> {
         self.visit_marked(|table, i| {
@@ -232,6 +241,9 @@ impl AssocTable {
             e.marks |= also;
             if found.is_none() {
                 e.marks &= !mark;
+            } else {
+                // Still in `marked`: it kept `mark`.
+                e.marks |= found_also;
             }
             found.map(|t| (e.id, t))
         })
