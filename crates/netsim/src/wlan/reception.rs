@@ -107,10 +107,14 @@ impl Reception {
     /// uniform draw in `[0, 1)`) exactly when that expression would.
     #[inline]
     pub fn arrives(&mut self, rate: Rate, sinr: f64, bits: u64, draw: impl FnOnce() -> f64) -> bool {
+        // Most receptions, in most networks: kept apart from the rest, which stays out of the
+        // caller's loop.
+        sinr >= self.certain[rate as usize] || self.below_certain(rate, sinr, bits, draw)
+    }
+
+    #[inline(never)]
+    fn below_certain(&mut self, rate: Rate, sinr: f64, bits: u64, draw: impl FnOnce() -> f64) -> bool {
         let r = rate as usize;
-        if sinr >= self.certain[r] {
-            return true;
-        }
         // NaN and negative SINRs have the sign or the whole exponent set: far out of range.
         let i = (sinr.to_bits() >> SHIFT).wrapping_sub(self.grids[r].first) as usize;
         if i >= CELLS || bits == 0 {
