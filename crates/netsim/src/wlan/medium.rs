@@ -950,10 +950,9 @@ impl Medium {
                 }
                 self.gain[s] = row;
             } else {
-                for j in 0..self.radios.len() {
-                    if self.positions.is_moving(j) {
-                        self.gain[s][j] = self.gain_at(s, j, now);
-                    }
+                for k in 0..self.positions.movers().len() {
+                    let j = self.positions.movers()[k];
+                    self.gain[s][j] = self.gain_at(s, j, now);
                 }
             }
         }

@@ -5,7 +5,9 @@
 
 pub use crate::mobility::Position;
 
-use crate::mobility::Mobility;
+use std::cell::Cell;
+
+use crate::mobility::{Mobility, Segment};
 use crate::time::Instant;
 
 /// The positions of a channel's radios.
@@ -13,14 +15,25 @@ use crate::time::Instant;
 pub(crate) struct Positions {
     fixed: Vec<Position>,
     moving: Vec<Option<Mobility>>,
-    any_moving: bool,
+    /// Per radio, the segment of its motion last looked up: a channel asks for a moving
+    /// radio's position at every frame, nearly always on the same segment, which is then
+    /// used without asking the model (the segment covering an instant is unique, so the
+    /// position is the one the model gives).
+    recent: Vec<Cell<Segment>>,
+    /// The radios with a mobility model, in order.
+    movers: Vec<usize>,
 }
+
+const ORIGIN: Position = Position { x: 0.0, y: 0.0 };
+/// A segment covering no instant (before any lookup).
+const NO_SEGMENT: Segment = Segment { start: Instant::MAX, end: Instant::ZERO, from: ORIGIN, to: ORIGIN };
 
 impl Positions {
     /// Add a radio standing at `p`.
     pub(crate) fn push(&mut self, p: Position) {
         self.fixed.push(p);
         self.moving.push(None);
+        self.recent.push(Cell::new(NO_SEGMENT));
     }
 
     /// Radio `i` moves as `m` says from now on (a stationary model just places it).
@@ -30,14 +43,21 @@ impl Positions {
             self.moving[i] = None;
         } else {
             self.moving[i] = Some(m);
-            self.any_moving = true;
         }
+        self.movers = (0..self.moving.len()).filter(|&k| self.moving[k].is_some()).collect();
+        self.recent[i].set(NO_SEGMENT);
     }
 
     /// True if some radio moves (received powers then change with time).
     #[inline]
     pub(crate) fn any_moving(&self) -> bool {
-        self.any_moving
+        !self.movers.is_empty()
+    }
+
+    /// The radios with a mobility model, in increasing order.
+    #[inline]
+    pub(crate) fn movers(&self) -> &[usize] {
+        &self.movers
     }
 
     /// True if radio `i` has a mobility model (its received powers change with time).
@@ -50,7 +70,15 @@ impl Positions {
     #[inline]
     pub(crate) fn at(&self, i: usize, t: Instant) -> Position {
         match &self.moving[i] {
-            Some(m) => m.position_at(t),
+            Some(m) => {
+                let mut s = self.recent[i].get();
+                // The cover test of `Mobility::segment_at`.
+                if !(s.start <= t && (t < s.end || s.end == Instant::MAX)) {
+                    s = m.segment_at(t);
+                    self.recent[i].set(s);
+                }
+                s.position_at(t)
+            }
             None => self.fixed[i],
         }
     }
