@@ -358,3 +358,28 @@ fn a_router_interface_down_and_up_is_a_transient_failure() {
     assert_eq!(seen.iter().map(|s| (s.ident, s.at)).collect::<Vec<_>>(), vec![(1, ms(16))]);
     assert_eq!(drops(&r), vec![("R1/eth1".to_string(), "iface_down".to_string())]);
 }
+
+#[test]
+fn a_node_finds_the_interface_owning_an_address_among_many() {
+    use netsim::network::{IfaceAddr, Network};
+    // A router with 300 interfaces numbered out of order, two sharing an address, and
+    // addresses added and removed later: each address maps to the first interface (in
+    // declaration order) that has it, and an address no interface has to none.
+    let mut net = Network::new();
+    let r = net.add_node(NodeKind::Router);
+    let addr = |k: u32| Ipv4Addr::from(0x0a00_0000 + (k * 7919) % 65_521);
+    let ifaces: Vec<_> = (0..300).map(|k| net.add_iface(r, Some(IfaceAddr::new(addr(k))))).collect();
+    let shared = net.add_iface(r, Some(IfaceAddr::new(addr(150))));
+    for (k, &i) in ifaces.iter().enumerate() {
+        assert_eq!(net.iface_with_addr(r, addr(k as u32)), Some(i), "address {k}");
+    }
+    assert_ne!(net.iface_with_addr(r, addr(150)), Some(shared));
+    assert_eq!(net.iface_with_addr(r, addr(300)), None);
+    assert!(net.add_address(ifaces[3], IfaceAddr::new(addr(300))));
+    assert_eq!(net.iface_with_addr(r, addr(300)), Some(ifaces[3]));
+    assert!(net.remove_address(ifaces[150], addr(150)));
+    assert_eq!(net.iface_with_addr(r, addr(150)), Some(shared));
+    assert!(net.remove_address(ifaces[3], addr(3)));
+    assert_eq!(net.iface_with_addr(r, addr(3)), None);
+    assert_eq!(net.iface_with_addr(r, addr(300)), Some(ifaces[3]));
+}
