@@ -883,3 +883,46 @@ def test_series_summary_never_replaces_a_scalar() -> None:
     assert units["iface/A/eth0/queue_packets_max"] == "packets"
     with pytest.raises(ValueError, match="would replace a scalar"):
         _series_scalars(raw["timeseries"], spec, {"iface/A/eth0/queue_packets_max": 1.0})
+
+
+def test_runs_table_is_the_same_whatever_order_the_records_come_in() -> None:
+    """The consolidated table, filled one record at a time: rows in run order, scalar
+    columns in order of first appearance in run order with that appearance's unit, a
+    scalar a run lacks null (NaN stays a value), runs without a record left out."""
+    from sctpsim.store import RunRecord, RunsTable
+    from sctpsim.sweep import RunSpec
+
+    specs = [
+        RunSpec(i, i // 2, {"x": i // 2}, i % 2, 100 + i, (), f"{i:020x}") for i in range(6)
+    ]
+    records = [
+        RunRecord(f"{0:020x}", "ok", None, {"a": 1.0, "c": 3.0}, {"a": "s", "c": "B"}),
+        RunRecord(f"{1:020x}", "ok", None, {"b": 2.0, "a": 4.0}, {"b": "m", "a": "other"}),
+        RunRecord(f"{2:020x}", "failed", "boom"),
+        RunRecord(f"{3:020x}", "ok", None, {"d": math.nan, "b": 5.0}, {"d": "1", "b": "m"}),
+        RunRecord(f"{5:020x}", "ok", None, {"a": 6.0}, {"a": "s"}),
+    ]
+
+    Built = tuple[list[str], list[list[float | None]], dict[str, str], list[int]]
+
+    def build(order: list[int]) -> Built:
+        table = RunsTable(specs)
+        for k in order:
+            table.add(records[k])
+        assert table.missing() == [f"{4:020x}"]
+        arrow = table.to_arrow(["x"], "t")
+        scalars = [f.name for f in arrow.schema if f.name in ("a", "b", "c", "d")]
+        units = {f.name: f.metadata[b"unit"].decode() for f in arrow.schema if f.name in scalars}
+        columns = [arrow.column(s).to_pylist() for s in scalars]
+        return scalars, columns, units, arrow.column("run").to_pylist()
+
+    first = build([0, 1, 2, 3, 4])
+    assert first[0] == ["a", "c", "b", "d"]
+    assert first[2] == {"a": "s", "c": "B", "b": "m", "d": "1"}
+    assert first[3] == [0, 1, 2, 3, 5]
+    assert first[1][0] == [1.0, 4.0, None, None, 6.0]
+    assert math.isnan(first[1][3][3]) and first[1][3][0] is None
+    for order in ([4, 3, 2, 1, 0], [3, 0, 4, 1, 2], [1, 4, 0, 2, 3]):
+        again = build(order)
+        assert again[0] == first[0] and again[2] == first[2] and again[3] == first[3]
+        assert str(again[1]) == str(first[1])

@@ -44,7 +44,15 @@ from rich.progress import (
 
 from sctpsim import _core
 from sctpsim.stats import expand_metrics, summarize
-from sctpsim.store import SUMMARY_FILE, SWEEP_COPY, RunRecord, Store, read_runs, write_atomically
+from sctpsim.store import (
+    SUMMARY_FILE,
+    SWEEP_COPY,
+    RunRecord,
+    RunsTable,
+    Store,
+    read_runs,
+    write_atomically,
+)
 from sctpsim.sweep import RunSpec, Sweep
 
 __all__ = [
@@ -407,13 +415,14 @@ def run_sweep(
             )
         stored = store.stored_ids()
         pending: list[RunSpec] = []
-        records: dict[str, RunRecord] = {}
+        # Each record goes into the table as it is read or written, and is not kept.
+        table = RunsTable(specs)
         reused = 0
         for spec in specs:
             record = store.read(spec.run_id) if spec.run_id in stored else None
             if record is not None and record.ok:
                 reused += 1
-                records[spec.run_id] = record
+                table.add(record)
             else:
                 pending.append(spec)
         by_id = {s.run_id: s for s in pending}
@@ -423,7 +432,7 @@ def run_sweep(
             def done(raw: dict[str, Any]) -> None:
                 record = RunRecord.from_dict(raw)
                 store.write(by_id[record.run_id], record)
-                records[record.run_id] = record
+                table.add(record)
                 bar.advance(record.ok)
 
             # Combinations the scenario rejects are recorded without simulating.
@@ -439,7 +448,7 @@ def run_sweep(
                 else:
                     _run_processes(tasks, min(jobs, len(tasks)), done)
 
-        store.consolidate(specs, parameters, sweep.name, records)
+        store.consolidate(specs, parameters, sweep.name, table)
         loaded = read_runs(directory)
         runs = loaded.frame
         metrics = expand_metrics(sweep.metrics, loaded.scalars)
