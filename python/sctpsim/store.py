@@ -43,9 +43,9 @@ from __future__ import annotations
 
 import contextlib
 import json
-from array import array
 import os
 import re
+from array import array
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -315,8 +315,8 @@ class RunsTable:
         n = len(self._specs)
         self._status: list[str | None] = [None] * n
         self._error: list[str | None] = [None] * n
-        self._values: dict[str, array[float]] = {}
-        self._present: dict[str, bytearray] = {}
+        # Per scalar, its value in each row and whether the row has it.
+        self._columns: dict[str, tuple[array[float], bytearray]] = {}
         # Per scalar, where it first appears (row, position in that row's record), and the
         # unit given there.
         self._first: dict[str, tuple[int, int]] = {}
@@ -331,15 +331,14 @@ class RunsTable:
         for r in rows:
             self._status[r], self._error[r] = record.status, record.error
         for pos, (scalar, value) in enumerate(record.scalars.items()):
-            values = self._values.get(scalar)
-            if values is None:
-                values = self._values[scalar] = array("d", bytes(8 * n))
-                self._present[scalar] = bytearray(n)
+            column = self._columns.get(scalar)
+            if column is None:
+                column = self._columns[scalar] = (array("d", bytes(8 * n)), bytearray(n))
             seen = self._first.get(scalar)
             if seen is None or (first_row, pos) < seen:
                 self._first[scalar] = (first_row, pos)
                 self._units[scalar] = record.units.get(scalar, "")
-            present = self._present[scalar]
+            values, present = column
             for r in rows:
                 values[r] = value
                 present[r] = 1
@@ -371,8 +370,9 @@ class RunsTable:
             fields.append(pa.field(col, arr.type))
         rows = np.array(kept, dtype=np.int64)
         for scalar in sorted(self._first, key=self._first.__getitem__):
-            values = np.frombuffer(self._values[scalar], dtype=np.float64)[rows]
-            absent = np.frombuffer(self._present[scalar], dtype=np.uint8)[rows] == 0
+            column, present = self._columns[scalar]
+            values = np.frombuffer(column, dtype=np.float64)[rows]
+            absent = np.frombuffer(present, dtype=np.uint8)[rows] == 0
             arrays.append(pa.array(values, pa.float64(), mask=absent))
             fields.append(_scalar_field(scalar, self._units[scalar]))
         meta = {"name": name, "parameters": list(parameters)}
