@@ -209,7 +209,8 @@ impl Medium {
             timing: Timing::erp(config.slot, config.eifs_ack),
             freq_hz: channel_frequency_hz(config.channel),
             path_loss: config.propagation.path_loss.at_frequency(channel_frequency_hz(config.channel)),
-            cca_mw: dbm_to_mw(config.cca_threshold_dbm),
+            // Positive, so that a radio's zero power at itself is below it (see `start_tx`).
+            cca_mw: dbm_to_mw(config.cca_threshold_dbm).max(f64::MIN_POSITIVE),
             noise_mw: dbm_to_mw(config.noise_floor_dbm),
             capture_ratio: config.capture_threshold_db.map(|db| 10f64.powf(db / 10.0)),
             sensitivity_mw: Rate::ALL.map(|r| dbm_to_mw(config.sensitivity_dbm.unwrap_or(r.sensitivity_dbm()))),
@@ -495,6 +496,12 @@ impl Medium {
         if i == j {
             return 0.0;
         }
+        self.gain_to_other(i, a, j, t)
+    }
+
+    /// [`Medium::gain_from`] for two different radios.
+    #[inline]
+    fn gain_to_other(&self, i: usize, a: Position, j: usize, t: Instant) -> f64 {
         let b = self.positions.at(j, t);
         let loss = self.path_loss.loss_db(a.distance(&b), self.freq_hz);
         dbm_to_mw(self.radios[i].tx_power_dbm - loss - self.shadowing[i][j])
@@ -945,14 +952,18 @@ impl Medium {
             if self.positions.is_moving(s) {
                 let at = self.positions.at(s, now);
                 let mut row = std::mem::take(&mut self.gain[s]);
+                // Every entry, then its own (zero) apart: no test for it on the way.
                 for (j, g) in row.iter_mut().enumerate() {
-                    *g = self.gain_from(s, at, j, now);
+                    *g = self.gain_to_other(s, at, j, now);
                 }
+                row[s] = 0.0;
                 self.gain[s] = row;
             } else {
+                let at = self.positions.at(s, now);
                 for k in 0..self.positions.movers().len() {
+                    // A mover, so not the (stationary) sender.
                     let j = self.positions.movers()[k];
-                    self.gain[s][j] = self.gain_at(s, j, now);
+                    self.gain[s][j] = self.gain_to_other(s, at, j, now);
                 }
             }
         }
@@ -960,13 +971,14 @@ impl Medium {
         let n = self.radios.len();
         let (radios, access) = (&mut self.radios[..], &mut self.access[..n]);
         let gains = &self.gain[src as usize][..n];
-        // Every entry of `access` passes here, so the earliest is found on the way.
+        // Every entry of `access` passes here, so the earliest is found on the way. The sender
+        // goes through the loop like the others: its own power at itself is zero, below the
+        // CCA threshold, and its reception was dropped above, so only its entry counts (no
+        // test for it in the loop: the sender's place changes from frame to frame, and a
+        // branch on it is mispredicted every time).
+        debug_assert!(gains[src as usize] == 0.0 && cca_mw > 0.0 && radios[src as usize].rx == NONE);
         let mut earliest = u64::MAX;
         for j in 0..n {
-            if j as u32 == src {
-                earliest = earliest.min(access[j]);
-                continue;
-            }
             let (r, p) = (&mut radios[j], gains[j]);
             r.signal_mw += p;
             if p >= cca_mw {
@@ -1034,17 +1046,19 @@ impl Medium {
         let n = self.radios.len();
         let (radios, access) = (&mut self.radios[..], &mut self.access[..n]);
         let (gains, reception) = (&self.gain[src][..n], &mut self.reception);
+        // The sender goes through the loop like the others (as in `start_tx`), but for its
+        // total power, which it keeps as it was.
+        let src_signal_mw = radios[src].signal_mw;
+        let (has_nav, nav_until) = (tx.nav > Duration::ZERO, now.saturating_add(tx.nav));
         let mut earliest = u64::MAX;
         for j in 0..n {
-            if j == src {
-                earliest = earliest.min(access[j]);
-                continue;
-            }
             let (r, p) = (&mut radios[j], gains[j]);
             r.signal_mw = if on_air == 0 { 0.0 } else { (r.signal_mw - p).max(0.0) };
             let mut received = false;
             if p >= cca_mw {
-                let was = r.before(now, slot);
+                // It counted this frame since its start, so it was busy until now: not
+                // counting, nothing to settle (`Radio::before` would say false).
+                debug_assert!(r.cs > 0 && !r.idle_at(now));
                 r.cs -= 1;
                 if r.rx == id {
                     r.rx = NONE;
@@ -1070,16 +1084,16 @@ impl Medium {
                             let rss_dbm = crate::wlan::propagation::mw_to_dbm(p);
                             self.out.push(Output::Mgmt { radio: j as u32, from: tx.src, kind, rss_dbm });
                         }
-                        if tx.dst != j as u32 && tx.nav > Duration::ZERO {
-                            // §10.3.2.4: a frame for another station sets the NAV.
-                            r.nav_end = r.nav_end.max(now + tx.nav);
-                        }
+                        // §10.3.2.4: a frame for another station sets the NAV (a select, not
+                        // a branch: see `Radio::phys_busy`).
+                        let sets_nav = (tx.dst != j as u32) & has_nav;
+                        r.nav_end = if sets_nav { r.nav_end.max(nav_until) } else { r.nav_end };
                     }
                 }
                 if r.cs == 0 && !r.transmitting {
                     r.idle_since = now;
                 }
-                r.after(was, &timing);
+                r.after(false, &timing);
                 access[j] = r.access_key(slot);
             }
             earliest = earliest.min(access[j]);
@@ -1087,6 +1101,7 @@ impl Medium {
                 addressed = Some(received);
             }
         }
+        radios[src].signal_mw = src_signal_mw;
         self.earliest = earliest;
         self.earliest_stale = false;
         let mut answered = false;
