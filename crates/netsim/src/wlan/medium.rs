@@ -1084,8 +1084,9 @@ impl Medium {
                             let rss_dbm = crate::wlan::propagation::mw_to_dbm(p);
                             self.out.push(Output::Mgmt { radio: j as u32, from: tx.src, kind, rss_dbm });
                         }
-                        // §10.3.2.4: a frame for another station sets the NAV (a select, not
-                        // a branch: see `Radio::phys_busy`).
+                        // §10.3.2.4: a frame for another station sets the NAV. A select
+                        // rather than a branch: which radio is the receiver changes from
+                        // frame to frame.
                         let sets_nav = (tx.dst != j as u32) & has_nav;
                         r.nav_end = if sets_nav { r.nav_end.max(nav_until) } else { r.nav_end };
                     }
