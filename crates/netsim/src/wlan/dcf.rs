@@ -70,7 +70,11 @@ pub(crate) enum Mac {
 
 /// Counters of one radio, reported per interface.
 #[derive(Clone, Debug, Default)]
+#[repr(C)]
 pub struct RadioStats {
+    /// Frames locked onto and received whole (any destination). First: counted at every
+    /// radio for every frame (see [`Radio`]).
+    pub rx_ok: u64,
     /// Data frames sent (every attempt).
     pub tx_data: u64,
     /// Data frames acknowledged.
@@ -93,8 +97,6 @@ pub struct RadioStats {
     pub rx_data: u64,
     /// Data frames received whole that were retransmissions of one already delivered.
     pub rx_duplicates: u64,
-    /// Frames locked onto and received whole (any destination).
-    pub rx_ok: u64,
     /// Frames locked onto that collided with another transmission.
     pub rx_collisions: u64,
     /// Frames locked onto and lost to noise or weak signal.
@@ -108,16 +110,48 @@ pub struct RadioStats {
 }
 
 /// One radio: PHY and MAC state of a WLAN interface.
+///
+/// Laid out in the order written (`repr(C)`): what the channel reads and writes for every
+/// radio at every frame's start and end comes first, with the reception counter, so that it
+/// takes two cache lines rather than the three or four the compiler's order spread it over.
+#[repr(C)]
 pub(crate) struct Radio {
+    // --- the per-frame part: PHY and channel access (largest fields first, no padding) ---
+    /// Total power of every transmission on the air here, mW.
+    pub(crate) signal_mw: f64,
+    pub(crate) rx_signal_mw: f64,
+    pub(crate) rx_interference_mw: f64,
+    /// When the physical medium last went idle here.
+    pub(crate) idle_since: Instant,
+    /// NAV: the medium is virtually busy until then.
+    pub(crate) nav_end: Instant,
+    /// The MAC does not count before then (`Instant::MAX` while in an exchange).
+    pub(crate) defer_until: Instant,
+    /// While idle: when the current counter value started counting.
+    pub(crate) count_from: Instant,
+    /// Transmissions at or above the CCA threshold on the air here (not its own).
+    pub(crate) cs: u32,
+    /// The transmission it is locked onto, or `NONE`.
+    pub(crate) rx: u32,
+    /// Backoff counter.
+    pub(crate) backoff: u32,
+    pub(crate) transmitting: bool,
+    pub(crate) rx_collided: bool,
+    /// The last frame received was errored: the next idle period starts with EIFS.
+    pub(crate) eifs: bool,
+    /// Tuned to this channel: it receives and contends only then (a station that scans or
+    /// roams has a radio on each channel it visits, one tuned at a time).
+    pub(crate) enabled: bool,
+    pub(crate) mac: Mac,
+    /// Counters, the reception count first (per frame, with the above).
+    pub(crate) stats: RadioStats,
+    // --- the rest ---
     pub(crate) iface: IfaceId,
     /// An access point's radio.
     pub(crate) is_ap: bool,
     /// The AP's radio for an associated station; `NONE` for an AP or a station associated
     /// with no AP on this channel.
     pub(crate) ap: u32,
-    /// Tuned to this channel: it receives and contends only then (a station that scans or
-    /// roams has a radio on each channel it visits, one tuned at a time).
-    pub(crate) enabled: bool,
     /// Management frames waiting to be sent (before any data frame), with their receiver.
     pub(crate) mgmt_queue: std::collections::VecDeque<(MgmtKind, u32)>,
     /// Management frames sent and received.
@@ -134,33 +168,8 @@ pub(crate) struct Radio {
     /// Its interface's addresses (an AP finds the station owning a destination here).
     pub(crate) addrs: Vec<Ipv4Addr>,
     pub(crate) rng: SimRng,
-    // --- PHY ---
-    /// Transmissions at or above the CCA threshold on the air here (not its own).
-    pub(crate) cs: u32,
-    pub(crate) transmitting: bool,
-    /// Total power of every transmission on the air here, mW.
-    pub(crate) signal_mw: f64,
-    /// The transmission it is locked onto, or `NONE`.
-    pub(crate) rx: u32,
-    pub(crate) rx_signal_mw: f64,
-    pub(crate) rx_interference_mw: f64,
-    pub(crate) rx_collided: bool,
-    // --- channel access ---
-    /// When the physical medium last went idle here.
-    pub(crate) idle_since: Instant,
-    /// NAV: the medium is virtually busy until then.
-    pub(crate) nav_end: Instant,
-    /// The MAC does not count before then (`Instant::MAX` while in an exchange).
-    pub(crate) defer_until: Instant,
-    /// The last frame received was errored: the next idle period starts with EIFS.
-    pub(crate) eifs: bool,
-    /// Backoff counter.
-    pub(crate) backoff: u32,
-    /// While idle: when the current counter value started counting.
-    pub(crate) count_from: Instant,
     pub(crate) cw: u32,
     // --- MAC ---
-    pub(crate) mac: Mac,
     pub(crate) current: Option<Outgoing>,
     /// Waiting for a response of this kind to its own frame.
     pub(crate) awaiting: Option<Kind>,
@@ -172,7 +181,6 @@ pub(crate) struct Radio {
     pub(crate) response: Option<Response>,
     pub(crate) respond_gen: u32,
     pub(crate) timeout_gen: u32,
-    pub(crate) stats: RadioStats,
 }
 
 impl Radio {
