@@ -199,7 +199,14 @@ impl Radio {
     #[inline]
     pub(crate) fn settle(&mut self, t: Instant, slot: Duration) {
         if self.backoff > 0 && t > self.count_from {
-            let k = (((t - self.count_from).0 / slot.0) as u32).min(self.backoff);
+            let elapsed = (t - self.count_from).0;
+            // The two slot times spelt out: dividing by a constant is a multiplication.
+            let slots = match slot.0 {
+                9_000 => elapsed / 9_000,
+                20_000 => elapsed / 20_000,
+                other => elapsed / other,
+            };
+            let k = (slots as u32).min(self.backoff);
             self.backoff -= k;
             self.count_from += Duration(slot.0 * k as u64);
         }
