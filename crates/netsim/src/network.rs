@@ -35,7 +35,7 @@ use crate::queue::{Dequeued, Dropped, Enqueued, Passed, Queue, QueueConfig, Queu
 use crate::rng::SimRng;
 use crate::routing::{Graph, RoutedAddr, RoutingTable};
 use crate::stats::TimeAverage;
-use crate::time::{Duration, Instant};
+use crate::time::{Duration, Instant, LineRate};
 use crate::wire::{Packet, PacketMeta, UdpView, PROTO_SCTP, PROTO_TCP, PROTO_UDP};
 use crate::wlan::medium::{Medium, Output as WlanOutput};
 use crate::wlan::sme::Sme;
@@ -249,6 +249,8 @@ pub struct Channel {
     queue_dropped: Dropped,
     loss: LossModel,
     loss_rng: SimRng,
+    /// `config.rate_bps`, ready to give each packet's serialisation time.
+    line: LineRate,
     sending: Option<Packet>,
     /// Packets on the wire, oldest first. Only the oldest has its `Arrive` event in the
     /// event list; each of the others waits here with the place among simultaneous events it
@@ -269,6 +271,7 @@ impl Channel {
             queue: config.queue.build(ctx),
             queue_dropped: Dropped::new(),
             loss: LossModel::new(config.loss),
+            line: LineRate::new(config.rate_bps),
             config,
             stats: ChannelStats::default(),
             loss_rng,
@@ -858,7 +861,7 @@ impl Network {
         let link = &mut self.links[link_id.index()];
         let from = link.ends[side];
         let ch = &mut link.dirs[side];
-        let tx_time = Duration::transmission(pkt.len(), ch.config.rate_bps);
+        let tx_time = ch.line.transmission(pkt.len());
         ch.stats.tx_packets += 1;
         ch.stats.tx_bytes += pkt.len() as u64;
         ch.stats.busy = ch.stats.busy + tx_time;
