@@ -5,7 +5,7 @@
 //! The SCTP driver ([`crate::transport::sctp`]) reads the chunks out of the packets it sends
 //! and receives ([`PacketLog::scan_sent`], [`PacketLog::scan_received`]); the engine is not
 //! asked. A row costs eight numbers, no string: associations are named once
-//! ([`PacketLog::association`]) and rows carry the name's index.
+//! (`PacketLog::association`) and rows carry the name's index.
 //!
 //! A DATA chunk is a retransmission when its TSN is not beyond the highest TSN the association
 //! sent before (TSNs are assigned in sending order, RFC 9260 §6.1, and compared in serial

@@ -1,7 +1,7 @@
 //! `sctpsim._core`: the Python face of the Rust core. Glue only — conversions and error
 //! mapping; all behaviour lives in the `scenario` and `netsim` crates.
 //!
-//! Errors map in one place ([`scenario_error`], [`sim_error`], [`write_error`]): invalid
+//! Errors map in one place (`scenario_error`, `sim_error`, `write_error`): invalid
 //! scenarios raise `ScenarioError` (a `ValueError`) whose message is one line with the key
 //! path; failures while simulating raise `SimulationError` (a `RuntimeError`); failures to
 //! write result files raise `OSError` (with the errno and file name when the system gave

@@ -1,6 +1,6 @@
 //! The validated scenario: typed, cross-referenced, ready to build.
 //!
-//! [`Scenario::parse`] reads the TOML tree through the schema, resolves every name reference
+//! [`parse`] reads the TOML tree through the schema, resolves every name reference
 //! (nodes, interfaces, links, addresses) and checks the rules no single key can express
 //! (unique names and addresses, one link per interface, applications on hosts, free ports).
 //! Anything wrong is reported with the path of the offending key before anything runs.
@@ -66,7 +66,7 @@ pub struct LinkSpec {
     pub name: String,
     /// The two ends.
     pub ends: [IfaceRef; 2],
-    /// Forward (ends[0] -> ends[1]) and reverse parameters.
+    /// Forward (`ends[0]` -> `ends[1]`) and reverse parameters.
     pub dirs: [ChannelConfig; 2],
     /// Routing cost.
     pub cost: u64,
@@ -215,7 +215,7 @@ pub struct Scenario {
 /// Parse scenario text, apply `--set` overrides, validate.
 ///
 /// Nodes with `present = false` are left out, with the applications on them
-/// ([`crate::absent`]): the scenario is validated whole first, so every error names the key as
+/// (`crate::absent`): the scenario is validated whole first, so every error names the key as
 /// the file has it, and its resolved form keeps them.
 pub fn parse(text: &str, overrides: &[String]) -> Result<Scenario, ScenarioError> {
     let mut root: Table = toml::from_str(text).map_err(|e| ScenarioError::syntax(text, &e))?;

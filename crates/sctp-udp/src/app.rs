@@ -35,7 +35,7 @@ const STOP_GRACE: Duration = Duration::from_secs(5);
 /// Most message sequence numbers a pattern-checking sink remembers (a bit each).
 const MAX_TRACKED_SEQ: u64 = 1 << 28;
 
-/// What a running application tells its caller about every [`TICK`].
+/// What a running application tells its caller about every `TICK`.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Progress {
     /// Seconds since the start.

@@ -3,7 +3,7 @@
 //! then at intervals that shrink as `interval / sqrt(count)` until the sojourn time falls below
 //! the target again.
 //!
-//! The control loop ([`Controller`]) is written once and serves both this single-queue
+//! The control loop (`Controller`) is written once and serves both this single-queue
 //! discipline and each flow queue of FQ-CoDel ([`super::fq_codel`]). It follows the pseudocode of
 //! RFC 8289 §5 (the `dodequeue` helper and `dequeue`), including the reuse of the previous drop
 //! count when the queue re-enters the dropping state soon after leaving it (the pseudocode's

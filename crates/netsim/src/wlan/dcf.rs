@@ -73,7 +73,7 @@ pub(crate) enum Mac {
 #[repr(C)]
 pub struct RadioStats {
     /// Frames locked onto and received whole (any destination). First: counted at every
-    /// radio for every frame (see [`Radio`]).
+    /// radio for every frame, beside the radio's per-frame state.
     pub rx_ok: u64,
     /// Data frames sent (every attempt).
     pub tx_data: u64,

@@ -1,7 +1,7 @@
 //! Where a radio is. Positions are in metres on a plane ([`crate::mobility::Position`]). A
 //! radio stands where its configuration puts it unless its node has a mobility model
 //! ([`crate::mobility::Mobility`]), which then says where it is at each instant; every position
-//! is read through [`Positions::at`].
+//! is read through `Positions::at`.
 
 pub use crate::mobility::Position;
 

@@ -8,10 +8,10 @@
 //! radio need it for nearly every frame otherwise, since their power changes frame by frame.
 //!
 //! SINRs are binned on a logarithmic grid taken from the bits of the `f64` itself: a cell is
-//! every value with the same exponent and the same top [`MANTISSA_BITS`] bits of mantissa,
+//! every value with the same exponent and the same top `MANTISSA_BITS` bits of mantissa,
 //! 128 cells per octave (about 0.024 dB each). The coded bit error rate falls with the SINR,
 //! so across a cell it lies between its values at the cell's two ends, widened by
-//! [`BER_MARGIN`]; the success probability of a frame of `bits` bits then lies between two
+//! `BER_MARGIN`; the success probability of a frame of `bits` bits then lies between two
 //! bounds `lo <= p <= hi`, kept per rate, length and cell once first needed. A draw below `lo`
 //! arrives, one at or above `hi` does not, and only a draw in between (rarely: the bounds of
 //! a cell are close) takes the model. Cells where `p` is exactly 1 throughout need no draw;
@@ -22,7 +22,7 @@
 //! 1.2e-7 (`erfcc`), so where erfc falls the fit can rise by at most about 2.4e-7 of its
 //! value; the uncoded error rate carries that to the Bhattacharyya parameter `D` at most
 //! unchanged, and the union bound's highest power, `D^26`, multiplies it by 26: about 6e-6,
-//! plus the rounding of some fifty operations (1e-14). [`BER_MARGIN`] is 1e-4.
+//! plus the rounding of some fifty operations (1e-14). `BER_MARGIN` is 1e-4.
 
 use crate::wlan::error::{certain_sinr, coded_ber, frame_success, success_probability};
 use crate::wlan::phy::Rate;

@@ -18,7 +18,7 @@
 //! Each association has an [`AssocId`] that is never reused. An association that has closed
 //! is *finished* once the driver has taken everything it had for it: its packets
 //! (`poll_transmit`), its events ([`Association::poll_event`], the last being
-//! [`Event::Closed`](crate::Event::Closed)) and its received messages
+//! [`Event::Closed`]) and its received messages
 //! ([`Association::read`]). A finished association leaves the endpoint, so a long-running
 //! server does not grow: [`poll_closed`](Endpoint::poll_closed) hands it to the driver
 //! (which may keep it, for its final counters); one the driver has not taken by its next
@@ -345,8 +345,8 @@ impl Endpoint {
 
     /// Asks the peer of association `id` to add or delete one of our addresses or to make one
     /// its primary (RFC 5061; [`Association::request_address_change`]). The outcome comes as
-    /// an [`Event::AsconfAcked`](crate::Event::AsconfAcked) or
-    /// [`Event::AsconfFailed`](crate::Event::AsconfFailed) of that association.
+    /// an [`Event::AsconfAcked`] or
+    /// [`Event::AsconfFailed`] of that association.
     pub fn request_address_change(
         &mut self,
         now: Instant,
