@@ -317,10 +317,9 @@ class RunsTable:
         self._error: list[str | None] = [None] * n
         # Per scalar, its value in each row and whether the row has it.
         self._columns: dict[str, tuple[array[float], bytearray]] = {}
-        # Per scalar, where it first appears (row, position in that row's record), and the
+        # Per scalar, where it first appears (row, position in that row's record) and the
         # unit given there.
-        self._first: dict[str, tuple[int, int]] = {}
-        self._units: dict[str, str] = {}
+        self._first: dict[str, tuple[int, int, str]] = {}
 
     def add(self, record: RunRecord) -> None:
         """Take a run's record (of a run in the list; others are ignored)."""
@@ -335,9 +334,8 @@ class RunsTable:
             if column is None:
                 column = self._columns[scalar] = (array("d", bytes(8 * n)), bytearray(n))
             seen = self._first.get(scalar)
-            if seen is None or (first_row, pos) < seen:
-                self._first[scalar] = (first_row, pos)
-                self._units[scalar] = record.units.get(scalar, "")
+            if seen is None or (first_row, pos) < seen[:2]:
+                self._first[scalar] = (first_row, pos, record.units.get(scalar, ""))
             values, present = column
             for r in rows:
                 values[r] = value
@@ -369,12 +367,12 @@ class RunsTable:
             arrays.append(arr)
             fields.append(pa.field(col, arr.type))
         rows = np.array(kept, dtype=np.int64)
-        for scalar in sorted(self._first, key=self._first.__getitem__):
+        for scalar, (_, _, unit) in sorted(self._first.items(), key=lambda item: item[1][:2]):
             column, present = self._columns[scalar]
             values = np.frombuffer(column, dtype=np.float64)[rows]
             absent = np.frombuffer(present, dtype=np.uint8)[rows] == 0
             arrays.append(pa.array(values, pa.float64(), mask=absent))
-            fields.append(_scalar_field(scalar, self._units[scalar]))
+            fields.append(_scalar_field(scalar, unit))
         meta = {"name": name, "parameters": list(parameters)}
         schema = pa.schema(
             fields, metadata={_META_KEY: json.dumps(meta, sort_keys=True).encode("utf-8")}

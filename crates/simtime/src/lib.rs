@@ -92,11 +92,13 @@ impl LineRate {
     /// `rate_bps` bits per second (positive).
     pub fn new(rate_bps: u64) -> LineRate {
         debug_assert!(rate_bps > 0);
-        let (mut a, mut b) = (8 * 1_000_000_000u64, rate_bps.max(1));
+        const SCALE: u64 = 8 * 1_000_000_000;
+        let rate = rate_bps.max(1);
+        let (mut g, mut b) = (SCALE, rate);
         while b != 0 {
-            (a, b) = (b, a % b);
+            (g, b) = (b, g % b);
         }
-        LineRate { rate_bps, scale: 8 * 1_000_000_000 / a, divisor: rate_bps.max(1) / a }
+        LineRate { rate_bps, scale: SCALE / g, divisor: rate / g }
     }
 
     /// The rate in bits per second.

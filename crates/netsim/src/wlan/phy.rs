@@ -176,13 +176,7 @@ pub const RTS_BYTES: usize = 20;
 /// SIGNAL, the data symbols and the signal extension (§17.4.3; §18.3.2.4).
 pub fn frame_duration(bytes: usize, rate: Rate) -> Duration {
     let bits = SERVICE_BITS as u64 + 8 * bytes as u64 + TAIL_BITS as u64;
-    // In 32 bits when it fits (every 802.11 frame does): a 64-bit divide costs several times
-    // a 32-bit one, and every frame takes a few of these.
-    let n = rate.bits_per_symbol();
-    let symbols = match u32::try_from(bits) {
-        Ok(b) => u64::from(b.div_ceil(n)),
-        Err(_) => bits.div_ceil(u64::from(n)),
-    };
+    let symbols = bits.div_ceil(rate.bits_per_symbol() as u64);
     Duration(PREAMBLE.0 + SIGNAL.0 + symbols * SYMBOL.0 + SIGNAL_EXTENSION.0)
 }
 
