@@ -1069,8 +1069,8 @@ impl Medium {
                         r.stats.rx_errors += 1;
                         false
                     } else {
-                        let sinr = p / (noise + r.rx_interference_mw);
-                        let ok = reception.arrives(tx.rate, sinr, tx.bits, || r.rng.random::<f64>());
+                        let noise_mw = noise + r.rx_interference_mw;
+                        let ok = reception.arrives_at(tx.rate, p, noise_mw, tx.bits, || r.rng.random::<f64>());
                         if !ok {
                             r.stats.rx_errors += 1;
                         }

@@ -40,6 +40,8 @@ const CELLS: usize = (OCTAVES << MANTISSA_BITS) as usize;
 const MAX_FRAMES: usize = 256;
 /// Relative widening of the coded bit error rate at a cell's ends (see the module's text).
 const BER_MARGIN: f64 = 1e-4;
+/// Relative raise of the certain SINRs for the test without a division ([`Reception::arrives_at`]).
+const CERTAIN_MARGIN: f64 = 1.0 / (1u64 << 40) as f64;
 /// Absolute widening of a cell's probability bounds: covers `powf`'s rounding (under one ulp).
 const PROB_MARGIN: f64 = 1e-12;
 
@@ -79,6 +81,8 @@ struct Frames {
 pub struct Reception {
     /// Per rate, the linear SINR from which every frame arrives ([`certain_sinr`]).
     certain: [f64; 8],
+    /// `certain`, raised by a relative `2^-40`: see [`Reception::arrives_at`].
+    certain_above: [f64; 8],
     grids: [RateGrid; 8],
     /// Every (rate, length) seen, sorted by it.
     frames: Vec<Frames>,
@@ -99,7 +103,8 @@ impl Reception {
         let certain = Rate::ALL.map(certain_sinr);
         // The cell holding the certain SINR is the table's last.
         let grids = certain.map(|c| RateGrid { first: (c.to_bits() >> SHIFT) + 1 - CELLS as u64, ber: Vec::new() });
-        Reception { certain, grids, frames: Vec::new(), last: 0 }
+        let certain_above = certain.map(|c| c * (1.0 + CERTAIN_MARGIN));
+        Reception { certain, certain_above, grids, frames: Vec::new(), last: 0 }
     }
 
     /// Whether a frame of `bits` bits at `rate`, received at linear SINR `sinr`, arrives
@@ -110,6 +115,27 @@ impl Reception {
         // Most receptions, in most networks: kept apart from the rest, which stays out of the
         // caller's loop.
         sinr >= self.certain[rate as usize] || self.below_certain(rate, sinr, bits, draw)
+    }
+
+    /// [`Reception::arrives`] for a frame received at `signal_mw` over `noise_mw` of noise and
+    /// interference, that is at SINR `signal_mw / noise_mw`, with the same answer and draws.
+    ///
+    /// Most frames arrive for certain, and that is seen without the division (a divide is
+    /// slow, and every radio that hears a frame asks): with `c` the certain SINR and `c'` it
+    /// raised by `2^-40`, rounded, `signal_mw > fl(c' * noise_mw)` means `signal_mw > c *
+    /// noise_mw` exactly (two roundings lose at most `2^-52` of the raise), so the quotient
+    /// exceeds `c` and, `c` being an `f64`, so does its rounding. Otherwise (close to `c`,
+    /// below it, or a product that is not finite) the SINR is divided out as before.
+    #[inline]
+    pub fn arrives_at(
+        &mut self,
+        rate: Rate,
+        signal_mw: f64,
+        noise_mw: f64,
+        bits: u64,
+        draw: impl FnOnce() -> f64,
+    ) -> bool {
+        signal_mw > self.certain_above[rate as usize] * noise_mw || self.arrives(rate, signal_mw / noise_mw, bits, draw)
     }
 
     #[inline(never)]
@@ -273,6 +299,44 @@ mod tests {
         }
         // The table did decide most of those: it is not all "ask the model".
         assert!(between > 10_000, "{between}");
+    }
+
+    /// `arrives_at` gives `arrives`'s answer at the divided SINR, with the same draws, for
+    /// signals on both sides of the certain SINR and right at it (the products and quotients
+    /// that round onto it), over noise from the thermal floor to far above it, and for zero
+    /// and infinite noise.
+    #[test]
+    fn arrives_at_decides_as_the_divided_sinr() {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(11);
+        let (mut table, mut reference) = (Reception::new(), Reception::new());
+        let mut checked = 0;
+        for rate in Rate::ALL {
+            let certain = certain_sinr(rate);
+            for _ in 0..20_000 {
+                let noise = 10f64.powf(rng.random_range(-13.0..-3.0));
+                let at = certain * noise;
+                let ratio = 10f64.powf(rng.random_range(-0.5..0.5));
+                let mut signals = vec![at * ratio, at, at.next_up(), at.next_down()];
+                // Signals whose quotient rounds to the certain SINR or next to it.
+                let mut s = at.next_down().next_down();
+                for _ in 0..5 {
+                    signals.push(s);
+                    s = s.next_up();
+                }
+                for signal in signals {
+                    let u = rng.random::<f64>();
+                    let want = decide(|d| reference.arrives(rate, signal / noise, 304, d), u);
+                    let got = decide(|d| table.arrives_at(rate, signal, noise, 304, d), u);
+                    assert_eq!(got, want, "{rate:?}: {signal:e} mW over {noise:e} mW, u {u}");
+                    checked += 1;
+                }
+            }
+            for (signal, noise) in [(1e-9, 0.0), (0.0, 0.0), (1e-9, f64::INFINITY), (f64::MIN_POSITIVE, 1e-300)] {
+                let want = decide(|d| reference.arrives(rate, signal / noise, 304, d), 0.5);
+                assert_eq!(decide(|d| table.arrives_at(rate, signal, noise, 304, d), 0.5), want, "{signal} / {noise}");
+            }
+        }
+        assert_eq!(checked, 8 * 20_000 * 9);
     }
 
     /// The bounds are close: a cell's width is the share of its draws that take the model,
