@@ -123,9 +123,11 @@ impl Reception {
     /// Most frames arrive for certain, and that is seen without the division (a divide is
     /// slow, and every radio that hears a frame asks): with `c` the certain SINR and `c'` it
     /// raised by `2^-40`, rounded, `signal_mw > fl(c' * noise_mw)` means `signal_mw > c *
-    /// noise_mw` exactly (two roundings lose at most `2^-52` of the raise), so the quotient
-    /// exceeds `c` and, `c` being an `f64`, so does its rounding. Otherwise (close to `c`,
-    /// below it, or a product that is not finite) the SINR is divided out as before.
+    /// noise_mw` exactly (two roundings lose at most `2^-52` of the raise, while the product
+    /// is a normal number: the channel's noise floor keeps it far from the subnormals), so
+    /// the quotient exceeds `c` and, `c` being an `f64`, so does its rounding. Otherwise
+    /// (close to `c`, below it, or a product that is not finite) the SINR is divided out as
+    /// before.
     #[inline]
     pub fn arrives_at(
         &mut self,
