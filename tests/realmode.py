@@ -6,6 +6,7 @@ import collections
 import csv
 import os
 import re
+import signal
 import socket
 import subprocess
 import sys
@@ -53,6 +54,15 @@ def _tail(lines: collections.deque[str] | list[str], n: int = TAIL_LINES) -> str
     return "\n".join(list(lines)[-n:])
 
 
+def _children_hear_ctrl_c() -> None:
+    """A test run started in the background by a shell without job control (`cmd &`,
+    `nohup`) ignores SIGINT, and the processes it starts inherit that: `sctpsim real` would
+    then be deaf to the Ctrl-C the tests send it. With a handler here, they start with the
+    default action."""
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
 class Proc:
     """A background process whose stdout and stderr are read as they come (so a chatty
     program never blocks on a full pipe); ``out`` and ``err`` keep the lines that matched
@@ -68,6 +78,7 @@ class Proc:
         env: Mapping[str, str] | None = None,
     ) -> None:
         self.args = args
+        _children_hear_ctrl_c()
         self.p = subprocess.Popen(
             args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, errors="replace", cwd=cwd, env=env
         )
