@@ -28,6 +28,33 @@ use crate::wire::{Packet, NO_FLOW};
 pub const RECORD_LEN: u64 = 1000;
 const RECORD_HEADER: usize = 16;
 
+/// Writes `bytes` at offset `at` of the byte string that `a` then `b` make (a ring buffer's
+/// two parts).
+fn put_split(a: &mut [u8], b: &mut [u8], at: usize, bytes: &[u8]) {
+    let in_a = a.len().saturating_sub(at).min(bytes.len());
+    if in_a > 0 {
+        a[at..at + in_a].copy_from_slice(&bytes[..in_a]);
+    }
+    let rest = &bytes[in_a..];
+    if !rest.is_empty() {
+        let off = at + in_a - a.len();
+        b[off..off + rest.len()].copy_from_slice(rest);
+    }
+}
+
+/// Reads `out.len()` bytes from offset `at` of the byte string that `a` then `b` make.
+fn get_split(a: &[u8], b: &[u8], at: usize, out: &mut [u8]) {
+    let in_a = a.len().saturating_sub(at).min(out.len());
+    if in_a > 0 {
+        out[..in_a].copy_from_slice(&a[at..at + in_a]);
+    }
+    let rest = &mut out[in_a..];
+    if !rest.is_empty() {
+        let off = at + in_a - a.len();
+        rest.copy_from_slice(&b[off..off + rest.len()]);
+    }
+}
+
 /// Parameters of a bulk sender.
 #[derive(Clone, Debug, PartialEq)]
 pub struct BulkConfig {
@@ -61,7 +88,6 @@ pub struct TcpBulk {
     completed_at: Option<Instant>,
     closed: bool,
     events: Vec<Event>,
-    chunk: Vec<u8>,
 }
 
 const START: u64 = 0;
@@ -80,7 +106,6 @@ impl TcpBulk {
             completed_at: None,
             closed: false,
             events: Vec::new(),
-            chunk: Vec::new(),
         }
     }
 
@@ -96,23 +121,24 @@ impl TcpBulk {
             if n == 0 {
                 break;
             }
-            self.chunk.clear();
-            self.chunk.resize(n as usize, 0);
-            // Stamp the part of every record header that falls into this chunk.
-            let (lo, hi) = (self.written, self.written + n);
-            let mut rec = lo / RECORD_LEN * RECORD_LEN;
-            while rec < hi {
-                let mut header = [0u8; RECORD_HEADER];
-                header[..8].copy_from_slice(&(rec / RECORD_LEN).to_be_bytes());
-                header[8..].copy_from_slice(&now.as_nanos().to_be_bytes());
-                let (from, to) = (rec.max(lo), (rec + RECORD_HEADER as u64).min(hi));
-                if from < to {
-                    self.chunk[(from - lo) as usize..(to - lo) as usize]
-                        .copy_from_slice(&header[(from - rec) as usize..(to - rec) as usize]);
+            // The records go straight into the send buffer: zeros, and the part of every
+            // record header that falls into the bytes written.
+            let lo = self.written;
+            let w = s.conn.write_with(n as usize, |a, b| {
+                let hi = lo + (a.len() + b.len()) as u64;
+                let mut rec = lo / RECORD_LEN * RECORD_LEN;
+                while rec < hi {
+                    let mut header = [0u8; RECORD_HEADER];
+                    header[..8].copy_from_slice(&(rec / RECORD_LEN).to_be_bytes());
+                    header[8..].copy_from_slice(&now.as_nanos().to_be_bytes());
+                    let (from, to) = (rec.max(lo), (rec + RECORD_HEADER as u64).min(hi));
+                    if from < to {
+                        let part = &header[(from - rec) as usize..(to - rec) as usize];
+                        put_split(a, b, (from - lo) as usize, part);
+                    }
+                    rec += RECORD_LEN;
                 }
-                rec += RECORD_LEN;
-            }
-            let w = s.conn.write(&self.chunk) as u64;
+            }) as u64;
             self.written += w;
             if w < n {
                 break;
@@ -252,7 +278,6 @@ pub struct TcpSink {
     credit_at: Instant,
     drain_armed: bool,
     events: Vec<Event>,
-    buf: Vec<u8>,
 }
 
 /// Timer token of the drain tick (sockets use their index).
@@ -273,7 +298,6 @@ impl TcpSink {
             credit_at: Instant::ZERO,
             drain_armed: false,
             events: Vec::new(),
-            buf: Vec::new(),
         }
     }
 
@@ -291,8 +315,28 @@ impl TcpSink {
             }
         };
         let c = &mut self.conns[i];
-        self.buf.clear();
-        let n = c.socket.conn.read(&mut self.buf, max);
+        // Record headers: collect the first RECORD_HEADER bytes of every record in the range
+        // read, visiting only the header positions, where the bytes lie in the receive buffer.
+        let mut delays = Vec::new();
+        let lo = c.offset;
+        let header = &mut c.header;
+        let n = c.socket.conn.read_with(max, |a, b| {
+            let hi = lo + (a.len() + b.len()) as u64;
+            let mut rec = lo / RECORD_LEN * RECORD_LEN;
+            while rec < hi {
+                let (from, to) = (rec.max(lo), (rec + RECORD_HEADER as u64).min(hi));
+                if from < to {
+                    get_split(a, b, (from - lo) as usize, &mut header[(from - rec) as usize..(to - rec) as usize]);
+                    if to == rec + RECORD_HEADER as u64 {
+                        let sent = u64::from_be_bytes(header[8..16].try_into().unwrap_or_default());
+                        if sent <= now.as_nanos() {
+                            delays.push(now - Instant(sent));
+                        }
+                    }
+                }
+                rec += RECORD_LEN;
+            }
+        });
         if n == 0 {
             return;
         }
@@ -300,26 +344,7 @@ impl TcpSink {
             self.credit -= n as f64;
         }
         self.rx_bytes += n as u64;
-        // Record headers: collect the first RECORD_HEADER bytes of every record in the range
-        // read, visiting only the header positions.
-        let mut delays = Vec::new();
-        let (lo, hi) = (c.offset, c.offset + n as u64);
-        let mut rec = lo / RECORD_LEN * RECORD_LEN;
-        while rec < hi {
-            let (from, to) = (rec.max(lo), (rec + RECORD_HEADER as u64).min(hi));
-            if from < to {
-                c.header[(from - rec) as usize..(to - rec) as usize]
-                    .copy_from_slice(&self.buf[(from - lo) as usize..(to - lo) as usize]);
-                if to == rec + RECORD_HEADER as u64 {
-                    let sent = u64::from_be_bytes(c.header[8..16].try_into().unwrap_or_default());
-                    if sent <= now.as_nanos() {
-                        delays.push(now - Instant(sent));
-                    }
-                }
-            }
-            rec += RECORD_LEN;
-        }
-        c.offset = hi;
+        c.offset = lo + n as u64;
         if c.flow != NO_FLOW {
             if let Some(f) = ctx.flow_mut(c.flow) {
                 f.rx_bytes += n as u64;

@@ -506,15 +506,37 @@ impl Connection {
 
     /// Queue bytes for sending; returns how many fit in the send buffer (0 after `close`).
     pub fn write(&mut self, bytes: &[u8]) -> usize {
+        self.write_with(bytes.len(), |a, b| {
+            let (first, rest) = bytes.split_at(a.len());
+            a.copy_from_slice(first);
+            b.copy_from_slice(&rest[..b.len()]);
+        })
+    }
+
+    /// Queue up to `len` bytes for sending, written in place: `fill` gets the new bytes of the
+    /// send buffer, zeroed, as two slices in order (either may be empty) and writes them.
+    /// Returns how many fit (0 after `close`). Saves [`Connection::write`]'s copy for an
+    /// application that makes its data as it sends it.
+    pub fn write_with(&mut self, len: usize, fill: impl FnOnce(&mut [u8], &mut [u8])) -> usize {
         if self.send_space() == 0 {
             return 0;
         }
-        self.snd.write(bytes)
+        self.snd.write_with(len, fill)
     }
 
     /// Move up to `max` received bytes into `out`; returns how many.
     pub fn read(&mut self, out: &mut Vec<u8>, max: usize) -> usize {
-        let n = self.rcv.read(out, max);
+        self.read_with(max, |a, b| {
+            out.extend_from_slice(a);
+            out.extend_from_slice(b);
+        })
+    }
+
+    /// Consume up to `max` received bytes where they lie: `visit` sees them as two slices in
+    /// order (the second may be empty). Returns how many. Saves [`Connection::read`]'s copy
+    /// for an application that only looks at what it reads.
+    pub fn read_with(&mut self, max: usize, visit: impl FnOnce(&[u8], &[u8])) -> usize {
+        let n = self.rcv.read_with(max, visit);
         // RFC 9293 §3.8.6.2.2: announce an opened window once it has grown enough to matter:
         // by the SWS threshold after a (nearly) closed window, else by two segments or half the
         // buffer, whichever is less.

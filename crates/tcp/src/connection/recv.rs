@@ -62,13 +62,13 @@ impl RecvBuffer {
         !self.ooo.is_empty()
     }
 
-    /// Move up to `max` in-order bytes into `out`.
-    pub(super) fn read(&mut self, out: &mut Vec<u8>, max: usize) -> usize {
+    /// Hand up to `max` in-order bytes to `visit` where they lie (two slices, in order; the
+    /// second may be empty), then drop them. Returns how many.
+    pub(super) fn read_with(&mut self, max: usize, visit: impl FnOnce(&[u8], &[u8])) -> usize {
         let n = max.min(self.data.len());
         let (a, b) = self.data.as_slices();
         let first = n.min(a.len());
-        out.extend_from_slice(&a[..first]);
-        out.extend_from_slice(&b[..n - first]);
+        visit(&a[..first], &b[..n - first]);
         self.data.drain(..n);
         n
     }
@@ -176,6 +176,43 @@ impl RecvBuffer {
 mod tests {
     use super::*;
 
+    /// Everything `read_with` hands over, appended to `out`.
+    fn read(r: &mut RecvBuffer, out: &mut Vec<u8>, max: usize) -> usize {
+        r.read_with(max, |a, b| {
+            out.extend_from_slice(a);
+            out.extend_from_slice(b);
+        })
+    }
+
+    /// In-order data read back in pieces of every size, so that the ring buffer's two parts
+    /// both hold some of what is read: the bytes come out as they went in.
+    #[test]
+    fn read_with_hands_over_the_bytes_in_order_across_the_ring_wrap() {
+        let mut r = RecvBuffer::new(3_000);
+        r.nxt = 1;
+        let (mut sent, mut got, mut wrapped) = (0u64, Vec::new(), false);
+        for round in 0..400u64 {
+            let len = 1 + (round * 37) % 1_400;
+            let bytes: Vec<u8> = (sent..sent + len).map(|o| (o % 251) as u8).collect();
+            let room = r.window() as usize;
+            let accepted = len.min(room as u64);
+            r.insert(1 + sent, &bytes);
+            sent += accepted;
+            let max = 1 + (round * 53 % 2_000) as usize;
+            let before = got.len();
+            let n = r.read_with(max, |a, b| {
+                wrapped |= !a.is_empty() && !b.is_empty();
+                got.extend_from_slice(a);
+                got.extend_from_slice(b);
+            });
+            assert_eq!(n, got.len() - before);
+        }
+        read(&mut r, &mut got, usize::MAX);
+        assert!(wrapped, "no read saw both parts of the ring");
+        assert_eq!(got.len() as u64, sent);
+        assert!(got.iter().enumerate().all(|(o, &v)| v == (o % 251) as u8));
+    }
+
     #[test]
     fn reassembles_and_reports_sack_blocks() {
         let mut r = RecvBuffer::new(10_000);
@@ -192,7 +229,7 @@ mod tests {
         assert_eq!((f.advanced, r.nxt), (400, 501));
         assert!(!r.has_gaps());
         let mut out = Vec::new();
-        assert_eq!(r.read(&mut out, 1000), 500);
+        assert_eq!(read(&mut r, &mut out, 1000), 500);
         assert_eq!(&out[95..105], &[1, 1, 1, 1, 1, 2, 2, 2, 2, 2]);
         assert!(r.insert(1, &[0; 10]).duplicate);
     }
@@ -228,7 +265,7 @@ mod tests {
                     model_nxt += 1;
                 }
                 if next(4) == 0 {
-                    r.read(&mut delivered, usize::MAX);
+                    read(&mut r, &mut delivered, usize::MAX);
                 }
                 assert_eq!(r.nxt, model_nxt as u64);
                 let mut blocks = Vec::new();
@@ -247,7 +284,7 @@ mod tests {
                 assert_eq!(held, blocks, "round {round}, segment {i}");
                 assert_eq!(r.ooo_bytes, blocks.iter().map(|(_, v)| v.len()).sum::<usize>());
             }
-            r.read(&mut delivered, usize::MAX);
+            read(&mut r, &mut delivered, usize::MAX);
             let want: Vec<u8> = model[1..model_nxt].iter().map(|v| v.unwrap()).collect();
             assert_eq!(delivered, want, "round {round}");
         }

@@ -81,10 +81,19 @@ impl SendQueue {
         self.capacity.saturating_sub(self.data.len())
     }
 
-    /// Queue application bytes; returns how many fit.
-    pub(super) fn write(&mut self, bytes: &[u8]) -> usize {
-        let n = bytes.len().min(self.free());
-        self.data.extend(&bytes[..n]);
+    /// Queue up to `len` application bytes (as many as fit), zeroed, then written in place by
+    /// `fill` (the new bytes as two slices, in order; either may be empty). Returns how many.
+    pub(super) fn write_with(&mut self, len: usize, fill: impl FnOnce(&mut [u8], &mut [u8])) -> usize {
+        let n = len.min(self.free());
+        let old = self.data.len();
+        self.data.resize(old + n, 0);
+        let (a, b) = self.data.as_mut_slices();
+        // The new bytes are the last `n`: from `old` in the first slice on, or in the second.
+        if old <= a.len() {
+            fill(&mut a[old..], b);
+        } else {
+            fill(&mut [], &mut b[old - a.len()..]);
+        }
         n
     }
 
@@ -304,13 +313,44 @@ impl SendQueue {
 mod tests {
     use super::*;
 
+    /// Bytes written and acknowledged in pieces of every size, so that the ring buffer wraps:
+    /// `write_with` hands over exactly the new bytes, zeroed, and they are what is sent.
+    #[test]
+    fn write_with_fills_the_new_bytes_across_the_ring_wrap() {
+        let now = Instant::ZERO;
+        let mut q = SendQueue::new(3_000);
+        q.sent_new(0, 1, true, false, now);
+        q.ack(1);
+        let (mut written, mut acked, mut wrapped) = (0u64, 0u64, false);
+        for round in 0..400u64 {
+            let len = 1 + (round * 37 % 1_400) as usize;
+            let n = q.write_with(len, |a, b| {
+                wrapped |= !a.is_empty() && !b.is_empty();
+                assert!(a.iter().chain(b.iter()).all(|&v| v == 0));
+                for (k, v) in a.iter_mut().chain(b.iter_mut()).enumerate() {
+                    *v = ((written + k as u64) % 251) as u8;
+                }
+            });
+            assert_eq!(n, len.min(3_000 - (written - acked) as usize));
+            let mut out = Vec::new();
+            q.copy(1 + written, 1 + written + n as u64, &mut out);
+            assert!(out.iter().enumerate().all(|(k, &v)| v == ((written + k as u64) % 251) as u8), "round {round}");
+            q.sent_new(1 + written, 1 + written + n as u64, false, false, now);
+            written += n as u64;
+            // Acknowledge some of what is out.
+            acked += (written - acked) * (1 + round % 3) / 4;
+            q.ack(1 + acked);
+        }
+        assert!(wrapped, "no write saw both parts of the ring");
+    }
+
     #[test]
     fn scoreboard_counts_pipe_and_losses() {
         let now = Instant::ZERO;
         let mut q = SendQueue::new(100_000);
         q.sent_new(0, 1, true, false, now);
         q.ack(1);
-        assert_eq!(q.write(&[1u8; 10_000]), 10_000);
+        assert_eq!(q.write_with(10_000, |a, b| a.iter_mut().chain(b).for_each(|v| *v = 1)), 10_000);
         for k in 0..10 {
             q.sent_new(1 + k * 1000, 1 + (k + 1) * 1000, false, false, now);
         }
