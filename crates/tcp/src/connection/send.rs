@@ -313,14 +313,20 @@ impl SendQueue {
 mod tests {
     use super::*;
 
+    /// A queue of `capacity` bytes whose SYN is sent and acknowledged: data starts at 1.
+    fn after_syn(capacity: usize) -> SendQueue {
+        let mut q = SendQueue::new(capacity);
+        q.sent_new(0, 1, true, false, Instant::ZERO);
+        q.ack(1);
+        q
+    }
+
     /// Bytes written and acknowledged in pieces of every size, so that the ring buffer wraps:
     /// `write_with` hands over exactly the new bytes, zeroed, and they are what is sent.
     #[test]
     fn write_with_fills_the_new_bytes_across_the_ring_wrap() {
         let now = Instant::ZERO;
-        let mut q = SendQueue::new(3_000);
-        q.sent_new(0, 1, true, false, now);
-        q.ack(1);
+        let mut q = after_syn(3_000);
         let (mut written, mut acked, mut wrapped) = (0u64, 0u64, false);
         for round in 0..400u64 {
             let len = 1 + (round * 37 % 1_400) as usize;
@@ -347,9 +353,7 @@ mod tests {
     #[test]
     fn scoreboard_counts_pipe_and_losses() {
         let now = Instant::ZERO;
-        let mut q = SendQueue::new(100_000);
-        q.sent_new(0, 1, true, false, now);
-        q.ack(1);
+        let mut q = after_syn(100_000);
         assert_eq!(q.write_with(10_000, |a, b| a.iter_mut().chain(b).for_each(|v| *v = 1)), 10_000);
         for k in 0..10 {
             q.sent_new(1 + k * 1000, 1 + (k + 1) * 1000, false, false, now);
