@@ -28,31 +28,24 @@ use crate::wire::{Packet, NO_FLOW};
 pub const RECORD_LEN: u64 = 1000;
 const RECORD_HEADER: usize = 16;
 
-/// Writes `bytes` at offset `at` of the byte string that `a` then `b` make (a ring buffer's
-/// two parts).
-fn put_split(a: &mut [u8], b: &mut [u8], at: usize, bytes: &[u8]) {
-    let in_a = a.len().saturating_sub(at).min(bytes.len());
-    if in_a > 0 {
-        a[at..at + in_a].copy_from_slice(&bytes[..in_a]);
-    }
-    let rest = &bytes[in_a..];
-    if !rest.is_empty() {
-        let off = at + in_a - a.len();
-        b[off..off + rest.len()].copy_from_slice(rest);
-    }
+/// The parts of the record headers that fall into stream bytes `lo..hi`, in order: for each
+/// record, its start and the stream range `from..to` of the header bytes inside `lo..hi`.
+fn header_parts(lo: u64, hi: u64) -> impl Iterator<Item = (u64, u64, u64)> {
+    (lo / RECORD_LEN..hi.div_ceil(RECORD_LEN))
+        .map(move |k| {
+            let rec = k * RECORD_LEN;
+            (rec, rec.max(lo), (rec + RECORD_HEADER as u64).min(hi))
+        })
+        .filter(|&(_, from, to)| from < to)
 }
 
-/// Reads `out.len()` bytes from offset `at` of the byte string that `a` then `b` make.
-fn get_split(a: &[u8], b: &[u8], at: usize, out: &mut [u8]) {
-    let in_a = a.len().saturating_sub(at).min(out.len());
-    if in_a > 0 {
-        out[..in_a].copy_from_slice(&a[at..at + in_a]);
-    }
-    let rest = &mut out[in_a..];
-    if !rest.is_empty() {
-        let off = at + in_a - a.len();
-        rest.copy_from_slice(&b[off..off + rest.len()]);
-    }
+/// Where `len` bytes from offset `at` of the byte string that slices of lengths `a_len` then
+/// `b_len` make lie: the range in the first slice and the range in the second (a ring
+/// buffer's two parts).
+fn split_at_ring(a_len: usize, at: usize, len: usize) -> (std::ops::Range<usize>, std::ops::Range<usize>) {
+    let in_a = a_len.saturating_sub(at).min(len);
+    let b_from = (at + in_a).saturating_sub(a_len);
+    (at.min(a_len)..at.min(a_len) + in_a, b_from..b_from + len - in_a)
 }
 
 /// Parameters of a bulk sender.
@@ -125,18 +118,15 @@ impl TcpBulk {
             // record header that falls into the bytes written.
             let lo = self.written;
             let w = s.conn.write_with(n as usize, |a, b| {
-                let hi = lo + (a.len() + b.len()) as u64;
-                let mut rec = lo / RECORD_LEN * RECORD_LEN;
-                while rec < hi {
+                for (rec, from, to) in header_parts(lo, lo + (a.len() + b.len()) as u64) {
                     let mut header = [0u8; RECORD_HEADER];
                     header[..8].copy_from_slice(&(rec / RECORD_LEN).to_be_bytes());
                     header[8..].copy_from_slice(&now.as_nanos().to_be_bytes());
-                    let (from, to) = (rec.max(lo), (rec + RECORD_HEADER as u64).min(hi));
-                    if from < to {
-                        let part = &header[(from - rec) as usize..(to - rec) as usize];
-                        put_split(a, b, (from - lo) as usize, part);
-                    }
-                    rec += RECORD_LEN;
+                    let part = &header[(from - rec) as usize..(to - rec) as usize];
+                    let (in_a, in_b) = split_at_ring(a.len(), (from - lo) as usize, part.len());
+                    let (pa, pb) = part.split_at(in_a.len());
+                    a[in_a].copy_from_slice(pa);
+                    b[in_b].copy_from_slice(pb);
                 }
             }) as u64;
             self.written += w;
@@ -321,20 +311,18 @@ impl TcpSink {
         let lo = c.offset;
         let header = &mut c.header;
         let n = c.socket.conn.read_with(max, |a, b| {
-            let hi = lo + (a.len() + b.len()) as u64;
-            let mut rec = lo / RECORD_LEN * RECORD_LEN;
-            while rec < hi {
-                let (from, to) = (rec.max(lo), (rec + RECORD_HEADER as u64).min(hi));
-                if from < to {
-                    get_split(a, b, (from - lo) as usize, &mut header[(from - rec) as usize..(to - rec) as usize]);
-                    if to == rec + RECORD_HEADER as u64 {
-                        let sent = u64::from_be_bytes(header[8..16].try_into().unwrap_or_default());
-                        if sent <= now.as_nanos() {
-                            delays.push(now - Instant(sent));
-                        }
+            for (rec, from, to) in header_parts(lo, lo + (a.len() + b.len()) as u64) {
+                let part = &mut header[(from - rec) as usize..(to - rec) as usize];
+                let (in_a, in_b) = split_at_ring(a.len(), (from - lo) as usize, part.len());
+                let (pa, pb) = part.split_at_mut(in_a.len());
+                pa.copy_from_slice(&a[in_a]);
+                pb.copy_from_slice(&b[in_b]);
+                if to == rec + RECORD_HEADER as u64 {
+                    let sent = u64::from_be_bytes(header[8..16].try_into().unwrap_or_default());
+                    if sent <= now.as_nanos() {
+                        delays.push(now - Instant(sent));
                     }
                 }
-                rec += RECORD_LEN;
             }
         });
         if n == 0 {
