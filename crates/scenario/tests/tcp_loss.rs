@@ -4,7 +4,7 @@
 //! frequency, so b = 1 although the receiver delays ACKs. At high loss, timeouts (RTO at
 //! least 1 s) make goodput fall faster, as Padhye et al. (1998) model. The ignored test prints
 //! the curve documented in BENCHMARKS.md:
-//! `cargo test -p scenario --release --test tcp_loss -- --ignored --nocapture`.
+//! `cargo test -p scenario --profile checked --test tcp_loss -- --ignored --nocapture`.
 #![allow(clippy::unwrap_used)]
 
 mod common;
