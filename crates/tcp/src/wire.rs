@@ -400,11 +400,18 @@ impl<'a> TcpRepr<'a> {
     /// network that alters no bytes and shows them to no one: a simulation without a capture,
     /// whose receiver skips the check too).
     pub fn emit_with(&self, src: Ipv4Addr, dst: Ipv4Addr, headroom: usize, checksum: bool) -> Vec<u8> {
+        self.emit_parts(&[], src, dst, headroom, checksum)
+    }
+
+    /// As [`TcpRepr::emit_with`], the data being `payload` followed by `rest`: a sender whose
+    /// bytes lie in a ring buffer hands over both parts and the segment is built without
+    /// copying them into one slice first.
+    pub fn emit_parts(&self, rest: &[u8], src: Ipv4Addr, dst: Ipv4Addr, headroom: usize, checksum: bool) -> Vec<u8> {
         const ZEROS: [u8; IPV4_HEADROOM] = [0; IPV4_HEADROOM];
         let header_len = self.header_len();
         debug_assert!(header_len <= HEADER_LEN + MAX_OPTIONS_LEN);
         let spare = IPV4_HEADROOM.saturating_sub(headroom);
-        let mut out = Vec::with_capacity(spare + headroom + header_len + self.payload.len());
+        let mut out = Vec::with_capacity(spare + headroom + header_len + self.payload.len() + rest.len());
         match ZEROS.get(..headroom) {
             Some(zeros) => out.extend_from_slice(zeros),
             None => out.resize(headroom, 0),
@@ -419,6 +426,7 @@ impl<'a> TcpRepr<'a> {
         out.extend_from_slice(&[0, 0, 0, 0]); // checksum, urgent pointer
         self.options.emit(&mut out);
         out.extend_from_slice(self.payload);
+        out.extend_from_slice(rest);
         if checksum {
             let segment = &out[headroom..];
             let csum = internet_checksum(segment, pseudo_header_sum(src, dst, segment.len()));
@@ -545,6 +553,11 @@ mod tests {
         assert_eq!(r.segment_len(), 34);
         // Another address fails the pseudo-header checksum.
         assert_eq!(TcpRepr::parse(&bytes, A, Ipv4Addr::new(10, 0, 1, 3)), Err(WireError::Checksum));
+        // The same data in two parts (a ring buffer's wrap) gives the same bytes.
+        for cut in [0, 1, 20, 33] {
+            let split = TcpRepr { payload: &payload[..cut], ..r };
+            assert_eq!(split.emit_parts(&payload[cut..], A, B, 20, true)[20..], bytes[..], "cut {cut}");
+        }
     }
 
     #[test]

@@ -1256,10 +1256,12 @@ impl Connection {
     /// when it carries data sent for the first time (not a retransmission nor a window
     /// probe), the only segments that may be ECN-capable.
     fn emit_segment(&mut self, now: Instant, start: u64, end: u64, syn: bool, fin: bool, new_data: bool) -> Vec<u8> {
-        let mut payload = Vec::new();
-        if end > start + syn as u64 + fin as u64 {
-            self.snd.copy(start, end - fin as u64, &mut payload);
-        }
+        // The data stays in the send buffer until the segment is built from it (below).
+        let data_range = (end > start + syn as u64 + fin as u64).then_some((start, end - fin as u64));
+        let payload_len = data_range.map_or(0, |(s, e)| {
+            let (a, b) = self.snd.slices(s, e);
+            a.len() + b.len()
+        });
         let mut options = TcpOptions::default();
         let tsval = self.ts_offset.wrapping_add((now.as_nanos() / 1_000_000) as u32);
         if syn {
@@ -1279,7 +1281,7 @@ impl Connection {
                 // RFC 6691): options and data together stay within the segment size.
                 let budget = self.smss as usize + if self.ts_ok { 12 } else { 0 };
                 let room = budget
-                    .saturating_sub(payload.len() + options.buffer_len())
+                    .saturating_sub(payload_len + options.buffer_len())
                     .min(MAX_OPTIONS_LEN - options.buffer_len());
                 let max = (room.saturating_sub(4) / 8).min(4);
                 for (i, (l, r)) in self.rcv.sack_blocks(max).into_iter().enumerate() {
@@ -1296,10 +1298,10 @@ impl Connection {
         if fin {
             flags |= Flags::FIN;
         }
-        if !payload.is_empty() && end - fin as u64 >= self.snd.data_end() {
+        if payload_len > 0 && end - fin as u64 >= self.snd.data_end() {
             flags |= Flags::PSH;
         }
-        flags |= self.ecn_flags(syn, ack.is_some(), new_data && !payload.is_empty());
+        flags |= self.ecn_flags(syn, ack.is_some(), new_data && payload_len > 0);
         let window = self.window_to_advertise(syn);
         let seq = self.iss.plus(start);
         if ack.is_some() {
@@ -1308,6 +1310,7 @@ impl Connection {
             self.unacked_segments = 0;
             self.timers[Timer::DelayedAck as usize] = None;
         }
+        let (first, rest) = data_range.map_or((&[][..], &[][..]), |(s, e)| self.snd.slices(s, e));
         let repr = TcpRepr {
             src_port: self.local.port(),
             dst_port: self.remote.port(),
@@ -1316,9 +1319,9 @@ impl Connection {
             flags: Flags(flags),
             window,
             options,
-            payload: &payload,
+            payload: first,
         };
-        repr.emit_with(*self.local.ip(), *self.remote.ip(), self.headroom, self.checksums)
+        repr.emit_parts(rest, *self.local.ip(), *self.remote.ip(), self.headroom, self.checksums)
     }
 
     /// ECE and CWR for a segment being built (RFC 3168 §6.1.1-§6.1.3), and its ECN field.

@@ -117,8 +117,10 @@ impl SendQueue {
         self.data.len()
     }
 
-    /// Copy the application bytes of `[start, end)` (clipped to the data) into `out`.
-    pub(super) fn copy(&self, start: u64, end: u64, out: &mut Vec<u8>) {
+    /// The application bytes of `[start, end)` (clipped to the data) where they lie in the
+    /// ring: two slices, in order (either may be empty). A segment is built from them
+    /// without a copy in between.
+    pub(super) fn slices(&self, start: u64, end: u64) -> (&[u8], &[u8]) {
         let s = start.max(self.data_base).saturating_sub(self.data_base) as usize;
         let e = (end.min(self.data_end()).saturating_sub(self.data_base) as usize).max(s);
         let (a, b) = self.data.as_slices();
@@ -127,8 +129,7 @@ impl SendQueue {
             let hi = e.clamp(off, off + sl.len()) - off;
             lo..hi
         };
-        out.extend_from_slice(&a[cut(a, 0, s, e)]);
-        out.extend_from_slice(&b[cut(b, a.len(), s, e)]);
+        (&a[cut(a, 0, s, e)], &b[cut(b, a.len(), s, e)])
     }
 
     /// Record a first transmission of `[start, end)`.
@@ -338,8 +339,9 @@ mod tests {
                 }
             });
             assert_eq!(n, len.min(3_000 - (written - acked) as usize));
-            let mut out = Vec::new();
-            q.copy(1 + written, 1 + written + n as u64, &mut out);
+            let (a, b) = q.slices(1 + written, 1 + written + n as u64);
+            let out = [a, b].concat();
+            assert_eq!(out.len(), n);
             assert!(out.iter().enumerate().all(|(k, &v)| v == ((written + k as u64) % 251) as u8), "round {round}");
             q.sent_new(1 + written, 1 + written + n as u64, false, false, now);
             written += n as u64;
@@ -369,9 +371,8 @@ mod tests {
         assert_eq!(q.pipe, 7000);
         let (acked, rtt) = q.ack(4001);
         assert_eq!((acked, rtt), (4000, None)); // covers a retransmission: no RTT sample
-        let mut out = Vec::new();
-        q.copy(4001, 4011, &mut out);
-        assert_eq!(out, vec![1u8; 10]);
+        let (a, b) = q.slices(4001, 4011);
+        assert_eq!([a, b].concat(), vec![1u8; 10]);
         assert_eq!(q.pipe, 6000);
     }
 }
