@@ -407,11 +407,26 @@ impl<'a> TcpRepr<'a> {
     /// bytes lie in a ring buffer hands over both parts and the segment is built without
     /// copying them into one slice first.
     pub fn emit_parts(&self, rest: &[u8], src: Ipv4Addr, dst: Ipv4Addr, headroom: usize, checksum: bool) -> Vec<u8> {
+        self.emit_into(Vec::new(), rest, src, dst, headroom, checksum)
+    }
+
+    /// As [`TcpRepr::emit_parts`], built in `buf` (emptied first): a sender that keeps the
+    /// buffers of segments it has received saves an allocation per segment it sends.
+    pub fn emit_into(
+        &self,
+        mut out: Vec<u8>,
+        rest: &[u8],
+        src: Ipv4Addr,
+        dst: Ipv4Addr,
+        headroom: usize,
+        checksum: bool,
+    ) -> Vec<u8> {
         const ZEROS: [u8; IPV4_HEADROOM] = [0; IPV4_HEADROOM];
         let header_len = self.header_len();
         debug_assert!(header_len <= HEADER_LEN + MAX_OPTIONS_LEN);
         let spare = IPV4_HEADROOM.saturating_sub(headroom);
-        let mut out = Vec::with_capacity(spare + headroom + header_len + self.payload.len() + rest.len());
+        out.clear();
+        out.reserve(spare + headroom + header_len + self.payload.len() + rest.len());
         match ZEROS.get(..headroom) {
             Some(zeros) => out.extend_from_slice(zeros),
             None => out.resize(headroom, 0),
@@ -557,6 +572,9 @@ mod tests {
         for cut in [0, 1, 20, 33] {
             let split = TcpRepr { payload: &payload[..cut], ..r };
             assert_eq!(split.emit_parts(&payload[cut..], A, B, 20, true)[20..], bytes[..], "cut {cut}");
+            // And so does a used buffer, whatever it held.
+            let used = vec![0xAA; 3000];
+            assert_eq!(split.emit_into(used, &payload[cut..], A, B, 0, true), bytes, "cut {cut}");
         }
     }
 

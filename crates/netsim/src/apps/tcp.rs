@@ -198,7 +198,7 @@ impl Agent for TcpBulk {
 
     fn on_packet(&mut self, ctx: &mut Ctx<'_>, pkt: Packet) {
         if let Some(s) = self.socket.as_mut() {
-            s.on_packet(ctx, &pkt);
+            s.on_packet(ctx, pkt);
             self.after_input(ctx);
         }
     }
@@ -409,7 +409,7 @@ impl Agent for TcpSink {
                 f.rx_packets += 1; // data segments that reached the sink
             }
         }
-        self.conns[i].socket.on_packet(ctx, &pkt);
+        self.conns[i].socket.on_packet(ctx, pkt);
         self.service(ctx, i);
     }
 

@@ -64,10 +64,12 @@ impl TcpSocket {
     }
 
     /// A packet for this connection arrived: hand the segment to the engine.
-    pub fn on_packet(&mut self, ctx: &mut Ctx<'_>, pkt: &Packet) {
+    pub fn on_packet(&mut self, ctx: &mut Ctx<'_>, pkt: Packet) {
         if let Some(ip) = pkt.ip() {
             self.conn.handle_segment_ecn(ctx.now(), ip.payload(), TcpEcn::from_bits(ip.ecn() as u8));
         }
+        // The engine builds later segments in the buffer.
+        self.conn.recycle(pkt.bytes);
     }
 
     /// A timer with this socket's token fired.

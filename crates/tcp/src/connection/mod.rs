@@ -59,7 +59,7 @@ use simtime::{Duration, Instant};
 
 use crate::congestion::{rfc6928_initial_window, AckInfo, CcAlgorithm, Controller, Recovery};
 use crate::seq::{unwrap, SeqNumber};
-use crate::wire::{Ecn, Flags, TcpOptions, TcpRepr, MAX_OPTIONS_LEN};
+use crate::wire::{Ecn, Flags, TcpOptions, TcpRepr, HEADER_LEN, MAX_OPTIONS_LEN};
 use ecn::EcnState;
 use recv::RecvBuffer;
 pub use rtt::RttEstimator;
@@ -293,6 +293,9 @@ pub struct Connection {
     headroom: usize,
     /// Compute and verify the Internet checksum ([`Connection::set_checksums`]).
     checksums: bool,
+    /// Buffers of received segments the driver handed back ([`Connection::recycle`]), in
+    /// which the next segments are built.
+    spare: Vec<Vec<u8>>,
     local: SocketAddrV4,
     remote: SocketAddrV4,
     state: State,
@@ -373,6 +376,7 @@ impl Connection {
         Connection {
             headroom: 0,
             checksums: true,
+            spare: Vec::new(),
             cc: config.cc.build(smss, iw),
             recovery_kind: Recovery::NewReno,
             rtt: RttEstimator::new(config.initial_rto, config.min_rto, config.max_rto),
@@ -1310,6 +1314,7 @@ impl Connection {
             self.unacked_segments = 0;
             self.timers[Timer::DelayedAck as usize] = None;
         }
+        let buf = self.spare.pop().unwrap_or_default();
         let (first, rest) = data_range.map_or((&[][..], &[][..]), |(s, e)| self.snd.slices(s, e));
         let repr = TcpRepr {
             src_port: self.local.port(),
@@ -1321,7 +1326,7 @@ impl Connection {
             options,
             payload: first,
         };
-        repr.emit_parts(rest, *self.local.ip(), *self.remote.ip(), self.headroom, self.checksums)
+        repr.emit_into(buf, rest, *self.local.ip(), *self.remote.ip(), self.headroom, self.checksums)
     }
 
     /// ECE and CWR for a segment being built (RFC 3168 §6.1.1-§6.1.3), and its ECN field.
@@ -1365,7 +1370,20 @@ impl Connection {
             options: TcpOptions::default(),
             payload: &[],
         };
-        repr.emit_with(*self.local.ip(), *self.remote.ip(), self.headroom, self.checksums)
+        let buf = self.spare.pop().unwrap_or_default();
+        repr.emit_into(buf, &[], *self.local.ip(), *self.remote.ip(), self.headroom, self.checksums)
+    }
+
+    /// Hands back the buffer of a segment the driver has handled, for a later segment to be
+    /// built in: a bulk transfer then circulates the same buffers between its two ends
+    /// instead of allocating one per segment. Buffers too small for a full segment, and any
+    /// beyond a few, are dropped.
+    pub fn recycle(&mut self, buf: Vec<u8>) {
+        const MAX_SPARE: usize = 4;
+        let full_segment = self.headroom + HEADER_LEN + self.config.mss as usize;
+        if self.spare.len() < MAX_SPARE && buf.capacity() >= full_segment {
+            self.spare.push(buf);
+        }
     }
 
     /// Every later segment [`Connection::poll_transmit`] returns starts after `bytes` zero
