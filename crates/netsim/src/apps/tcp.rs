@@ -268,6 +268,8 @@ pub struct TcpSink {
     credit_at: Instant,
     drain_armed: bool,
     events: Vec<Event>,
+    /// The delays of the records one read completes (kept, emptied, reused).
+    delays: Vec<Duration>,
 }
 
 /// Timer token of the drain tick (sockets use their index).
@@ -288,6 +290,7 @@ impl TcpSink {
             credit_at: Instant::ZERO,
             drain_armed: false,
             events: Vec::new(),
+            delays: Vec::new(),
         }
     }
 
@@ -307,7 +310,8 @@ impl TcpSink {
         let c = &mut self.conns[i];
         // Record headers: collect the first RECORD_HEADER bytes of every record in the range
         // read, visiting only the header positions, where the bytes lie in the receive buffer.
-        let mut delays = Vec::new();
+        let mut delays = std::mem::take(&mut self.delays);
+        delays.clear();
         let lo = c.offset;
         let header = &mut c.header;
         let n = c.socket.conn.read_with(max, |a, b| {
@@ -326,6 +330,7 @@ impl TcpSink {
             }
         });
         if n == 0 {
+            self.delays = delays;
             return;
         }
         if self.config.drain_rate.is_some() {
@@ -337,11 +342,12 @@ impl TcpSink {
             if let Some(f) = ctx.flow_mut(c.flow) {
                 f.rx_bytes += n as u64;
                 f.last_rx = Some(now);
-                for d in delays {
+                for &d in &delays {
                     f.delay.record(d);
                 }
             }
         }
+        self.delays = delays;
         if c.socket.conn.readable() > 0 && self.config.drain_rate.is_some() {
             self.arm_drain(ctx);
         }
