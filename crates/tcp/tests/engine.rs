@@ -255,3 +255,33 @@ fn after_a_timeout_in_sack_recovery_no_new_episode_starts_before_the_recovery_po
         assert!(late_fr.is_none(), "{cc}: recovery restarted after the timeout: {late_fr:?}");
     }
 }
+
+/// Segments built in the buffers of received ones (`Connection::recycle`) are the same
+/// segments: a lossy transfer in both ways sends the same log and delivers the same bytes.
+#[test]
+fn recycled_buffers_change_no_segment() {
+    let run = |recycle: bool| {
+        let path = Path { loss: 0.02, ..Path::default() };
+        let mut h = Harness::new(Config::default(), Config::default(), path, 11).transfer(3_000_000);
+        h.recycle = recycle;
+        h.run(secs(120));
+        assert!(h.data_ok());
+        assert_eq!(h.received.len(), 3_000_000);
+        (h.log.clone(), h.sent, h.dropped)
+    };
+    let (plain, recycled) = (run(false), run(true));
+    assert!(plain.2[0] > 0, "the path lost segments");
+    assert_eq!(plain, recycled);
+}
+
+/// A recycled buffer big enough for a full segment is where the next segment is built.
+#[test]
+fn the_next_segment_is_built_in_a_recycled_buffer() {
+    let (a, b) = ("10.0.0.1:1000".parse().unwrap(), "10.0.0.2:80".parse().unwrap());
+    let mut c = tcp::Connection::connect(Config::default(), a, b, 1, Instant::ZERO);
+    let buf = Vec::with_capacity(2_000);
+    let at = buf.as_ptr();
+    c.recycle(buf);
+    let syn = c.poll_transmit(Instant::ZERO).unwrap();
+    assert_eq!(syn.as_ptr(), at);
+}

@@ -1376,12 +1376,13 @@ impl Connection {
 
     /// Hands back the buffer of a segment the driver has handled, for a later segment to be
     /// built in: a bulk transfer then circulates the same buffers between its two ends
-    /// instead of allocating one per segment. Buffers too small for a full segment, and any
-    /// beyond a few, are dropped.
+    /// instead of allocating one per segment. Buffers too small for a full segment, any
+    /// beyond a few, and every one once the connection is in TIME-WAIT or CLOSED, are dropped.
     pub fn recycle(&mut self, buf: Vec<u8>) {
         const MAX_SPARE: usize = 4;
         let full_segment = self.headroom + HEADER_LEN + self.config.mss as usize;
-        if self.spare.len() < MAX_SPARE && buf.capacity() >= full_segment {
+        let sending = !matches!(self.state, State::TimeWait | State::Closed);
+        if sending && self.spare.len() < MAX_SPARE && buf.capacity() >= full_segment {
             self.spare.push(buf);
         }
     }
@@ -1413,6 +1414,11 @@ impl Connection {
         self.state = to;
         if to == State::Closed {
             self.timers = [None; 4];
+        }
+        if matches!(to, State::TimeWait | State::Closed) {
+            // Nothing but a repeated FIN's ACK goes out any more: spare buffers would only
+            // hold memory (a finished connection stays for its results).
+            self.spare = Vec::new();
         }
         self.events.push_back(Event::StateChanged { from, to });
     }

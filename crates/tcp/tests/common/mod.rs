@@ -92,6 +92,8 @@ pub struct Harness {
     pub log_ecn: Vec<Ecn>,
     /// A's congestion window after every step that changed it.
     pub cwnd_a: Vec<(Instant, u64)>,
+    /// Hand every delivered segment's buffer back to its receiver (`Connection::recycle`).
+    pub recycle: bool,
 }
 
 pub fn pattern(i: u64) -> u8 {
@@ -128,6 +130,7 @@ impl Harness {
             log: Vec::new(),
             log_ecn: Vec::new(),
             cwnd_a: Vec::new(),
+            recycle: false,
         }
     }
 
@@ -252,9 +255,13 @@ impl Harness {
                     break;
                 }
                 let (dir, bytes, ecn) = entry.remove();
-                match dir {
-                    Dir::AtoB => self.b.handle_segment_ecn(self.now, &bytes, ecn),
-                    Dir::BtoA => self.a.handle_segment_ecn(self.now, &bytes, ecn),
+                let to = match dir {
+                    Dir::AtoB => &mut self.b,
+                    Dir::BtoA => &mut self.a,
+                };
+                to.handle_segment_ecn(self.now, &bytes, ecn);
+                if self.recycle {
+                    to.recycle(bytes);
                 }
             }
             if self.a.poll_timeout().is_some_and(|t| t <= self.now) {
