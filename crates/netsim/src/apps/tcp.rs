@@ -48,6 +48,16 @@ fn split_at_ring(a_len: usize, at: usize, len: usize) -> (std::ops::Range<usize>
     (at.min(a_len)..at.min(a_len) + in_a, b_from..b_from + len - in_a)
 }
 
+/// The place of a whole record header (`len` is `RECORD_HEADER`) at offset `at` of a ring
+/// buffer's first part, if it lies there: written as one 16-byte array, where copying a
+/// part of a length known only at run time is a call to `memcpy` (one per record).
+fn whole_header(a: &mut [u8], at: usize, len: u64) -> Option<&mut [u8; RECORD_HEADER]> {
+    if len != RECORD_HEADER as u64 {
+        return None;
+    }
+    a.get_mut(at..at + RECORD_HEADER).and_then(|w| w.try_into().ok())
+}
+
 /// Parameters of a bulk sender.
 #[derive(Clone, Debug, PartialEq)]
 pub struct BulkConfig {
@@ -122,8 +132,13 @@ impl TcpBulk {
                     let mut header = [0u8; RECORD_HEADER];
                     header[..8].copy_from_slice(&(rec / RECORD_LEN).to_be_bytes());
                     header[8..].copy_from_slice(&now.as_nanos().to_be_bytes());
+                    let at = (from - lo) as usize;
+                    if let Some(whole) = whole_header(a, at, to - from) {
+                        *whole = header;
+                        continue;
+                    }
                     let part = &header[(from - rec) as usize..(to - rec) as usize];
-                    let (in_a, in_b) = split_at_ring(a.len(), (from - lo) as usize, part.len());
+                    let (in_a, in_b) = split_at_ring(a.len(), at, part.len());
                     let (pa, pb) = part.split_at(in_a.len());
                     a[in_a].copy_from_slice(pa);
                     b[in_b].copy_from_slice(pb);
@@ -316,11 +331,18 @@ impl TcpSink {
         let header = &mut c.header;
         let n = c.socket.conn.read_with(max, |a, b| {
             for (rec, from, to) in header_parts(lo, lo + (a.len() + b.len()) as u64) {
-                let part = &mut header[(from - rec) as usize..(to - rec) as usize];
-                let (in_a, in_b) = split_at_ring(a.len(), (from - lo) as usize, part.len());
-                let (pa, pb) = part.split_at_mut(in_a.len());
-                pa.copy_from_slice(&a[in_a]);
-                pb.copy_from_slice(&b[in_b]);
+                let at = (from - lo) as usize;
+                // A whole header in the first part: one 16-byte array (see `whole_header`).
+                let whole = a.get(at..at + RECORD_HEADER).and_then(|w| <&[u8; RECORD_HEADER]>::try_from(w).ok());
+                if let Some(whole) = whole.filter(|_| to - from == RECORD_HEADER as u64) {
+                    *header = *whole;
+                } else {
+                    let part = &mut header[(from - rec) as usize..(to - rec) as usize];
+                    let (in_a, in_b) = split_at_ring(a.len(), at, part.len());
+                    let (pa, pb) = part.split_at_mut(in_a.len());
+                    pa.copy_from_slice(&a[in_a]);
+                    pb.copy_from_slice(&b[in_b]);
+                }
                 if to == rec + RECORD_HEADER as u64 {
                     let sent = u64::from_be_bytes(header[8..16].try_into().unwrap_or_default());
                     if sent <= now.as_nanos() {
