@@ -400,18 +400,13 @@ impl<'a> TcpRepr<'a> {
     /// network that alters no bytes and shows them to no one: a simulation without a capture,
     /// whose receiver skips the check too).
     pub fn emit_with(&self, src: Ipv4Addr, dst: Ipv4Addr, headroom: usize, checksum: bool) -> Vec<u8> {
-        self.emit_parts(&[], src, dst, headroom, checksum)
+        self.emit_into(Vec::new(), &[], src, dst, headroom, checksum)
     }
 
-    /// As [`TcpRepr::emit_with`], the data being `payload` followed by `rest`: a sender whose
-    /// bytes lie in a ring buffer hands over both parts and the segment is built without
-    /// copying them into one slice first.
-    pub fn emit_parts(&self, rest: &[u8], src: Ipv4Addr, dst: Ipv4Addr, headroom: usize, checksum: bool) -> Vec<u8> {
-        self.emit_into(Vec::new(), rest, src, dst, headroom, checksum)
-    }
-
-    /// As [`TcpRepr::emit_parts`], built in `buf` (emptied first): a sender that keeps the
-    /// buffers of segments it has received saves an allocation per segment it sends.
+    /// As [`TcpRepr::emit_with`], built in `out` (emptied first), the data being `payload`
+    /// followed by `rest`: a sender whose bytes lie in a ring buffer hands over both parts,
+    /// so the segment is built without copying them into one slice first, and one that keeps
+    /// the buffers of segments it has received saves an allocation per segment it sends.
     pub fn emit_into(
         &self,
         mut out: Vec<u8>,
@@ -571,7 +566,7 @@ mod tests {
         // The same data in two parts (a ring buffer's wrap) gives the same bytes.
         for cut in [0, 1, 20, 33] {
             let split = TcpRepr { payload: &payload[..cut], ..r };
-            assert_eq!(split.emit_parts(&payload[cut..], A, B, 20, true)[20..], bytes[..], "cut {cut}");
+            assert_eq!(split.emit_into(Vec::new(), &payload[cut..], A, B, 20, true)[20..], bytes[..], "cut {cut}");
             // And so does a used buffer, whatever it held.
             let used = vec![0xAA; 3000];
             assert_eq!(split.emit_into(used, &payload[cut..], A, B, 0, true), bytes, "cut {cut}");

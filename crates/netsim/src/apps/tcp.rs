@@ -48,14 +48,12 @@ fn split_at_ring(a_len: usize, at: usize, len: usize) -> (std::ops::Range<usize>
     (at.min(a_len)..at.min(a_len) + in_a, b_from..b_from + len - in_a)
 }
 
-/// The place of a whole record header (`len` is `RECORD_HEADER`) at offset `at` of a ring
-/// buffer's first part, if it lies there: written as one 16-byte array, where copying a
-/// part of a length known only at run time is a call to `memcpy` (one per record).
-fn whole_header(a: &mut [u8], at: usize, len: u64) -> Option<&mut [u8; RECORD_HEADER]> {
-    if len != RECORD_HEADER as u64 {
-        return None;
-    }
-    a.get_mut(at..at + RECORD_HEADER).and_then(|w| w.try_into().ok())
+/// Where a whole record header (`len` is `RECORD_HEADER`) at offset `at` lies in a ring
+/// buffer's first part of `a_len` bytes, if it lies there: the sender writes and the sink
+/// reads it as one 16-byte array, where copying a part of a length known only at run time is
+/// a call to `memcpy` (one per record).
+fn whole_header(a_len: usize, at: usize, len: u64) -> Option<std::ops::Range<usize>> {
+    (len == RECORD_HEADER as u64 && at + RECORD_HEADER <= a_len).then_some(at..at + RECORD_HEADER)
 }
 
 /// Parameters of a bulk sender.
@@ -133,7 +131,8 @@ impl TcpBulk {
                     header[..8].copy_from_slice(&(rec / RECORD_LEN).to_be_bytes());
                     header[8..].copy_from_slice(&now.as_nanos().to_be_bytes());
                     let at = (from - lo) as usize;
-                    if let Some(whole) = whole_header(a, at, to - from) {
+                    let whole = whole_header(a.len(), at, to - from);
+                    if let Some(whole) = whole.and_then(|r| <&mut [u8; RECORD_HEADER]>::try_from(&mut a[r]).ok()) {
                         *whole = header;
                         continue;
                     }
@@ -332,9 +331,8 @@ impl TcpSink {
         let n = c.socket.conn.read_with(max, |a, b| {
             for (rec, from, to) in header_parts(lo, lo + (a.len() + b.len()) as u64) {
                 let at = (from - lo) as usize;
-                // A whole header in the first part: one 16-byte array (see `whole_header`).
-                let whole = a.get(at..at + RECORD_HEADER).and_then(|w| <&[u8; RECORD_HEADER]>::try_from(w).ok());
-                if let Some(whole) = whole.filter(|_| to - from == RECORD_HEADER as u64) {
+                let whole = whole_header(a.len(), at, to - from);
+                if let Some(whole) = whole.and_then(|r| <&[u8; RECORD_HEADER]>::try_from(&a[r]).ok()) {
                     *header = *whole;
                 } else {
                     let part = &mut header[(from - rec) as usize..(to - rec) as usize];
