@@ -72,7 +72,7 @@ impl FaultAction {
         obs: &mut O,
     ) -> Option<(IfaceId, IfaceEvent)> {
         match *self {
-            FaultAction::LinkDown(l) => net.link_down(l, now, obs),
+            FaultAction::LinkDown(l) => net.link_down(l, now, sched, obs),
             FaultAction::LinkUp(l) => net.link_up(l),
             FaultAction::IfaceDown(i) => {
                 net.iface_down(i, now, sched, obs);

@@ -170,11 +170,19 @@ impl<E: Copy> Scheduler<E> {
     /// handled).
     #[inline]
     pub fn schedule_ticket(&mut self, at: Instant, ticket: Ticket, event: E) -> Result<(), ScheduleInPast> {
-        if at < self.now || (at == self.now && self.current_seq.is_some_and(|c| ticket.0 <= c)) {
+        if !self.is_ahead(at, ticket) {
             return Err(ScheduleInPast { at, now: self.now });
         }
         self.insert(Entry::new(at, ticket.0, event));
         Ok(())
+    }
+
+    /// Whether an event placed at (`at`, `ticket`) would still be ahead of the one being
+    /// handled: later, or at this instant with a later ticket. A model that decided an event
+    /// without scheduling it asks this to know whether it has happened yet.
+    #[inline]
+    pub fn is_ahead(&self, at: Instant, ticket: Ticket) -> bool {
+        at > self.now || (at == self.now && self.current_seq.is_none_or(|c| ticket.0 > c))
     }
 
     /// Time of the earliest pending event.

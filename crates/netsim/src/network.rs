@@ -13,6 +13,14 @@
 //! constant per direction, packets in flight arrive in the order sent; they wait in a FIFO and
 //! each arrival event carries only ids, never the packet.
 //!
+//! Both the end of a transmission and the arrival are decided when the transmission starts,
+//! and take their places among simultaneous events then (kernel tickets, one after the
+//! other). The arrival is always an event; the end of the transmission is one only when
+//! something waits for it: a packet queued behind it, or a discipline that must see every
+//! departure ([`Queue::wants_every_departure`]). A packet that finds the transmitters idle
+//! thus costs one event per hop, not two; the transmitter is known to be free again when the
+//! end's place has gone by ([`Scheduler::is_ahead`]).
+//!
 //! Failures: when a link goes down, everything queued, being transmitted or in flight on it is
 //! dropped (reason `link_down`), as is anything offered while it is down. When an interface goes
 //! down, its queue and the packet it is transmitting are dropped, packets it would send or
@@ -251,10 +259,19 @@ pub struct Channel {
     loss_rng: SimRng,
     /// `config.rate_bps`, ready to give each packet's serialisation time.
     line: LineRate,
-    sending: Option<Packet>,
-    /// Packets on the wire, oldest first. Only the oldest has its `Arrive` event in the
-    /// event list; each of the others waits here with the place among simultaneous events it
-    /// took when it left, and is scheduled when the one before it arrives.
+    /// Where the packet being sent ends: the instant, and the place among simultaneous events
+    /// its `TxDone` holds. Until then the packet is the newest in `in_flight`: its arrival is
+    /// decided when it starts.
+    tx_end: Option<(Instant, Ticket)>,
+    /// Whether that `TxDone` is in the event list. It is put there only when something waits
+    /// for the transmitter (a queued packet, or a discipline that must see every departure:
+    /// [`Queue::wants_every_departure`]); otherwise the transmitter is simply free from
+    /// `tx_end` on, and the packet costs no event but its arrival.
+    tx_event: bool,
+    /// Packets on the wire (the newest possibly still being sent), oldest first. Only the
+    /// oldest has its `Arrive` event in the event list; each of the others waits here with the
+    /// place among simultaneous events it took when it started, and is scheduled when the one
+    /// before it arrives.
     in_flight: VecDeque<OnWire>,
     /// Bumped when the packet being sent is discarded: stale `TxDone` events are ignored.
     tx_gen: u32,
@@ -275,7 +292,8 @@ impl Channel {
             config,
             stats: ChannelStats::default(),
             loss_rng,
-            sending: None,
+            tx_end: None,
+            tx_event: false,
             in_flight: VecDeque::new(),
             tx_gen: 0,
             wire_gen: 0,
@@ -295,6 +313,40 @@ impl Channel {
     /// The output queue's discipline (for its kind and statistics).
     pub fn queue(&self) -> &dyn QueueDisc {
         &self.queue
+    }
+
+    /// Whether the transmitter is still sending a packet at the event being handled.
+    #[inline(always)]
+    fn busy(&self, sched: &Scheduler<Event>) -> bool {
+        self.tx_end.is_some_and(|(at, ticket)| sched.is_ahead(at, ticket))
+    }
+
+    /// Puts the end of the packet being sent in the event list (once), in the place it took
+    /// when the packet started: something waits for the transmitter.
+    #[inline]
+    fn await_tx_end(&mut self, link: LinkId, side: usize, sched: &mut Scheduler<Event>) {
+        if let (Some((at, ticket)), false) = (self.tx_end, self.tx_event) {
+            self.tx_event = true;
+            let placed = sched.schedule_ticket(at, ticket, Event::TxDone { link, side: side as u8, gen: self.tx_gen });
+            debug_assert!(placed.is_ok(), "the transmitter is busy, so its end is ahead");
+        }
+    }
+
+    /// Stops the transmitter (its link or interface failed): a pending `TxDone` goes stale,
+    /// and the packet it was sending, if any, is taken off the wire and returned.
+    fn abort_tx(&mut self, sched: &Scheduler<Event>) -> Option<Packet> {
+        let busy = self.busy(sched);
+        self.tx_gen += 1;
+        self.tx_end = None;
+        self.tx_event = false;
+        if !busy {
+            return None;
+        }
+        let sending = self.in_flight.pop_back().map(|w| w.pkt);
+        if self.in_flight.is_empty() {
+            self.wire_gen += 1; // it was the oldest: its `Arrive` event goes stale
+        }
+        sending
     }
 
     #[inline(always)]
@@ -692,7 +744,7 @@ impl Network {
             return self.drop(pkt, DropReason::MtuExceeded, Location::Iface(out), now, obs);
         }
         let meta = pkt.meta;
-        if ch.sending.is_none() {
+        if !ch.busy(sched) {
             // The transmitter is idle, so the queue is empty (disciplines are work-conserving):
             // the packet is offered and the next one taken at once. It is neither counted as
             // enqueued nor traced as waiting, exactly like a packet that never waited.
@@ -708,6 +760,9 @@ impl Network {
         let enqueues = obs.traces(TracedKind::Enqueue);
         let traced = (enqueues || obs.traces(TracedKind::Mark)).then(|| pkt.clone());
         let arrival = ch.queue.enqueue(pkt, now, &mut ch.queue_dropped);
+        if ch.queue.len_packets() != 0 {
+            ch.await_tx_end(link_id, side, sched);
+        }
         if matches!(arrival, Enqueued::Queued { marked: None }) && ch.queue_dropped.is_empty() {
             ch.stats.enqueued += 1;
             ch.note_backlog(now);
@@ -865,15 +920,31 @@ impl Network {
         ch.stats.tx_packets += 1;
         ch.stats.tx_bytes += pkt.len() as u64;
         ch.stats.busy = ch.stats.busy + tx_time;
-        sched.schedule_in(tx_time, Event::TxDone { link: link_id, side: side as u8, gen: ch.tx_gen });
+        let end = now.saturating_add(tx_time);
+        // The transmission's end and the arrival take their places among simultaneous events
+        // now, one after the other.
+        ch.tx_end = Some((end, sched.ticket()));
+        ch.tx_event = false;
+        let wire = OnWire { pkt, at: end.saturating_add(ch.config.delay), ticket: sched.ticket() };
         if obs.traces(TracedKind::Tx) {
-            obs.report(now, &NetEvent::Tx { iface: from, pkt: &pkt });
+            obs.report(now, &NetEvent::Tx { iface: from, pkt: &wire.pkt });
         }
-        ch.sending = Some(pkt);
+        if ch.in_flight.is_empty() {
+            let scheduled = sched.schedule_ticket(
+                wire.at,
+                wire.ticket,
+                Event::Arrive { link: link_id, side: side as u8, gen: ch.wire_gen },
+            );
+            debug_assert!(scheduled.is_ok(), "a fresh ticket for now or later");
+        }
+        ch.in_flight.push_back(wire);
+        if ch.queue.len_packets() != 0 || ch.queue.wants_every_departure() {
+            ch.await_tx_end(link_id, side, sched);
+        }
     }
 
-    /// The transmitter of (`link`, `side`) finished serialising its packet: put it on the wire
-    /// and start the next one.
+    /// The transmitter of (`link`, `side`) finished serialising its packet (already on the
+    /// wire): start the next one.
     pub fn on_tx_done<O: NetObserver + ?Sized>(
         &mut self,
         link_id: LinkId,
@@ -887,17 +958,8 @@ impl Network {
         if gen != ch.tx_gen {
             return; // the packet was discarded by a failure meanwhile
         }
-        let Some(pkt) = ch.sending.take() else { return };
-        let wire = OnWire { pkt, at: now.saturating_add(ch.config.delay), ticket: sched.ticket() };
-        if ch.in_flight.is_empty() {
-            let scheduled = sched.schedule_ticket(
-                wire.at,
-                wire.ticket,
-                Event::Arrive { link: link_id, side: side as u8, gen: ch.wire_gen },
-            );
-            debug_assert!(scheduled.is_ok(), "a fresh ticket for now or later");
-        }
-        ch.in_flight.push_back(wire);
+        ch.tx_end = None;
+        ch.tx_event = false;
         let next = ch.queue.dequeue(now, &mut ch.queue_dropped);
         if next.is_none() && ch.queue_dropped.is_empty() {
             return;
@@ -1030,18 +1092,23 @@ impl Network {
     }
 
     /// Take a link down: everything queued, being sent or on the wire is lost.
-    pub fn link_down<O: NetObserver + ?Sized>(&mut self, link_id: LinkId, now: Instant, obs: &mut O) {
+    pub fn link_down<O: NetObserver + ?Sized>(
+        &mut self,
+        link_id: LinkId,
+        now: Instant,
+        sched: &Scheduler<Event>,
+        obs: &mut O,
+    ) {
         let link = &mut self.links[link_id.index()];
         link.up = false;
         let mut lost = Vec::new();
         for side in 0..2 {
             let from = link.ends[side];
             let ch = &mut link.dirs[side];
-            ch.tx_gen += 1;
+            let sending = ch.abort_tx(sched);
             ch.wire_gen += 1;
             lost.extend(
-                ch.sending
-                    .take()
+                sending
                     .into_iter()
                     .chain(ch.in_flight.drain(..).map(|w| w.pkt))
                     .chain(ch.queue.flush())
@@ -1078,8 +1145,7 @@ impl Network {
         }
         let Some((link_id, side)) = iface.link() else { return };
         let ch = &mut self.links[link_id.index()].dirs[side];
-        ch.tx_gen += 1;
-        let lost: Vec<Packet> = ch.sending.take().into_iter().chain(ch.queue.flush()).collect();
+        let lost: Vec<Packet> = ch.abort_tx(sched).into_iter().chain(ch.queue.flush()).collect();
         ch.note_backlog(now);
         for pkt in lost {
             self.drop(pkt, DropReason::IfaceDown, Location::Iface(iface_id), now, obs);

@@ -349,6 +349,55 @@ fn a_down_interface_loses_its_queue_and_neither_sends_nor_receives() {
 }
 
 #[test]
+fn an_interface_that_fails_while_sending_loses_only_the_packet_being_sent() {
+    // Nothing waits behind the packet H0 sends from 0 to 1 ms, so the end of its
+    // transmission is not an event of its own: the failure at 0.5 ms must still find it
+    // being sent, lose it, and its arrival must not happen.
+    let us = Duration::from_micros;
+    let sends = vec![send(0, H3), send(20, H3)];
+    let faults = vec![(ms(0) + us(500), "h0-down"), (ms(10), "h0-up")];
+    let (r, seen) = run(Chain { sends, faults, ..Chain::default() });
+    assert_eq!(seen.iter().map(|s| (s.ident, s.at)).collect::<Vec<_>>(), vec![(1, ms(26))]);
+    assert_eq!(drops(&r), vec![("H0/eth0".to_string(), "iface_down".to_string())]);
+
+    // The first packet is on the wire (1-2 ms) when the second is being sent (1.2-2.2 ms)
+    // and H0 fails at 1.5 ms: the second is lost, the first arrives.
+    let sends = vec![send(0, H3), Send { at: ms(1) + us(200), ..send(0, H3) }];
+    let faults = vec![(ms(1) + us(500), "h0-down")];
+    let (r, seen) = run(Chain { sends, faults, ..Chain::default() });
+    assert_eq!(seen.iter().map(|s| (s.ident, s.at)).collect::<Vec<_>>(), vec![(0, ms(6))]);
+    assert_eq!(drops(&r), vec![("H0/eth0".to_string(), "iface_down".to_string())]);
+
+    // A failure at the very instant the transmission ends: simultaneous events keep the
+    // order in which they were placed, and the failure was planned before the packet
+    // started, so the packet is still being sent and is lost.
+    let sends = vec![send(0, H3)];
+    let faults = vec![(ms(1), "h0-down")];
+    let (r, seen) = run(Chain { sends, faults, ..Chain::default() });
+    assert!(seen.is_empty());
+    assert_eq!(drops(&r), vec![("H0/eth0".to_string(), "iface_down".to_string())]);
+}
+
+#[test]
+fn a_packet_that_finds_every_transmitter_idle_costs_one_event_per_hop() {
+    // Packets 10 ms apart never wait: each is one timer and one arrival per hop (three), the
+    // end of a transmission being an event only when a packet waits for it.
+    let events = |n: u64| {
+        let sends = (0..n).map(|i| send(10 * i, H3)).collect();
+        let (r, seen) = run(Chain { sends, ..Chain::default() });
+        assert_eq!(seen.len() as u64, n);
+        scalar(&r, "run", "run", "events")
+    };
+    assert_eq!(events(9) - events(1), 8.0 * 4.0);
+    // Two back to back: the second waits at H0 and at R1 and R2 (it arrives as the first
+    // finishes there), so those three transmitters' ends are events too.
+    let sends = vec![send(0, H3), send(0, H3)];
+    let (r, seen) = run(Chain { sends, ..Chain::default() });
+    assert_eq!(seen.iter().map(|s| (s.ident, s.at)).collect::<Vec<_>>(), vec![(0, ms(6)), (1, ms(7))]);
+    assert_eq!(scalar(&r, "run", "run", "events") - events(1), 4.0 + 3.0);
+}
+
+#[test]
 fn a_router_interface_down_and_up_is_a_transient_failure() {
     // R1's outgoing interface is down from 1 ms to 5 ms: the packet reaching it at 2 ms is
     // lost there; routing is static, so the next one goes the same way and arrives.

@@ -181,6 +181,17 @@ pub enum Queue {
     Boxed(Box<dyn QueueDisc>),
 }
 
+impl Queue {
+    /// Whether the discipline must be asked for a packet every time the transmitter frees,
+    /// even with nothing queued: an AQM's dequeue from an empty queue updates its state
+    /// (BLUE's idle time, PIE's catch-up, CoDel leaving its dropping state). Drop-tail's does
+    /// nothing, so its transmitter's end is an event only when a packet waits for it.
+    #[inline(always)]
+    pub fn wants_every_departure(&self) -> bool {
+        matches!(self, Queue::Boxed(_))
+    }
+}
+
 macro_rules! delegate {
     ($self:ident, $q:ident => $call:expr) => {
         match $self {
