@@ -322,10 +322,14 @@ impl Channel {
     }
 
     /// Puts the end of the packet being sent in the event list (once), in the place it took
-    /// when the packet started: something waits for the transmitter.
-    #[inline]
+    /// when the packet started, if something waits for the transmitter: a queued packet, or
+    /// a discipline that must see every departure.
+    #[inline(always)]
     fn await_tx_end(&mut self, link: LinkId, side: usize, sched: &mut Scheduler<Event>) {
-        if let (Some((at, ticket)), false) = (self.tx_end, self.tx_event) {
+        if self.tx_event || (self.queue.len_packets() == 0 && !self.queue.wants_every_departure()) {
+            return;
+        }
+        if let Some((at, ticket)) = self.tx_end {
             self.tx_event = true;
             let placed = sched.schedule_ticket(at, ticket, Event::TxDone { link, side: side as u8, gen: self.tx_gen });
             debug_assert!(placed.is_ok(), "the transmitter is busy, so its end is ahead");
@@ -760,9 +764,7 @@ impl Network {
         let enqueues = obs.traces(TracedKind::Enqueue);
         let traced = (enqueues || obs.traces(TracedKind::Mark)).then(|| pkt.clone());
         let arrival = ch.queue.enqueue(pkt, now, &mut ch.queue_dropped);
-        if ch.queue.len_packets() != 0 {
-            ch.await_tx_end(link_id, side, sched);
-        }
+        ch.await_tx_end(link_id, side, sched);
         if matches!(arrival, Enqueued::Queued { marked: None }) && ch.queue_dropped.is_empty() {
             ch.stats.enqueued += 1;
             ch.note_backlog(now);
@@ -938,9 +940,7 @@ impl Network {
             debug_assert!(scheduled.is_ok(), "a fresh ticket for now or later");
         }
         ch.in_flight.push_back(wire);
-        if ch.queue.len_packets() != 0 || ch.queue.wants_every_departure() {
-            ch.await_tx_end(link_id, side, sched);
-        }
+        ch.await_tx_end(link_id, side, sched);
     }
 
     /// The transmitter of (`link`, `side`) finished serialising its packet (already on the
