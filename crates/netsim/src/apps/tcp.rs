@@ -127,15 +127,20 @@ impl TcpBulk {
             let lo = self.written;
             let w = s.conn.write_with(n as usize, |a, b| {
                 for (rec, from, to) in header_parts(lo, lo + (a.len() + b.len()) as u64) {
-                    let mut header = [0u8; RECORD_HEADER];
-                    header[..8].copy_from_slice(&(rec / RECORD_LEN).to_be_bytes());
-                    header[8..].copy_from_slice(&now.as_nanos().to_be_bytes());
+                    let (seq, sent) = ((rec / RECORD_LEN).to_be_bytes(), now.as_nanos().to_be_bytes());
                     let at = (from - lo) as usize;
-                    let whole = whole_header(a.len(), at, to - from);
-                    if let Some(whole) = whole.and_then(|r| <&mut [u8; RECORD_HEADER]>::try_from(&mut a[r]).ok()) {
-                        *whole = header;
+                    if let Some(whole) = whole_header(a.len(), at, to - from) {
+                        // Written straight from the two words: a header put together on the
+                        // stack and copied as one 16-byte load waits for every store before
+                        // it (the ring's fresh zeros) to reach the cache.
+                        let (s, t) = a[whole].split_at_mut(8);
+                        s.copy_from_slice(&seq);
+                        t.copy_from_slice(&sent);
                         continue;
                     }
+                    let mut header = [0u8; RECORD_HEADER];
+                    header[..8].copy_from_slice(&seq);
+                    header[8..].copy_from_slice(&sent);
                     let part = &header[(from - rec) as usize..(to - rec) as usize];
                     let (in_a, in_b) = split_at_ring(a.len(), at, part.len());
                     let (pa, pb) = part.split_at(in_a.len());

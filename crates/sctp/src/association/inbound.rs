@@ -277,18 +277,13 @@ impl Inbound {
             return DataOutcome::InvalidStream;
         }
         self.held += len;
-        let frag = Fragment::from_data(d, buffers);
         if d.beginning && d.ending {
-            let msg = Message {
-                stream: frag.stream,
-                ppid: frag.ppid,
-                unordered: frag.unordered,
-                data: frag.data,
-                end_of_message: true,
-            };
-            self.complete(msg, frag.ssn);
+            let mut data = buffers.take_for(d.user_data.len());
+            data.extend_from_slice(d.user_data);
+            let msg = Message { stream: d.stream_id, ppid: d.ppid, unordered: d.unordered, data, end_of_message: true };
+            self.complete(msg, d.ssn);
         } else {
-            self.fragments.insert(pos, frag);
+            self.fragments.insert(pos, Fragment::from_data(d, buffers));
             if self.partial.is_some_and(|p| p.next == pos) {
                 self.continue_partial_delivery();
             } else {
@@ -443,6 +438,7 @@ impl Inbound {
     }
 
     /// A whole message: unordered ones are ready at once, ordered ones in SSN order (§6.6).
+    #[inline(always)]
     fn complete(&mut self, msg: Message, ssn: u16) {
         if msg.unordered {
             self.ready.push_back(msg);
