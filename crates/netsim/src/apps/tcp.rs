@@ -389,13 +389,14 @@ impl TcpSink {
         self.drain(ctx, i);
         let c = &mut self.conns[i];
         c.socket.flush(ctx, &mut self.events);
-        for e in self.events.drain(..) {
-            if e == Event::PeerClosed {
-                c.socket.conn.close();
-            }
-        }
-        c.socket.flush(ctx, &mut self.events);
+        // The peer's FIN is answered by ours; only then has this flush left anything to send.
+        let peer_closed = self.events.contains(&Event::PeerClosed);
         self.events.clear();
+        if peer_closed {
+            c.socket.conn.close();
+            c.socket.flush(ctx, &mut self.events);
+            self.events.clear();
+        }
     }
 }
 
