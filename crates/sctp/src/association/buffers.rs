@@ -47,6 +47,15 @@ impl BufferPool {
         }
     }
 
+    /// `bytes` copied into a buffer from [`BufferPool::take_for`]. Always inlined: once per
+    /// DATA chunk at both ends, and left out of line it cost 0.7 % more instructions.
+    #[inline(always)]
+    pub(crate) fn copy_of(&mut self, bytes: &[u8]) -> Vec<u8> {
+        let mut buf = self.take_for(bytes.len());
+        buf.extend_from_slice(bytes);
+        buf
+    }
+
     /// Keeps `buf` for a later [`BufferPool::take`] if there is room. Buffers too small to
     /// hold a packet, or much larger than one (a reassembled message), are dropped.
     pub(crate) fn give(&mut self, mut buf: Vec<u8>) {

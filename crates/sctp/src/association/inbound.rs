@@ -278,8 +278,7 @@ impl Inbound {
         }
         self.held += len;
         if d.beginning && d.ending {
-            let mut data = buffers.take_for(d.user_data.len());
-            data.extend_from_slice(d.user_data);
+            let data = buffers.copy_of(d.user_data);
             let msg = Message { stream: d.stream_id, ppid: d.ppid, unordered: d.unordered, data, end_of_message: true };
             self.complete(msg, d.ssn);
         } else {

@@ -40,8 +40,6 @@ pub(crate) struct Fragment {
 impl Fragment {
     /// An owned copy of a received DATA chunk, in a buffer from `buffers`.
     pub(crate) fn from_data(d: &DataRef<'_>, buffers: &mut BufferPool) -> Self {
-        let mut data = buffers.take_for(d.user_data.len());
-        data.extend_from_slice(d.user_data);
         Fragment {
             stream: d.stream_id,
             ssn: d.ssn,
@@ -49,7 +47,7 @@ impl Fragment {
             unordered: d.unordered,
             beginning: d.beginning,
             ending: d.ending,
-            data,
+            data: buffers.copy_of(d.user_data),
         }
     }
 
@@ -239,8 +237,7 @@ impl Outbound {
         };
         let n = data.len().div_ceil(max);
         for (i, part) in data.chunks(max).enumerate() {
-            let mut bytes = buffers.take_for(part.len());
-            bytes.extend_from_slice(part);
+            let bytes = buffers.copy_of(part);
             self.queue.push_back(Fragment {
                 stream,
                 ssn,
