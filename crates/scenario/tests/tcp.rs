@@ -56,6 +56,13 @@ fn tcp_example_runs_its_groups_and_mix() {
         assert!(get(&r, "tcp", &format!("ftp-{i}"), "completion_time") > 0.0);
     }
     assert!(r.events.kind.iter().any(|k| k == "tcp"));
+    // The sink answers each upload's FIN with its own: the sender goes on to TIME-WAIT.
+    for i in 1..=3 {
+        let entity = format!("ftp-{i}");
+        let time_wait = (0..r.events.kind.len())
+            .any(|k| r.events.entity[k] == entity && r.events.detail[k].starts_with("state=TIME-WAIT"));
+        assert!(time_wait, "{entity} never reached TIME-WAIT");
+    }
     // Determinism: the same scenario and seed give the same numbers.
     let again = s.build(s.seed, None).unwrap().world.run().unwrap();
     assert_eq!(format!("{:?}", r.scalars), format!("{:?}", again.scalars));
