@@ -200,6 +200,17 @@ impl AssocTable {
     /// Calls `visit` with the position of each marked entry, in id order, until it returns
     /// `Some`; entries left without marks leave the list.
     fn visit_marked<T>(&mut self, mut visit: impl FnMut(&mut Self, usize) -> Option<T>) -> Option<T> {
+        if self.entries.len() == 1 {
+            // One association, the common case: it is in the list exactly when it has marks.
+            if self.entries[0].marks == 0 {
+                return None;
+            }
+            let found = visit(self, 0);
+            if self.entries[0].marks == 0 {
+                self.marked.clear();
+            }
+            return found;
+        }
         let mut k = 0;
         while let Some(&id) = self.marked.get(k) {
             let Some(i) = self.position(id) else {
