@@ -274,6 +274,32 @@ fn recycled_buffers_change_no_segment() {
     assert_eq!(plain, recycled);
 }
 
+/// Segments handed over in buffers of their own (`Connection::handle_segment_in`), whose
+/// in-order data the receiver keeps there for the application to read, change nothing: a
+/// lossy transfer sends the same log and delivers the same bytes, whether the reader keeps up
+/// or starts late (kept bytes then move into the receive buffer behind later ones).
+#[test]
+fn handed_over_buffers_change_no_segment_and_no_byte() {
+    for late in [false, true] {
+        let run = |hand_over: bool| {
+            let path = Path { loss: 0.02, ..Path::default() };
+            let mut h = Harness::new(Config::default(), Config::default(), path, 11).transfer(3_000_000);
+            h.recycle = true;
+            h.hand_over = hand_over;
+            if late {
+                h.read_from = secs(2);
+            }
+            h.run(secs(120));
+            assert!(h.data_ok(), "late reader {late}, handed over {hand_over}: bytes differ");
+            assert_eq!(h.received.len(), 3_000_000);
+            (h.log.clone(), h.sent, h.dropped)
+        };
+        let (copied, kept) = (run(false), run(true));
+        assert!(copied.2[0] > 0, "the path lost segments");
+        assert_eq!(copied, kept, "late reader {late}");
+    }
+}
+
 /// A recycled buffer big enough for a full segment is where the next segment is built.
 #[test]
 fn the_next_segment_is_built_in_a_recycled_buffer() {

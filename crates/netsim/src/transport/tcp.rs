@@ -63,13 +63,18 @@ impl TcpSocket {
         &self.name
     }
 
-    /// A packet for this connection arrived: hand the segment to the engine.
+    /// A packet for this connection arrived: hand the segment to the engine, with its buffer
+    /// (in-order data may be read from it where it lies).
     pub fn on_packet(&mut self, ctx: &mut Ctx<'_>, pkt: Packet) {
-        if let Some(ip) = pkt.ip() {
-            self.conn.handle_segment_ecn(ctx.now(), ip.payload(), TcpEcn::from_bits(ip.ecn() as u8));
+        let arrival = pkt.ip().map(|ip| (ip.header_len(), TcpEcn::from_bits(ip.ecn() as u8)));
+        let unkept = match arrival {
+            Some((at, ecn)) => self.conn.handle_segment_in(ctx.now(), pkt.bytes, at, ecn),
+            None => Some(pkt.bytes),
+        };
+        if let Some(buf) = unkept {
+            // The engine builds later segments in the buffer.
+            self.conn.recycle(buf);
         }
-        // The engine builds later segments in the buffer.
-        self.conn.recycle(pkt.bytes);
     }
 
     /// A timer with this socket's token fired.

@@ -15,7 +15,9 @@
 //! * **Inputs**: [`handle_segment`](Connection::handle_segment) with the bytes of a TCP segment
 //!   that arrived from the peer (checksum included, IP header removed), or
 //!   [`handle_segment_ecn`](Connection::handle_segment_ecn) with the ECN field of its IP
-//!   header too (a driver that supports ECN uses this one), and
+//!   header too (a driver that supports ECN uses this one), or
+//!   [`handle_segment_in`](Connection::handle_segment_in) with the buffer the segment lies in,
+//!   handed over (in-order data may then be read from it without a copy), and
 //!   [`handle_timeout`](Connection::handle_timeout) when the instant from `poll_timeout` has
 //!   come. A spurious or early `handle_timeout` is harmless.
 //! * **Application commands**: [`write`](Connection::write), [`read`](Connection::read),
@@ -59,7 +61,7 @@ use simtime::{Duration, Instant};
 
 use crate::congestion::{rfc6928_initial_window, AckInfo, CcAlgorithm, Controller, Recovery};
 use crate::seq::{unwrap, SeqNumber};
-use crate::wire::{Ecn, Flags, TcpOptions, TcpRepr, HEADER_LEN, MAX_OPTIONS_LEN};
+use crate::wire::{Ecn, Flags, TcpOptions, TcpRepr, TcpView, HEADER_LEN, MAX_OPTIONS_LEN};
 use ecn::EcnState;
 use recv::RecvBuffer;
 pub use rtt::RttEstimator;
@@ -296,6 +298,8 @@ pub struct Connection {
     /// Buffers of received segments the driver handed back ([`Connection::recycle`]), in
     /// which the next segments are built.
     spare: Vec<Vec<u8>>,
+    /// The segment being handled came with its buffer ([`Connection::handle_segment_in`]).
+    keep_arrival: bool,
     local: SocketAddrV4,
     remote: SocketAddrV4,
     state: State,
@@ -377,6 +381,7 @@ impl Connection {
             headroom: 0,
             checksums: true,
             spare: Vec::new(),
+            keep_arrival: false,
             cc: config.cc.build(smss, iw),
             recovery_kind: Recovery::NewReno,
             rtt: RttEstimator::new(config.initial_rto, config.min_rto, config.max_rto),
@@ -540,7 +545,10 @@ impl Connection {
     /// order (the second may be empty). Returns how many. Saves [`Connection::read`]'s copy
     /// for an application that only looks at what it reads.
     pub fn read_with(&mut self, max: usize, visit: impl FnOnce(&[u8], &[u8])) -> usize {
-        let n = self.rcv.read_with(max, visit);
+        let (n, emptied) = self.rcv.read_with(max, visit);
+        if let Some(buf) = emptied {
+            self.recycle(buf);
+        }
         // RFC 9293 §3.8.6.2.2: announce an opened window once it has grown enough to matter:
         // by the SWS threshold after a (nearly) closed window, else by two segments or half the
         // buffer, whichever is less.
@@ -586,6 +594,21 @@ impl Connection {
     /// A segment arrived from the peer (its IP header's ECN field taken as Not-ECT).
     pub fn handle_segment(&mut self, now: Instant, bytes: &[u8]) {
         self.handle_segment_ecn(now, bytes, Ecn::NotEct);
+    }
+
+    /// As [`Connection::handle_segment_ecn`], for the segment at `buf[at..]` of a buffer the
+    /// caller hands over: in-order data that arrives with nothing else waiting for the
+    /// application stays in it, to be read where it lies ([`Connection::read_with`]) instead
+    /// of being copied into the receive buffer first. Returns the buffer unless it was kept
+    /// (for the caller to [`recycle`](Connection::recycle) or drop).
+    pub fn handle_segment_in(&mut self, now: Instant, buf: Vec<u8>, at: usize, ecn: Ecn) -> Option<Vec<u8>> {
+        let Some(segment) = buf.get(at..) else { return Some(buf) };
+        self.keep_arrival = true;
+        self.handle_segment_ecn(now, segment, ecn);
+        self.keep_arrival = false;
+        // What was kept lies in the payload, after the TCP header (valid, if anything was).
+        let payload_at = at + TcpView::new(segment).map_or(0, |v| segment.len() - v.payload().len());
+        self.rcv.adopt(buf, payload_at)
     }
 
     /// A segment arrived from the peer in an IP packet whose ECN field was `ecn`.
@@ -1096,7 +1119,10 @@ impl Connection {
 
     /// In-order or out-of-order data arrived (RFC 9293 §3.10.7.4 seventh check).
     fn on_data(&mut self, now: Instant, seq: u64, payload: &[u8]) {
-        let r = self.rcv.insert(seq, payload);
+        let r = if self.keep_arrival { self.rcv.insert_keeping(seq, payload) } else { self.rcv.insert(seq, payload) };
+        if let Some(buf) = self.rcv.released.take() {
+            self.recycle(buf);
+        }
         self.stats.bytes_received += r.advanced;
         if r.out_of_order || r.filled_gap || r.duplicate {
             // RFC 5681 §4.2: immediate ACK for out-of-order data and for data filling a gap;

@@ -4,9 +4,16 @@
 //! Offsets are unwrapped from the peer's initial sequence number: its SYN is offset 0, so the
 //! first data byte is offset 1. The buffer holds at most `capacity` bytes, in-order and
 //! out-of-order together; the advertised window is the room that is left.
+//!
+//! In-order bytes that arrive with nothing else waiting for the application may stay in the
+//! buffer of the segment that brought them, when the caller hands that buffer over
+//! ([`RecvBuffer::insert_keeping`], [`RecvBuffer::adopt`]): an application that reads after
+//! every segment then reads them where they lie, and they are never copied. They move into
+//! the ring only if more in-order bytes come before they are read.
 
 use std::collections::{BTreeMap, VecDeque};
 use std::ops::Bound::{Excluded, Included};
+use std::ops::Range;
 
 /// What inserting a segment's data did.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -35,16 +42,37 @@ pub(super) struct RecvBuffer {
     /// Start of the block holding the most recently received out-of-order data (RFC 2018 §4:
     /// the first SACK block reports it).
     latest: Option<u64>,
+    /// The oldest in-order bytes, still in the buffer of the segment that brought them
+    /// (`buffer[range]`); only while `data` is empty.
+    pending: Option<(Vec<u8>, Range<usize>)>,
+    /// The in-order bytes not in `data`: `pending`'s, or those kept by the last insert whose
+    /// buffer is not adopted yet.
+    pending_len: usize,
+    /// What [`RecvBuffer::insert_keeping`] kept of its bytes, until [`RecvBuffer::adopt`].
+    kept: Option<Range<usize>>,
+    /// A segment buffer whose bytes moved into `data`, for the caller to reuse.
+    pub(super) released: Option<Vec<u8>>,
 }
 
 impl RecvBuffer {
     pub(super) fn new(capacity: usize) -> Self {
-        RecvBuffer { data: VecDeque::new(), ooo: BTreeMap::new(), ooo_bytes: 0, nxt: 0, capacity, latest: None }
+        RecvBuffer {
+            data: VecDeque::new(),
+            ooo: BTreeMap::new(),
+            ooo_bytes: 0,
+            nxt: 0,
+            capacity,
+            latest: None,
+            pending: None,
+            pending_len: 0,
+            kept: None,
+            released: None,
+        }
     }
 
     /// Room left: the receive window in bytes.
     pub(super) fn window(&self) -> u64 {
-        self.capacity.saturating_sub(self.data.len()) as u64
+        self.capacity.saturating_sub(self.readable()) as u64
     }
 
     /// Capacity in bytes.
@@ -54,7 +82,7 @@ impl RecvBuffer {
 
     /// In-order bytes waiting for the application.
     pub(super) fn readable(&self) -> usize {
-        self.data.len()
+        self.data.len() + self.pending_len
     }
 
     /// True if out-of-order data is held.
@@ -63,18 +91,66 @@ impl RecvBuffer {
     }
 
     /// Hand up to `max` in-order bytes to `visit` where they lie (two slices, in order; the
-    /// second may be empty), then drop them. Returns how many.
-    pub(super) fn read_with(&mut self, max: usize, visit: impl FnOnce(&[u8], &[u8])) -> usize {
-        let n = max.min(self.data.len());
-        let (a, b) = self.data.as_slices();
-        let first = n.min(a.len());
-        visit(&a[..first], &b[..n - first]);
-        self.data.drain(..n);
-        n
+    /// second may be empty), then drop them. Returns how many, and the buffer of a segment
+    /// whose kept bytes were all read (for the caller to reuse).
+    pub(super) fn read_with(&mut self, max: usize, visit: impl FnOnce(&[u8], &[u8])) -> (usize, Option<Vec<u8>>) {
+        // One call of `visit` (so that it is inlined) on the kept bytes, which are the oldest
+        // when there are any (`data` is then empty), or on the ring.
+        let n = max.min(self.readable());
+        let (a, b): (&[u8], &[u8]) = match &self.pending {
+            Some((buffer, range)) => (&buffer[range.start..range.start + n], &[]),
+            None => {
+                let (a, b) = self.data.as_slices();
+                let first = n.min(a.len());
+                (&a[..first], &b[..n - first])
+            }
+        };
+        visit(a, b);
+        let Some((_, range)) = &mut self.pending else {
+            self.data.drain(..n);
+            return (n, None);
+        };
+        range.start += n;
+        self.pending_len -= n;
+        let emptied = range.start == range.end;
+        (n, if emptied { self.pending.take().map(|(b, _)| b) } else { None })
     }
 
     /// Insert `bytes` starting at offset `start`, clipped to the window.
     pub(super) fn insert(&mut self, start: u64, bytes: &[u8]) -> Inserted {
+        self.insert_with(start, bytes, false)
+    }
+
+    /// As [`RecvBuffer::insert`], for bytes whose buffer the caller hands over afterwards
+    /// ([`RecvBuffer::adopt`]): in-order bytes arriving with nothing else waiting are kept
+    /// there instead of copied.
+    pub(super) fn insert_keeping(&mut self, start: u64, bytes: &[u8]) -> Inserted {
+        self.insert_with(start, bytes, true)
+    }
+
+    /// Takes over the buffer of the last [`RecvBuffer::insert_keeping`], whose bytes lay at
+    /// `buffer[at..]`; gives it back if nothing of it was kept.
+    pub(super) fn adopt(&mut self, buffer: Vec<u8>, at: usize) -> Option<Vec<u8>> {
+        match self.kept.take() {
+            Some(r) => {
+                self.pending = Some((buffer, at + r.start..at + r.end));
+                None
+            }
+            None => Some(buffer),
+        }
+    }
+
+    /// Moves kept bytes into the ring, behind which more in-order bytes are to go.
+    fn spill(&mut self) {
+        debug_assert!(self.kept.is_none(), "a kept segment's buffer is adopted before the next insert");
+        if let Some((buffer, range)) = self.pending.take() {
+            self.data.extend(&buffer[range]);
+            self.pending_len = 0;
+            self.released = Some(buffer);
+        }
+    }
+
+    fn insert_with(&mut self, start: u64, bytes: &[u8], may_keep: bool) -> Inserted {
         let mut r = Inserted::default();
         let limit = self.nxt + self.window();
         let end = (start + bytes.len() as u64).min(limit);
@@ -87,9 +163,17 @@ impl RecvBuffer {
         let slice = &bytes[(start_clip - start) as usize..(end - start) as usize];
         if start_clip == self.nxt {
             r.filled_gap = !self.ooo.is_empty();
-            self.data.extend(slice);
-            self.nxt = end;
             r.advanced = slice.len() as u64;
+            if may_keep && self.readable() == 0 && self.ooo.is_empty() {
+                // Nothing waits and no held range can follow: kept where it lies.
+                let at = (start_clip - start) as usize;
+                self.kept = Some(at..at + slice.len());
+                self.pending_len = slice.len();
+            } else {
+                self.spill();
+                self.data.extend(slice);
+            }
+            self.nxt = end;
             // Pull in held ranges that are now contiguous.
             while let Some(entry) = self.ooo.first_entry() {
                 let s = *entry.key();
@@ -182,6 +266,7 @@ mod tests {
             out.extend_from_slice(a);
             out.extend_from_slice(b);
         })
+        .0
     }
 
     /// In-order data read back in pieces of every size, so that the ring buffer's two parts
@@ -200,7 +285,7 @@ mod tests {
             sent += accepted;
             let max = 1 + (round * 53 % 2_000) as usize;
             let before = got.len();
-            let n = r.read_with(max, |a, b| {
+            let (n, _) = r.read_with(max, |a, b| {
                 wrapped |= !a.is_empty() && !b.is_empty();
                 got.extend_from_slice(a);
                 got.extend_from_slice(b);
@@ -288,6 +373,53 @@ mod tests {
             let want: Vec<u8> = model[1..model_nxt].iter().map(|v| v.unwrap()).collect();
             assert_eq!(delivered, want, "round {round}");
         }
+    }
+
+    /// In-order bytes kept in their segment's buffer count as received at once, are read
+    /// from that buffer (which is then given back), and move into the ring when more
+    /// in-order bytes come first; out-of-order bytes are never kept.
+    #[test]
+    fn kept_bytes_are_read_in_place_or_move_behind_later_ones() {
+        let mut r = RecvBuffer::new(1_000);
+        r.nxt = 1;
+        let segment = |value: u8, len: usize| {
+            let mut buf = vec![0xee; 7];
+            buf.extend(std::iter::repeat_n(value, len));
+            buf
+        };
+        let first = segment(1, 100);
+        assert_eq!(r.insert_keeping(1, &first[7..]).advanced, 100);
+        assert_eq!((r.readable(), r.window(), r.nxt), (100, 900, 101));
+        assert!(r.adopt(first, 7).is_none(), "in order with nothing waiting: kept");
+        let mut out = Vec::new();
+        let (n, emptied) = r.read_with(60, |a, b| {
+            out.extend_from_slice(a);
+            out.extend_from_slice(b);
+        });
+        assert_eq!((n, emptied.is_some(), r.readable()), (60, false, 40));
+        // More in-order bytes before the rest is read: the kept ones go first, into the ring.
+        let second = segment(2, 50);
+        r.insert_keeping(101, &second[7..]);
+        assert_eq!(r.released.take().map(|b| b.len()), Some(107), "the first buffer is released");
+        assert!(r.adopt(second, 7).is_some(), "behind other bytes: copied, not kept");
+        // Out of order: held, not kept; nor the bytes that fill the gap below held ones.
+        let third = segment(3, 10);
+        assert!(r.insert_keeping(171, &third[7..]).out_of_order);
+        assert!(r.adopt(third, 7).is_some());
+        read(&mut r, &mut out, usize::MAX);
+        let fourth = segment(4, 20);
+        assert!(r.insert_keeping(151, &fourth[7..]).filled_gap);
+        assert!(r.adopt(fourth, 7).is_some());
+        read(&mut r, &mut out, usize::MAX);
+        let want: Vec<u8> = [vec![1; 100], vec![2; 50], vec![4; 20], vec![3; 10]].concat();
+        assert_eq!(out, want);
+        // Read to the end, a kept segment's buffer comes back.
+        let fifth = segment(5, 20);
+        r.insert_keeping(181, &fifth[7..]);
+        assert!(r.adopt(fifth, 7).is_none());
+        let (n, emptied) = r.read_with(usize::MAX, |a, _| assert_eq!(a, &[5; 20]));
+        assert_eq!((n, emptied.map(|b| b.len())), (20, Some(27)));
+        assert_eq!(r.readable(), 0);
     }
 
     #[test]

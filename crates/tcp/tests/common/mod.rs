@@ -94,7 +94,13 @@ pub struct Harness {
     pub cwnd_a: Vec<(Instant, u64)>,
     /// Hand every delivered segment's buffer back to its receiver (`Connection::recycle`).
     pub recycle: bool,
+    /// Deliver each segment in a buffer of its own, after `HANDOVER_AT` bytes of something
+    /// else, handed over to the receiver (`Connection::handle_segment_in`).
+    pub hand_over: bool,
 }
+
+/// Where a handed-over segment starts in its buffer ([`Harness::hand_over`]).
+pub const HANDOVER_AT: usize = 20;
 
 pub fn pattern(i: u64) -> u8 {
     (i % 251) as u8
@@ -131,6 +137,7 @@ impl Harness {
             log_ecn: Vec::new(),
             cwnd_a: Vec::new(),
             recycle: false,
+            hand_over: false,
         }
     }
 
@@ -259,9 +266,16 @@ impl Harness {
                     Dir::AtoB => &mut self.b,
                     Dir::BtoA => &mut self.a,
                 };
-                to.handle_segment_ecn(self.now, &bytes, ecn);
-                if self.recycle {
-                    to.recycle(bytes);
+                let unkept = if self.hand_over {
+                    let mut buf = vec![0xee; HANDOVER_AT];
+                    buf.extend_from_slice(&bytes);
+                    to.handle_segment_in(self.now, buf, HANDOVER_AT, ecn)
+                } else {
+                    to.handle_segment_ecn(self.now, &bytes, ecn);
+                    Some(bytes)
+                };
+                if let (true, Some(buf)) = (self.recycle, unkept) {
+                    to.recycle(buf);
                 }
             }
             if self.a.poll_timeout().is_some_and(|t| t <= self.now) {
