@@ -46,7 +46,9 @@ pub(super) struct RecvBuffer {
     /// (`buffer[range]`); only while `data` is empty.
     pending: Option<(Vec<u8>, Range<usize>)>,
     /// The in-order bytes not in `data`: `pending`'s, or those kept by the last insert whose
-    /// buffer is not adopted yet.
+    /// buffer is not adopted yet. Derivable from the two, but the window is read on every
+    /// insert and every ACK: deriving it each time cost 0.6 % more instructions in the TCP
+    /// dumbbell.
     pending_len: usize,
     /// What [`RecvBuffer::insert_keeping`] kept of its bytes, until [`RecvBuffer::adopt`].
     kept: Option<Range<usize>>,
