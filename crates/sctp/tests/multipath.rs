@@ -232,6 +232,12 @@ fn t3_expiry_case(config: Config) {
         .collect();
     // The SACK of the first retransmission arrives a round trip later and opens the window.
     assert!(rtx.first().is_some_and(|&at| at >= t + ms(20)), "{t:?}: {rtx:?}");
+    // The association's count of DATA bytes sent is the paths' new and retransmitted bytes.
+    let a = h.assoc_ref(CLIENT);
+    let per_path: Vec<(u64, u64)> =
+        a.paths().values().map(|p| (p.stats.bytes_sent, p.stats.bytes_retransmitted)).collect();
+    assert!(per_path.iter().any(|&(_, r)| r > 0), "{per_path:?}");
+    assert_eq!(a.stats().data_bytes_sent, per_path.iter().map(|&(s, r)| s + r).sum::<u64>(), "{per_path:?}");
 }
 
 #[test]

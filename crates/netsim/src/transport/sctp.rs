@@ -497,14 +497,13 @@ impl SctpSocket {
         }
         let i = self.position(id);
         let rec = &mut self.records[i];
-        let mut sent = 0;
+        let mut sent = rec.tx_bytes;
         if let Some(a) = self.ep.association(id) {
+            sent = a.stats().data_bytes_sent;
             // When the primary's route breaks, each path's new data is followed too.
-            let after_break = rec.primary_break.is_some_and(|b| now >= b);
-            let track = rec.primary_break.is_some();
-            for (p, path) in a.paths() {
-                sent += path.stats.bytes_sent + path.stats.bytes_retransmitted;
-                if track {
+            if let Some(b) = rec.primary_break {
+                let after_break = now >= b;
+                for (p, path) in a.paths() {
                     if rec.new_data.len() <= p.index() {
                         rec.new_data.resize_with(p.index() + 1, NewDataTimes::default);
                     }

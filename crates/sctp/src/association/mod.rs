@@ -359,6 +359,10 @@ pub struct AssocStats {
     pub messages_submitted: u64,
     /// User bytes accepted by `send`.
     pub bytes_submitted: u64,
+    /// User bytes sent in DATA chunks, first transmissions and retransmissions, on every
+    /// path: the sum of the paths' `bytes_sent` and `bytes_retransmitted`, including paths
+    /// since removed. A driver reads one counter per packet instead of summing the paths.
+    pub data_bytes_sent: u64,
     /// Packets received with the CE codepoint while ECN was in use (RFC 9260 Appendix A);
     /// those with DATA are echoed.
     pub ce_received: u64,

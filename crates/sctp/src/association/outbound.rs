@@ -1238,6 +1238,7 @@ impl Association {
             }
             path.flight_size += len;
             path.stats.bytes_retransmitted += u64::from(len);
+            self.stats.data_bytes_sent += u64::from(len);
             match kind {
                 RtxKind::Fast => path.stats.fast_retransmissions += 1,
                 RtxKind::Timeout => path.stats.timeout_retransmissions += 1,
@@ -1395,6 +1396,7 @@ impl Association {
             path.queued_bytes += len;
             path.stats.data_chunks_sent += 1;
             path.stats.bytes_sent += u64::from(len);
+            self.stats.data_bytes_sent += u64::from(len);
             path.data_since_hb = true;
             path.last_data_sent = Some(now);
             if path.rtt_probe.is_none() {
