@@ -762,6 +762,18 @@ impl SctpSocketApi for UdpDriver {
         self.ep.send(assoc, stream, ppid, unordered, data)
     }
 
+    fn send_with(
+        &mut self,
+        assoc: AssocId,
+        stream: u16,
+        ppid: u32,
+        unordered: bool,
+        len: usize,
+        fill: impl FnOnce(&mut [u8]),
+    ) -> Result<(), SendError> {
+        self.ep.send_with(assoc, stream, ppid, unordered, len, fill)
+    }
+
     fn read(&mut self, assoc: AssocId) -> Option<Message> {
         self.ep.read(assoc)
     }

@@ -112,6 +112,66 @@ fn unordered_messages_are_all_delivered() {
     assert!(!in_order, "with 5% loss some unordered messages overtake others");
 }
 
+/// `send_with` (the message written where the association keeps it) sends the same packets
+/// and delivers the same messages as `send`, for messages of one chunk, exactly one full
+/// chunk, and several fragments, on two streams, with loss; and refuses what `send` refuses
+/// without writing anything.
+#[test]
+fn send_with_sends_what_send_sends() {
+    let max = Config::default().max_fragment();
+    let sizes = [1, 700, max, max + 1, 5000];
+    let message = |i: usize| -> Vec<u8> { (0..sizes[i % sizes.len()]).map(|b| (b * 7 + i) as u8).collect() };
+    let run = |with: bool| {
+        let mut h = Harness::new(Config::default(), Config::default(), 1, ms(5), 3);
+        h.links[0].loss = 0.05;
+        h.connect();
+        h.run_for(ms(100));
+        h.apps[SERVER].reading = true;
+        for i in 0..60 {
+            let (m, stream) = (message(i), (i % 2) as u16);
+            let a = h.assoc(CLIENT);
+            let sent = if with {
+                a.send_with(stream, 9, false, m.len(), |b| {
+                    assert!(b.iter().all(|&x| x == 0), "written into zeros");
+                    b.copy_from_slice(&m);
+                })
+            } else {
+                a.send(stream, 9, false, &m)
+            };
+            sent.unwrap();
+            h.run_for(ms(20));
+        }
+        h.run_for(Duration::from_secs(10));
+        let received: Vec<(u16, Vec<u8>)> =
+            h.apps[SERVER].received.iter().map(|m| (m.stream, m.data.clone())).collect();
+        (h.sent, received)
+    };
+    let (sent, received) = run(false);
+    assert_eq!(received.len(), 60);
+    let mut by_stream: Vec<Vec<u8>> = received.iter().filter(|(s, _)| *s == 0).map(|(_, d)| d.clone()).collect();
+    assert_eq!(by_stream, (0..60).step_by(2).map(message).collect::<Vec<_>>());
+    by_stream = received.iter().filter(|(s, _)| *s == 1).map(|(_, d)| d.clone()).collect();
+    assert_eq!(by_stream, (1..60).step_by(2).map(message).collect::<Vec<_>>());
+    let (sent_with, received_with) = run(true);
+    assert_eq!(received_with, received);
+    assert!(sent_with == sent, "the packets differ");
+
+    let mut h = connected(1, Config::default());
+    let a = h.assoc(CLIENT);
+    let untouched = |_: &mut [u8]| panic!("nothing to write");
+    assert_eq!(a.send_with(0, 0, false, 0, untouched), Err(sctp::SendError::Empty));
+    let n = a.outbound_streams();
+    assert_eq!(a.send_with(n, 0, false, 10, untouched), Err(sctp::SendError::InvalidStream(n)));
+    while a.send_buffer_space() >= max {
+        a.send(0, 0, false, &vec![1; max]).unwrap();
+    }
+    assert_eq!(a.send_with(0, 0, false, max, untouched), Err(sctp::SendError::BufferFull));
+    let now = h.now;
+    h.assoc(CLIENT).shutdown(now);
+    let a = h.assoc(CLIENT);
+    assert_eq!(a.send_with(0, 0, false, 10, untouched), Err(sctp::SendError::NotOpen(State::ShutdownPending)));
+}
+
 #[test]
 fn graceful_shutdown_closes_both_sides_after_all_data_is_acknowledged() {
     let mut h = connected(1, Config::default());

@@ -275,8 +275,6 @@ pub struct SctpApp {
     next_read: usize,
     // Sending side.
     next_seq: u64,
-    /// The bytes of the last message sent, reused for the next.
-    message_buf: Vec<u8>,
     // Receiving side.
     received: Received,
     /// What each association delivered, by its position in the socket's list; `None` for
@@ -302,7 +300,6 @@ impl SctpApp {
             read_pending: false,
             next_read: 0,
             next_seq: 0,
-            message_buf: Vec::new(),
             received: Received::default(),
             per_assoc: Vec::new(),
             response_delay: DelayStats::default(),
@@ -314,8 +311,7 @@ impl SctpApp {
     }
 
     /// Hands the association one message of `size` bytes (at least the header): sequence
-    /// number and hand-over time, then zeros. The bytes are written into a buffer kept
-    /// between calls (the engine copies them), so a message costs no allocation here.
+    /// number and hand-over time, then zeros, written where the association keeps it.
     fn send_message(
         &mut self,
         now: Instant,
@@ -325,18 +321,13 @@ impl SctpApp {
         unordered: bool,
         size: usize,
     ) -> Result<(), SendError> {
-        let mut m = std::mem::take(&mut self.message_buf);
-        // Only the header is ever written, so the rest of the buffer stays zero.
-        m.resize(size.max(MESSAGE_HEADER_LEN), 0);
-        m[..8].copy_from_slice(&self.next_seq.to_be_bytes());
-        m[8..16].copy_from_slice(&now.as_nanos().to_be_bytes());
+        let seq = self.next_seq;
         self.next_seq += 1;
-        let sent = match assoc {
-            Some(id) => self.socket.send(id, stream, ppid, unordered, &m),
-            None => Err(SendError::NotOpen(sctp::State::Closed)),
-        };
-        self.message_buf = m;
-        sent
+        let Some(id) = assoc else { return Err(SendError::NotOpen(sctp::State::Closed)) };
+        self.socket.send_with(id, stream, ppid, unordered, size.max(MESSAGE_HEADER_LEN), |m| {
+            m[..8].copy_from_slice(&seq.to_be_bytes());
+            m[8..16].copy_from_slice(&now.as_nanos().to_be_bytes());
+        })
     }
 
     /// Keeps the bulk sender's send buffers full, one association after the other.

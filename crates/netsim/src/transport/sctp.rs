@@ -52,6 +52,17 @@ pub trait SctpSocketApi {
     fn connect(&mut self, now: Instant, peer: &[IpAddr], peer_port: u16, flow: u32) -> AssocId;
     /// Queues one message on `stream` of `assoc` (RFC 9260 §6.1).
     fn send(&mut self, assoc: AssocId, stream: u16, ppid: u32, unordered: bool, data: &[u8]) -> Result<(), SendError>;
+    /// Queues one message of `len` bytes that `fill` writes into zeros, where the engine
+    /// keeps it if it fits in one chunk ([`sctp::Association::send_with`]).
+    fn send_with(
+        &mut self,
+        assoc: AssocId,
+        stream: u16,
+        ppid: u32,
+        unordered: bool,
+        len: usize,
+        fill: impl FnOnce(&mut [u8]),
+    ) -> Result<(), SendError>;
     /// The next message `assoc` delivers, if any (§6.6).
     fn read(&mut self, assoc: AssocId) -> Option<Message>;
     /// The next message of any association, lowest association first.
@@ -699,6 +710,18 @@ impl SctpSocketApi for SctpSocket {
 
     fn send(&mut self, assoc: AssocId, stream: u16, ppid: u32, unordered: bool, data: &[u8]) -> Result<(), SendError> {
         self.ep.send(assoc, stream, ppid, unordered, data)
+    }
+
+    fn send_with(
+        &mut self,
+        assoc: AssocId,
+        stream: u16,
+        ppid: u32,
+        unordered: bool,
+        len: usize,
+        fill: impl FnOnce(&mut [u8]),
+    ) -> Result<(), SendError> {
+        self.ep.send_with(assoc, stream, ppid, unordered, len, fill)
     }
 
     fn read(&mut self, assoc: AssocId) -> Option<Message> {

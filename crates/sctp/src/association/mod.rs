@@ -973,24 +973,62 @@ impl Association {
 
     /// Queues one user message on `stream` (§6.1); fragments it to the path MTU (§6.9).
     pub fn send(&mut self, stream: u16, ppid: u32, unordered: bool, data: &[u8]) -> Result<(), SendError> {
+        self.check_send(stream, data.len())?;
+        let max = self.config.max_fragment();
+        self.out.enqueue(stream, ppid, unordered, data, max, &mut self.buffers);
+        self.submitted(data.len());
+        Ok(())
+    }
+
+    /// As [`Association::send`] for a message of `len` bytes that `fill` writes into `len`
+    /// zero bytes. A message that fits in one DATA chunk is written where the association
+    /// keeps it, so its bytes are not copied once more (a simulated application that stamps
+    /// a header on zeros); a longer one is written into a buffer of its own, then sent.
+    pub fn send_with(
+        &mut self,
+        stream: u16,
+        ppid: u32,
+        unordered: bool,
+        len: usize,
+        fill: impl FnOnce(&mut [u8]),
+    ) -> Result<(), SendError> {
+        let max = self.config.max_fragment();
+        if len > max {
+            let mut data = vec![0; len];
+            fill(&mut data);
+            return self.send(stream, ppid, unordered, &data);
+        }
+        self.check_send(stream, len)?;
+        let mut data = self.buffers.take_for(len);
+        data.resize(len, 0);
+        fill(&mut data);
+        self.out.enqueue_whole(stream, ppid, unordered, data);
+        self.submitted(len);
+        Ok(())
+    }
+
+    /// Whether a message of `len` bytes on `stream` may be queued now.
+    fn check_send(&self, stream: u16, len: usize) -> Result<(), SendError> {
         if !matches!(self.state, State::CookieWait | State::CookieEchoed | State::Established) {
             return Err(SendError::NotOpen(self.state));
         }
-        if data.is_empty() {
+        if len == 0 {
             return Err(SendError::Empty);
         }
         if stream >= self.out.stream_count() {
             return Err(SendError::InvalidStream(stream));
         }
-        if data.len() > self.send_buffer_space() {
+        if len > self.send_buffer_space() {
             return Err(SendError::BufferFull);
         }
-        let max = self.config.max_fragment();
-        self.out.enqueue(stream, ppid, unordered, data, max, &mut self.buffers);
-        self.stats.messages_submitted += 1;
-        self.stats.bytes_submitted += data.len() as u64;
-        self.dirty = true;
         Ok(())
+    }
+
+    /// Counts a queued message of `len` bytes; it goes out with the next flush.
+    fn submitted(&mut self, len: usize) {
+        self.stats.messages_submitted += 1;
+        self.stats.bytes_submitted += len as u64;
+        self.dirty = true;
     }
 
     /// The next complete message, in stream order (§6.6).

@@ -227,28 +227,34 @@ impl Outbound {
         max: usize,
         buffers: &mut BufferPool,
     ) {
-        let ssn = if unordered {
-            0
-        } else {
-            let s = &mut self.ssn[usize::from(stream)];
-            let v = *s;
-            *s = s.wrapping_add(1);
-            v
-        };
+        let ssn = self.next_ssn(stream, unordered);
         let n = data.len().div_ceil(max);
         for (i, part) in data.chunks(max).enumerate() {
-            let bytes = buffers.copy_of(part);
-            self.queue.push_back(Fragment {
-                stream,
-                ssn,
-                ppid,
-                unordered,
-                beginning: i == 0,
-                ending: i + 1 == n,
-                data: bytes,
-            });
+            let data = buffers.copy_of(part);
+            self.push(Fragment { stream, ssn, ppid, unordered, beginning: i == 0, ending: i + 1 == n, data });
         }
-        self.buffered += data.len() as u32;
+    }
+
+    /// Queues a message that fits in one fragment, in the buffer that holds it.
+    pub(crate) fn enqueue_whole(&mut self, stream: u16, ppid: u32, unordered: bool, data: Vec<u8>) {
+        let ssn = self.next_ssn(stream, unordered);
+        self.push(Fragment { stream, ssn, ppid, unordered, beginning: true, ending: true, data });
+    }
+
+    /// The SSN of a new message on `stream`: the stream's next, or 0 if unordered (§6.6).
+    fn next_ssn(&mut self, stream: u16, unordered: bool) -> u16 {
+        if unordered {
+            return 0;
+        }
+        let s = &mut self.ssn[usize::from(stream)];
+        let v = *s;
+        *s = s.wrapping_add(1);
+        v
+    }
+
+    fn push(&mut self, frag: Fragment) {
+        self.buffered += frag.data.len() as u32;
+        self.queue.push_back(frag);
     }
 }
 

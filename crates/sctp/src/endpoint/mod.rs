@@ -343,6 +343,24 @@ impl Endpoint {
         }
     }
 
+    /// Queues a message of `len` bytes that `fill` writes on association `id`
+    /// ([`Association::send_with`]).
+    #[inline]
+    pub fn send_with(
+        &mut self,
+        id: AssocId,
+        stream: u16,
+        ppid: u32,
+        unordered: bool,
+        len: usize,
+        fill: impl FnOnce(&mut [u8]),
+    ) -> Result<(), SendError> {
+        match self.associations.get_mut(id) {
+            Some(a) => a.send_with(stream, ppid, unordered, len, fill),
+            None => Err(SendError::NotOpen(State::Closed)),
+        }
+    }
+
     /// Asks the peer of association `id` to add or delete one of our addresses or to make one
     /// its primary (RFC 5061; [`Association::request_address_change`]). The outcome comes as
     /// an [`Event::AsconfAcked`] or
