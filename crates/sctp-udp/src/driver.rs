@@ -782,6 +782,10 @@ impl SctpSocketApi for UdpDriver {
         self.ep.read_any()
     }
 
+    fn read_any_in_place(&mut self) -> Option<(AssocId, Message, usize)> {
+        self.ep.read_any_in_place()
+    }
+
     fn recycle(&mut self, assoc: AssocId, buf: Vec<u8>) {
         self.ep.recycle(assoc, buf);
     }

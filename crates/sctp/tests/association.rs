@@ -401,28 +401,34 @@ fn same_seed_same_packets() {
 #[test]
 fn mangled_packets_never_panic_and_never_corrupt_delivered_data() {
     use rand::{Rng, SeedableRng};
-    let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(5);
-    let mut h = Harness::new(Config::default(), Config::default(), 2, ms(3), 31);
-    h.mangle = Some(Box::new(move |bytes: &mut Vec<u8>| {
-        if rng.random::<f64>() < 0.2 {
-            let i = rng.random_range(0..bytes.len());
-            bytes[i] ^= 1 << rng.random_range(0..8);
+    // Packets borrowed by the endpoint, and datagrams handed over whose messages are read
+    // where they arrived.
+    for hand_over in [false, true] {
+        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(5);
+        let mut h = Harness::new(Config::default(), Config::default(), 2, ms(3), 31);
+        h.hand_over = hand_over;
+        h.mangle = Some(Box::new(move |bytes: &mut Vec<u8>| {
+            if rng.random::<f64>() < 0.2 {
+                let i = rng.random_range(0..bytes.len());
+                bytes[i] ^= 1 << rng.random_range(0..8);
+            }
+            if rng.random::<f64>() < 0.05 {
+                let n = rng.random_range(0..bytes.len());
+                bytes.truncate(n);
+            }
+        }));
+        h.connect();
+        h.apps[CLIENT] = harness::App { to_send: 100_000, msg_size: 1000, ..Default::default() };
+        h.apps[SERVER].reading = true;
+        h.run_for(Duration::from_secs(120));
+        // CRC32c rejects every corrupted packet; what arrives is intact.
+        for m in &h.apps[SERVER].received {
+            let seq = u64::from_be_bytes(m.data[..8].try_into().unwrap());
+            assert!(m.data[8..].iter().all(|&b| b == (seq % 251) as u8));
         }
-        if rng.random::<f64>() < 0.05 {
-            let n = rng.random_range(0..bytes.len());
-            bytes.truncate(n);
-        }
-    }));
-    h.connect();
-    h.apps[CLIENT] = harness::App { to_send: 100_000, msg_size: 1000, ..Default::default() };
-    h.apps[SERVER].reading = true;
-    h.run_for(Duration::from_secs(120));
-    // CRC32c rejects every corrupted packet; what arrives is intact.
-    for m in &h.apps[SERVER].received {
-        let seq = u64::from_be_bytes(m.data[..8].try_into().unwrap());
-        assert!(m.data[8..].iter().all(|&b| b == (seq % 251) as u8));
+        assert!(h.eps[SERVER].stats().bad_checksum > 0);
+        assert_eq!(h.apps[SERVER].read_in_datagram > 0, hand_over);
     }
-    assert!(h.eps[SERVER].stats().bad_checksum > 0);
 }
 
 #[test]

@@ -373,9 +373,9 @@ impl SctpApp {
         match rate {
             // Everything, lowest association first (only those with something are visited).
             None => {
-                while let Some((id, m)) = self.socket.read_any() {
+                while let Some((id, m, start)) = self.socket.read_any_in_place() {
                     let k = self.socket.position(id);
-                    self.deliver(ctx, k, id, m, &mut replies);
+                    self.deliver(ctx, k, id, m, start, &mut replies);
                 }
             }
             Some(_) if self.read_pending => return,
@@ -386,7 +386,7 @@ impl SctpApp {
                     let k = if start + j < n { start + j } else { start + j - n };
                     let id = self.socket.associations()[k];
                     let Some(m) = self.socket.read(id) else { continue };
-                    let len = self.deliver(ctx, k, id, m, &mut replies);
+                    let len = self.deliver(ctx, k, id, m, 0, &mut replies);
                     let wait = Duration::from_nanos((len as u128 * 1_000_000_000 / u128::from(r.max(1))) as u64);
                     self.read_pending = true;
                     ctx.timer_in(wait, TOKEN_READ);
@@ -400,7 +400,8 @@ impl SctpApp {
         }
     }
 
-    /// Takes in message `m` of association `id`, the `k`th of the socket: counted for the
+    /// Takes in message `m` (its data `m.data[start..]`) of association `id`, the `k`th of the
+    /// socket: counted for the
     /// application and the association, a whole request queued in `replies` for its answer, a
     /// response's delay recorded. Returns its length.
     fn deliver(
@@ -409,8 +410,10 @@ impl SctpApp {
         k: usize,
         id: AssocId,
         m: Message,
+        start: usize,
         replies: &mut Vec<(AssocId, Vec<u8>)>,
     ) -> usize {
+        let data = m.data.get(start..).unwrap_or_default();
         let now = ctx.now();
         if self.per_assoc.len() <= k {
             self.per_assoc.resize_with(k + 1, || None);
@@ -420,7 +423,7 @@ impl SctpApp {
             .get_or_insert_with(|| Received { name: format!("{app}/assoc{k}"), ..Received::default() });
         // The send instant is stamped in a message's first bytes: for a part after the first,
         // it was taken from the first part.
-        let stamped = || m.data.get(8..16).and_then(|b| b.try_into().ok()).map(|b| Instant(u64::from_be_bytes(b)));
+        let stamped = || data.get(8..16).and_then(|b| b.try_into().ok()).map(|b| Instant(u64::from_be_bytes(b)));
         let (sent_at, mut request) = match rx.partial.take() {
             Some((sent_at, request)) => (sent_at, request),
             None => (stamped().filter(|&t| t <= now), Vec::new()),
@@ -428,7 +431,7 @@ impl SctpApp {
         let end = m.end_of_message;
         match m.ppid {
             PPID_REQUEST => {
-                request.extend_from_slice(&m.data);
+                request.extend_from_slice(data);
                 if end {
                     replies.push((id, std::mem::take(&mut request)));
                 }
@@ -443,8 +446,9 @@ impl SctpApp {
         if !end {
             rx.partial = Some((sent_at, request));
         }
-        let (len, stream) = (m.data.len(), m.stream);
-        // The association builds later chunks in the buffer.
+        let (len, stream) = (data.len(), m.stream);
+        // The association builds later chunks in the buffer (a datagram's, if the message
+        // stayed in it).
         self.socket.recycle(id, m.data);
         self.received.count(now, len, sent_at, end);
         rx.record(now, stream, len, sent_at, end);

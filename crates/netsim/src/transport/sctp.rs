@@ -67,6 +67,9 @@ pub trait SctpSocketApi {
     fn read(&mut self, assoc: AssocId) -> Option<Message>;
     /// The next message of any association, lowest association first.
     fn read_any(&mut self) -> Option<(AssocId, Message)>;
+    /// As [`SctpSocketApi::read_any`], with the message's data where it is: `data[start..]`
+    /// (a message that stayed in the datagram it came in starts after its headers).
+    fn read_any_in_place(&mut self) -> Option<(AssocId, Message, usize)>;
     /// Gives a buffer back (a read message's data) for the engine to build in.
     fn recycle(&mut self, assoc: AssocId, buf: Vec<u8>);
     /// Starts a graceful shutdown of `assoc` (§9.2).
@@ -339,12 +342,18 @@ impl SctpSocket {
         let (src, dst, start) = (IpAddr::V4(ip.src()), IpAddr::V4(ip.dst()), ip.header_len());
         // The IP header's ECN field goes with it (a CE mark is echoed, RFC 9260 Appendix A).
         let ecn = ip.ecn() as u8;
-        // The datagram is ours: the engine checks the CRC32c in place.
-        let id = self.ep.handle_in_place_ecn(ctx.now(), src, dst, pkt.bytes.get_mut(start..)?, ecn)?;
         let flow = pkt.meta.flow;
-        if ctx.packet_log().is_some() {
+        // The datagram is ours: the engine checks the CRC32c in place, and keeps the datagram
+        // (a message stays in it, or the association builds later packets in it); the packet
+        // log reads the packet after the engine, so the engine then only borrows it.
+        let id = if ctx.packet_log().is_some() {
+            let id = self.ep.handle_in_place_ecn(ctx.now(), src, dst, pkt.bytes.get_mut(start..)?, ecn)?;
             self.log_received(ctx, id, src, pkt.bytes.get(start..).unwrap_or_default());
-        }
+            self.ep.recycle(id, pkt.bytes);
+            id
+        } else {
+            self.ep.handle_datagram(ctx.now(), src, dst, pkt.bytes, start, ecn)?
+        };
         let rec = self.record_mut(id);
         if rec.peer_flow == NO_FLOW && flow != NO_FLOW {
             rec.peer_flow = flow;
@@ -354,8 +363,6 @@ impl SctpSocket {
                 f.rx_packets += 1;
             }
         }
-        // The association builds later packets in the datagram's buffer.
-        self.ep.recycle(id, pkt.bytes);
         Some(id)
     }
 
@@ -730,6 +737,10 @@ impl SctpSocketApi for SctpSocket {
 
     fn read_any(&mut self) -> Option<(AssocId, Message)> {
         self.ep.read_any()
+    }
+
+    fn read_any_in_place(&mut self) -> Option<(AssocId, Message, usize)> {
+        self.ep.read_any_in_place()
     }
 
     fn recycle(&mut self, assoc: AssocId, buf: Vec<u8>) {

@@ -32,6 +32,24 @@ pub struct Message {
     pub end_of_message: bool,
 }
 
+/// A message ready for the application, its data `msg.data[start..]`: all of it, or what
+/// follows the headers of the datagram it stayed in ([`Inbound::keep_in`]).
+#[derive(Debug)]
+struct Ready {
+    msg: Message,
+    start: usize,
+}
+
+impl Ready {
+    fn whole(msg: Message) -> Self {
+        Ready { msg, start: 0 }
+    }
+
+    fn len(&self) -> usize {
+        self.msg.data.len() - self.start
+    }
+}
+
 /// What happened to one received DATA chunk.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum DataOutcome {
@@ -129,7 +147,13 @@ pub(crate) struct Inbound {
     fragments: BTreeMap<u64, Fragment>,
     /// The message being handed over in parts, if any.
     partial: Option<PartialDelivery>,
-    ready: VecDeque<Message>,
+    ready: VecDeque<Ready>,
+    /// While a datagram handed over whole is processed ([`Inbound::lend`]): the address of
+    /// its first byte, until a whole message that can be read at once stays in it.
+    lend_base: Option<usize>,
+    /// That message: its place in `ready`, and its data's offset in the datagram and length
+    /// (it gets the datagram in [`Inbound::keep_in`]).
+    lent: Option<(usize, usize, usize)>,
     /// User-data bytes held (fragments, waiting and ready messages).
     held: u32,
     capacity: u32,
@@ -164,6 +188,8 @@ impl Inbound {
             fragments: BTreeMap::new(),
             partial: None,
             ready: VecDeque::new(),
+            lend_base: None,
+            lent: None,
             held: 0,
             capacity,
             last_advertised: capacity,
@@ -183,7 +209,7 @@ impl Inbound {
     /// advertised is the space the inherited messages leave (what the INIT ACK offered,
     /// §5.2.2), so reading them makes a window update due (§6.2.1).
     pub(crate) fn inherit_unread(&mut self, old: Inbound) {
-        self.held = old.ready.iter().map(|m| m.data.len() as u32).sum();
+        self.held = old.ready.iter().map(|r| r.len() as u32).sum();
         self.ready = old.ready;
         self.last_advertised = self.a_rwnd();
         self.delivered_bytes = old.delivered_bytes;
@@ -278,7 +304,18 @@ impl Inbound {
         }
         self.held += len;
         if d.beginning && d.ending {
-            let data = buffers.copy_of(d.user_data);
+            let lend = self.lend_base.filter(|_| self.deliverable_now(d.stream_id, d.ssn, d.unordered));
+            let data = match lend {
+                // Read at once: it stays in the datagram, which it gets in `keep_in`, as the
+                // ready message it is about to become.
+                Some(base) => {
+                    self.lend_base = None;
+                    let offset = (d.user_data.as_ptr() as usize).wrapping_sub(base);
+                    self.lent = Some((self.ready.len(), offset, d.user_data.len()));
+                    Vec::new()
+                }
+                None => buffers.copy_of(d.user_data),
+            };
             let msg = Message { stream: d.stream_id, ppid: d.ppid, unordered: d.unordered, data, end_of_message: true };
             self.complete(msg, d.ssn);
         } else {
@@ -418,7 +455,7 @@ impl Inbound {
         }
         let Some(mut part) = part else { return };
         part.end_of_message = ended;
-        self.ready.push_back(part);
+        self.ready.push_back(Ready::whole(part));
         if !ended {
             self.partial = Some(pd);
             return;
@@ -431,26 +468,38 @@ impl Inbound {
         stream.next_ssn = pd.ssn.wrapping_add(1);
         let mut dropped = 0;
         while let Some(next) = stream.take_next(&mut dropped) {
-            self.ready.push_back(next);
+            self.ready.push_back(Ready::whole(next));
         }
         self.held = self.held.saturating_sub(dropped);
+    }
+
+    /// True if a whole message with `ssn` on `stream` is ready at once: unordered, or next in
+    /// its stream's order (§6.6), which a message partially delivered holds until its last
+    /// part.
+    #[inline(always)]
+    fn deliverable_now(&self, stream: u16, ssn: u16, unordered: bool) -> bool {
+        if unordered {
+            return true;
+        }
+        let in_partial = self.partial.is_some_and(|p| !p.unordered && p.stream == stream);
+        self.streams.get(usize::from(stream)).is_some_and(|s| s.next_ssn == ssn) && !in_partial
     }
 
     /// A whole message: unordered ones are ready at once, ordered ones in SSN order (§6.6).
     #[inline(always)]
     fn complete(&mut self, msg: Message, ssn: u16) {
-        if msg.unordered {
-            self.ready.push_back(msg);
+        let (unordered, s) = (msg.unordered, usize::from(msg.stream));
+        if !self.deliverable_now(msg.stream, ssn, unordered) {
+            if let Some(stream) = self.streams.get_mut(s) {
+                stream.waiting.insert(stream.next_ssn, ssn, msg);
+            }
             return;
         }
-        let Some(stream) = self.streams.get_mut(usize::from(msg.stream)) else { return };
-        // A message partially delivered holds its stream's place until its last part.
-        let in_partial = self.partial.is_some_and(|p| !p.unordered && p.stream == msg.stream);
-        if ssn != stream.next_ssn || in_partial {
-            stream.waiting.insert(stream.next_ssn, ssn, msg);
+        self.ready.push_back(Ready::whole(msg));
+        if unordered {
             return;
         }
-        self.ready.push_back(msg);
+        let Some(stream) = self.streams.get_mut(s) else { return };
         stream.next_ssn = stream.next_ssn.wrapping_add(1);
         // In order, as in a bulk transfer without loss: nothing waits.
         if stream.waiting.0.is_empty() {
@@ -458,7 +507,7 @@ impl Inbound {
         }
         let mut dropped = 0;
         while let Some(next) = stream.take_next(&mut dropped) {
-            self.ready.push_back(next);
+            self.ready.push_back(Ready::whole(next));
         }
         self.held = self.held.saturating_sub(dropped);
     }
@@ -468,21 +517,50 @@ impl Inbound {
         !self.ready.is_empty()
     }
 
-    /// Hands the next ready message to the application and frees its buffer space.
-    pub(crate) fn read(&mut self) -> Option<Message> {
-        let msg = self.ready.pop_front()?;
-        let len = msg.data.len() as u32;
+    /// Hands the next ready message to the application and frees its buffer space: the
+    /// message, and where its data begins in `data` (0 unless it stayed in its datagram).
+    pub(crate) fn read_in_place(&mut self) -> Option<(Message, usize)> {
+        let r = self.ready.pop_front()?;
+        let len = r.len() as u32;
         self.held = self.held.saturating_sub(len);
         self.delivered_bytes += u64::from(len);
-        if msg.end_of_message {
+        if r.msg.end_of_message {
             self.delivered_messages += 1;
         }
+        Some((r.msg, r.start))
+    }
+
+    /// As [`Inbound::read_in_place`], the data moved to the front of its buffer.
+    #[cfg(test)]
+    pub(crate) fn read(&mut self) -> Option<Message> {
+        let (mut msg, start) = self.read_in_place()?;
+        msg.data.drain(..start);
         Some(msg)
     }
 
     /// Size of the next ready message.
     pub(crate) fn peek_len(&self) -> Option<usize> {
-        self.ready.front().map(|m| m.data.len())
+        self.ready.front().map(Ready::len)
+    }
+
+    /// The datagram whose first byte is at `base` is handed over whole while it is
+    /// processed: the first whole message in it that is ready at once stays in it.
+    pub(crate) fn lend(&mut self, base: usize) {
+        self.lend_base = Some(base);
+    }
+
+    /// The datagram lent with [`Inbound::lend`], its packet at `start`: the message that
+    /// stayed in it takes it (without the bytes after its data); otherwise it comes back.
+    pub(crate) fn keep_in(&mut self, mut datagram: Vec<u8>, start: usize) -> Option<Vec<u8>> {
+        self.lend_base = None;
+        let Some((i, offset, len)) = self.lent.take() else { return Some(datagram) };
+        // The message is where it was put: nothing reads while a packet is processed. (A
+        // DATA chunk without data is refused, §6.2, so only this message has none.)
+        let Some(r) = self.ready.get_mut(i).filter(|r| r.msg.data.is_empty()) else { return Some(datagram) };
+        datagram.truncate(start + offset + len);
+        r.msg.data = datagram;
+        r.start = start + offset;
+        None
     }
 
     /// Notes a received packet that carried DATA; returns true if a SACK is due now

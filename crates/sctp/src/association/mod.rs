@@ -738,6 +738,36 @@ impl Association {
         self.process_chunks(now, from, &header, 0, ecn & 0b11 == 0b11);
     }
 
+    /// As [`Association::handle_packet_ecn`] for the packet at `start` in `datagram`, which
+    /// is handed over: a whole message in it that the application can read at once stays in
+    /// it, without being copied out ([`Association::read_in_place`]). The datagram comes
+    /// back if no message stayed in it.
+    pub fn handle_datagram(
+        &mut self,
+        now: Instant,
+        from: IpAddr,
+        datagram: Vec<u8>,
+        start: usize,
+        ecn: u8,
+    ) -> Option<Vec<u8>> {
+        let Some(packet) = datagram.get(start..) else { return Some(datagram) };
+        self.lend(packet);
+        self.handle_packet_ecn(now, from, packet, ecn);
+        self.keep_datagram(datagram, start)
+    }
+
+    /// The next packet handled is `packet`, in a datagram handed over after it
+    /// ([`Association::keep_datagram`]).
+    pub(crate) fn lend(&mut self, packet: &[u8]) {
+        self.inb.lend(packet.as_ptr() as usize);
+    }
+
+    /// The datagram lent with [`Association::lend`], its packet at `start`: a message that
+    /// stayed in it takes it; otherwise it comes back.
+    pub(crate) fn keep_datagram(&mut self, datagram: Vec<u8>, start: usize) -> Option<Vec<u8>> {
+        self.inb.keep_in(datagram, start)
+    }
+
     /// The chunks bundled after the COOKIE ECHO that created this association (§5.1 D).
     pub(crate) fn handle_bundled_after_cookie(&mut self, now: Instant, from: IpAddr, header: &HeaderView<'_>) {
         self.process_chunks(now, from, header, 1, false);
@@ -1033,12 +1063,21 @@ impl Association {
 
     /// The next complete message, in stream order (§6.6).
     pub fn read(&mut self) -> Option<Message> {
-        let msg = self.inb.read()?;
+        let (mut msg, start) = self.read_in_place()?;
+        msg.data.drain(..start);
+        Some(msg)
+    }
+
+    /// As [`Association::read`], with the message's data where it is: `data[start..]`. A
+    /// message that stayed in the datagram it came in ([`Association::handle_datagram`])
+    /// starts after the datagram's headers; any other at 0.
+    pub fn read_in_place(&mut self) -> Option<(Message, usize)> {
+        let read = self.inb.read_in_place()?;
         if self.inb.window_update_due(self.config.pmtu) {
             self.inb.request_sack();
             self.dirty = true;
         }
-        Some(msg)
+        Some(read)
     }
 
     /// Builds every later packet after `bytes` bytes of headroom in its buffer

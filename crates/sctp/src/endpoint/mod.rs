@@ -127,6 +127,8 @@ pub struct Endpoint {
     config: Config,
     /// The ECN codepoint of the packet being handled ([`Endpoint::handle_in_place_ecn`]).
     rx_ecn: u8,
+    /// The packet being handled came in a datagram handed over ([`Endpoint::handle_datagram`]).
+    lending: bool,
     local_addrs: Vec<IpAddr>,
     port: u16,
     /// Accepts new associations from INIT / COOKIE ECHO.
@@ -207,6 +209,7 @@ impl Endpoint {
         Endpoint {
             config,
             rx_ecn: 0,
+            lending: false,
             local_addrs,
             port,
             listening,
@@ -390,6 +393,14 @@ impl Endpoint {
     pub fn read_any(&mut self) -> Option<(AssocId, Message)> {
         // One that delivers may then announce its window (a SACK).
         self.associations.poll_marked(MAY_READ, 0, ALL, Association::read)
+    }
+
+    /// As [`Endpoint::read_any`], with the message's data where it is, `data[start..]`
+    /// ([`Association::read_in_place`]): a driver that hands datagrams over
+    /// ([`Endpoint::handle_datagram`]) reads their messages without a copy.
+    pub fn read_any_in_place(&mut self) -> Option<(AssocId, Message, usize)> {
+        let (id, (msg, start)) = self.associations.poll_marked(MAY_READ, 0, ALL, Association::read_in_place)?;
+        Some((id, msg, start))
     }
 
     /// Offers a finished-with buffer to association `id` ([`Association::recycle`]).
@@ -577,6 +588,33 @@ impl Endpoint {
         id
     }
 
+    /// As [`Endpoint::handle_in_place_ecn`] for the packet at `start` in `datagram`, which is
+    /// handed over: a whole message in it that the application can read at once stays in it
+    /// ([`Endpoint::read_any_in_place`]); otherwise the association it went to builds later
+    /// packets in it ([`Endpoint::recycle`]).
+    pub fn handle_datagram(
+        &mut self,
+        now: Instant,
+        from: IpAddr,
+        to: IpAddr,
+        mut datagram: Vec<u8>,
+        start: usize,
+        ecn: u8,
+    ) -> Option<AssocId> {
+        let packet = datagram.get_mut(start..)?;
+        let ok = self.checksum == Checksum::Skip || wire::checksum_ok_in_place(packet);
+        (self.rx_ecn, self.lending) = (ecn, true);
+        let id = self.handle_verified(now, from, to, packet, Some(ok));
+        (self.rx_ecn, self.lending) = (0, false);
+        let id = id?;
+        if let Some(a) = self.associations.get_mut_unmarked(id) {
+            if let Some(back) = a.keep_datagram(datagram, start) {
+                a.recycle(back);
+            }
+        }
+        Some(id)
+    }
+
     /// [`Endpoint::handle`] with the checksum already checked (`Some(ok)`), or not (`None`).
     fn handle_verified(
         &mut self,
@@ -658,6 +696,9 @@ impl Endpoint {
                 // Not `association_mut`: a packet that closes the association is noticed by
                 // `reindex` after it, so the common packet does not make `poll_closed` look.
                 if let Some(a) = self.associations.get_mut(id) {
+                    if self.lending {
+                        a.lend(packet);
+                    }
                     a.handle_packet_ecn(now, from, packet, self.rx_ecn);
                 }
             }

@@ -52,7 +52,7 @@ pub struct Link {
 }
 
 /// What each side's application does.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub struct App {
     /// Bytes still to send (u64::MAX: unlimited).
     pub to_send: u64,
@@ -64,6 +64,8 @@ pub struct App {
     pub received: Vec<Message>,
     pub received_bytes: u64,
     pub sent_msgs: u64,
+    /// Messages read where they arrived, in their datagram (with `Harness::hand_over`).
+    pub read_in_datagram: u64,
 }
 
 struct InFlight {
@@ -98,6 +100,11 @@ pub struct Harness {
     /// Hook that may rewrite packets in flight (fuzzing).
     pub mangle: Option<Mangler>,
     pub sent_count: [u64; 2],
+    /// Hand every packet over in a datagram of its own, after a few bytes of other headers
+    /// (`Endpoint::handle_datagram`), and read messages where they are
+    /// (`Association::read_in_place`), as the simulator does; otherwise the endpoints borrow
+    /// the packets (`Endpoint::handle_in_place_ecn`) and the applications read copies.
+    pub hand_over: bool,
     queue: BinaryHeap<Reverse<(Instant, u64)>>,
     packets: BTreeMap<u64, InFlight>,
     seq: u64,
@@ -152,6 +159,7 @@ impl Harness {
             queue_drops: [0; 2],
             mangle: None,
             sent_count: [0; 2],
+            hand_over: false,
             queue: BinaryHeap::new(),
             packets: BTreeMap::new(),
             seq: 0,
@@ -259,6 +267,7 @@ impl Harness {
             let Some(id) = self.assoc[side] else { continue };
             let Some(a) = self.eps[side].association_mut(id) else { continue };
             let app = &mut self.apps[side];
+            let hand_over = self.hand_over;
             while app.to_send > 0 && app.msg_size > 0 {
                 let len = (app.msg_size as u64).min(app.to_send) as usize;
                 let stream = (app.sent_msgs % u64::from(app.streams.max(1))) as u16;
@@ -274,7 +283,13 @@ impl Harness {
                 }
             }
             if app.reading {
-                while let Some(m) = a.read() {
+                loop {
+                    let read = if hand_over { a.read_in_place() } else { a.read().map(|m| (m, 0)) };
+                    let Some((mut m, start)) = read else { break };
+                    if start > 0 {
+                        app.read_in_datagram += 1;
+                        m.data.drain(..start);
+                    }
                     app.received_bytes += m.data.len() as u64;
                     app.received.push(m);
                 }
@@ -333,7 +348,14 @@ impl Harness {
                     continue; // lost with the link
                 }
                 self.delivered.push((self.now, p.to_side, p.link, p.bytes.len()));
-                let id = self.eps[p.to_side].handle_in_place_ecn(self.now, p.from, p.to, &mut p.bytes, p.ecn);
+                let id = if self.hand_over {
+                    let start = 20 + (seq % 5) as usize;
+                    let mut datagram = vec![0xEE; start];
+                    datagram.extend_from_slice(&p.bytes);
+                    self.eps[p.to_side].handle_datagram(self.now, p.from, p.to, datagram, start, p.ecn)
+                } else {
+                    self.eps[p.to_side].handle_in_place_ecn(self.now, p.from, p.to, &mut p.bytes, p.ecn)
+                };
                 if self.assoc[p.to_side].is_none() {
                     self.assoc[p.to_side] = id;
                 }
