@@ -13,7 +13,7 @@ Both tools are measured the same way, from their packet traces: ns-2's trace-all
 the start of sending, arrivals at the end of reception). Per DATA chunk TSN:
 
 - transfer time: first DATA transmission -> the instant every TSN has reached the receiver;
-- goodput: user bytes / transfer time (DESIGN.md: from the first send to the last delivery);
+- goodput: user bytes / transfer time (README.md, "Metric definitions": from the first send to the last delivery);
 - completion time: application start (0.5 s) -> every TSN received (includes the handshake);
 - per path: DATA chunks sent and retransmitted (ns-2: a TSN sent before, on any path;
   sctpsim: the sender's per-path counters, as its capture misses packets its own interface

@@ -801,7 +801,7 @@ impl World {
     }
 }
 
-/// goodput: application bytes delivered / (last delivery - first send) (DESIGN.md).
+/// goodput: application bytes delivered / (last delivery - first send) (README.md, "Metric definitions").
 fn flow_goodput(f: &crate::recorder::FlowStats) -> f64 {
     match (f.first_tx, f.last_rx) {
         (Some(a), Some(b)) if b > a => f.rx_bytes as f64 * 8.0 / (b - a).as_secs_f64(),

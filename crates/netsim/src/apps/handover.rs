@@ -30,7 +30,7 @@
 //! The SCTP endpoint's local addresses follow the node's (a roaming interface has none until
 //! it associates), so an association opened later lists only the addresses held then.
 //!
-//! Per handover it records, as DESIGN.md defines the handover delay, the time from the
+//! Per handover it records, as README.md's metric definitions define the handover delay, the time from the
 //! set-primary request to the first DATA sent on the new primary: here, the first packet of
 //! the association carrying DATA that leaves from the new address (after the peer
 //! acknowledged the SET-PRIMARY, the association's packets name that address as source).
@@ -133,7 +133,7 @@ pub struct HandoverRecord {
 }
 
 impl HandoverRecord {
-    /// The handover delay (DESIGN.md): set-primary request to the first DATA on the new
+    /// The handover delay (README.md's metric definitions): set-primary request to the first DATA on the new
     /// primary.
     pub fn delay(&self) -> Option<Duration> {
         self.data_at.map(|t| t.saturating_since(self.requested_at))

@@ -9,7 +9,7 @@
 //!
 //! Every message starts with its sequence number and the instant the application handed
 //! it over (big-endian u64 each), so the receiving side measures end-to-end delay per
-//! message and the first send time for goodput (DESIGN.md metric definitions).
+//! message and the first send time for goodput (README.md's metric definitions).
 //!
 //! Results: the application's totals under its name (`delivered_bytes`, `goodput`, delays,
 //! `completion_time`, ...) with the first association's transport scalars, as always. With
@@ -214,7 +214,7 @@ impl Received {
         }
     }
 
-    /// Delivered bytes and messages, goodput, delivery instants and delays (DESIGN.md).
+    /// Delivered bytes and messages, goodput, delivery instants and delays (README.md's metric definitions).
     fn report(&self, name: &str, out: &mut Scalars) {
         out.push("sctp", name, "delivered_bytes", self.bytes as f64, "bytes");
         out.push("sctp", name, "delivered_messages", self.messages as f64, "messages");

@@ -237,8 +237,8 @@ impl SctpSocket {
     }
 
     /// Watches for the first packet of `assoc` carrying DATA that leaves from `addr` by the
-    /// interface holding it (the handover delay's end, DESIGN.md: the first DATA on the new
-    /// primary path); [`SctpSocket::first_data_from`] tells when.
+    /// interface holding it (the handover delay's end, README.md's metric definitions: the first
+    /// DATA on the new primary path); [`SctpSocket::first_data_from`] tells when.
     pub fn watch_first_data(&mut self, assoc: AssocId, addr: Ipv4Addr) {
         self.data_watch.retain(|w| (w.0, w.1) != (assoc, addr));
         self.data_watch.push((assoc, addr, None));
