@@ -67,20 +67,38 @@ enum Slot {
     Path(usize, usize),
 }
 
-/// The deadlines of every [`Timer`] of one association.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+/// A timer that does not run, in [`TimerTable`]'s nanoseconds.
+const OFF: u64 = u64::MAX;
+
+/// The deadlines of every [`Timer`] of one association, in nanoseconds ([`OFF`] when it does
+/// not run: the earliest is then a plain minimum).
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct TimerTable {
-    assoc: [Option<Instant>; 5],
+    assoc: [u64; 5],
     /// T3-rtx and heartbeat per destination, by [`PathId::index`].
-    paths: Vec<[Option<Instant>; 2]>,
+    paths: Vec<[u64; 2]>,
+}
+
+impl Default for TimerTable {
+    fn default() -> Self {
+        TimerTable { assoc: [OFF; 5], paths: Vec::new() }
+    }
+}
+
+fn deadline(ns: u64) -> Option<Instant> {
+    (ns != OFF).then_some(Instant::from_nanos(ns))
+}
+
+fn nanos(at: Option<Instant>) -> u64 {
+    at.map_or(OFF, Instant::as_nanos)
 }
 
 impl TimerTable {
     /// When `timer` expires, if it runs.
     pub(crate) fn get(&self, timer: Timer) -> Option<Instant> {
         match timer.slot() {
-            Slot::Assoc(i) => self.assoc[i],
-            Slot::Path(p, i) => self.paths.get(p).and_then(|t| t[i]),
+            Slot::Assoc(i) => deadline(self.assoc[i]),
+            Slot::Path(p, i) => self.paths.get(p).and_then(|t| deadline(t[i])),
         }
     }
 
@@ -101,14 +119,15 @@ impl TimerTable {
 
     /// Starts or stops `timer`.
     pub(crate) fn put(&mut self, timer: Timer, at: Option<Instant>) {
+        let at = nanos(at);
         match timer.slot() {
             Slot::Assoc(i) => self.assoc[i] = at,
             Slot::Path(p, i) => {
                 if p >= self.paths.len() {
-                    if at.is_none() {
+                    if at == OFF {
                         return;
                     }
-                    self.paths.resize(p + 1, [None; 2]);
+                    self.paths.resize(p + 1, [OFF; 2]);
                 }
                 self.paths[p][i] = at;
             }
@@ -123,13 +142,13 @@ impl TimerTable {
     /// Stops both timers of destination `p`.
     pub(crate) fn stop_path(&mut self, p: PathId) {
         if let Some(t) = self.paths.get_mut(p.index()) {
-            *t = [None; 2];
+            *t = [OFF; 2];
         }
     }
 
     /// Stops every timer.
     pub(crate) fn clear(&mut self) {
-        self.assoc = [None; 5];
+        self.assoc = [OFF; 5];
         self.paths.clear();
     }
 
@@ -144,29 +163,25 @@ impl TimerTable {
         for entry in &mut self.paths {
             for (deadline, keep) in entry.iter_mut().zip(keep) {
                 if !keep {
-                    *deadline = None;
+                    *deadline = OFF;
                 }
             }
         }
     }
 
-    /// The earliest deadline. Called after every packet, so a plain fold over the table.
+    /// The earliest deadline. Called after every packet, so a plain minimum over the table.
     pub(crate) fn earliest(&self) -> Option<Instant> {
-        let earliest = |a: Option<Instant>, b: Option<Instant>| match (a, b) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        };
-        let assoc = self.assoc.iter().fold(None, |m, &t| earliest(m, t));
-        self.paths.iter().fold(assoc, |m, t| earliest(earliest(m, t[0]), t[1]))
+        let assoc = self.assoc.iter().fold(OFF, |m, &t| m.min(t));
+        deadline(self.paths.iter().fold(assoc, |m, t| m.min(t[0]).min(t[1])))
     }
 
     /// Moves every deadline at or before `now` to the next nanosecond.
     pub(crate) fn postpone_due(&mut self, now: Instant) {
-        let next = now + simtime::Duration::from_nanos(1);
+        let now = now.as_nanos();
         let slots = self.assoc.iter_mut().chain(self.paths.iter_mut().flat_map(|t| t.iter_mut()));
         for deadline in slots {
-            if deadline.is_some_and(|t| t <= now) {
-                *deadline = Some(next);
+            if *deadline <= now {
+                *deadline = now + 1;
             }
         }
     }
