@@ -762,28 +762,12 @@ impl SctpSocketApi for UdpDriver {
         self.ep.send(assoc, stream, ppid, unordered, data)
     }
 
-    fn send_with(
-        &mut self,
-        assoc: AssocId,
-        stream: u16,
-        ppid: u32,
-        unordered: bool,
-        len: usize,
-        fill: impl FnOnce(&mut [u8]),
-    ) -> Result<(), SendError> {
-        self.ep.send_with(assoc, stream, ppid, unordered, len, fill)
-    }
-
     fn read(&mut self, assoc: AssocId) -> Option<Message> {
         self.ep.read(assoc)
     }
 
     fn read_any(&mut self) -> Option<(AssocId, Message)> {
         self.ep.read_any()
-    }
-
-    fn read_any_in_place(&mut self) -> Option<(AssocId, Message, usize)> {
-        self.ep.read_any_in_place()
     }
 
     fn recycle(&mut self, assoc: AssocId, buf: Vec<u8>) {

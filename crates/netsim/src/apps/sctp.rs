@@ -324,7 +324,7 @@ impl SctpApp {
         let seq = self.next_seq;
         self.next_seq += 1;
         let Some(id) = assoc else { return Err(SendError::NotOpen(sctp::State::Closed)) };
-        self.socket.send_with(id, stream, ppid, unordered, size.max(MESSAGE_HEADER_LEN), |m| {
+        self.socket.endpoint_mut().send_with(id, stream, ppid, unordered, size.max(MESSAGE_HEADER_LEN), |m| {
             m[..8].copy_from_slice(&seq.to_be_bytes());
             m[8..16].copy_from_slice(&now.as_nanos().to_be_bytes());
         })
@@ -373,7 +373,7 @@ impl SctpApp {
         match rate {
             // Everything, lowest association first (only those with something are visited).
             None => {
-                while let Some((id, m, start)) = self.socket.read_any_in_place() {
+                while let Some((id, m, start)) = self.socket.endpoint_mut().read_any_in_place() {
                     let k = self.socket.position(id);
                     self.deliver(ctx, k, id, m, start, &mut replies);
                 }

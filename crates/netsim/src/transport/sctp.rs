@@ -52,24 +52,10 @@ pub trait SctpSocketApi {
     fn connect(&mut self, now: Instant, peer: &[IpAddr], peer_port: u16, flow: u32) -> AssocId;
     /// Queues one message on `stream` of `assoc` (RFC 9260 §6.1).
     fn send(&mut self, assoc: AssocId, stream: u16, ppid: u32, unordered: bool, data: &[u8]) -> Result<(), SendError>;
-    /// Queues one message of `len` bytes that `fill` writes into zeros, where the engine
-    /// keeps it if it fits in one chunk ([`sctp::Association::send_with`]).
-    fn send_with(
-        &mut self,
-        assoc: AssocId,
-        stream: u16,
-        ppid: u32,
-        unordered: bool,
-        len: usize,
-        fill: impl FnOnce(&mut [u8]),
-    ) -> Result<(), SendError>;
     /// The next message `assoc` delivers, if any (§6.6).
     fn read(&mut self, assoc: AssocId) -> Option<Message>;
     /// The next message of any association, lowest association first.
     fn read_any(&mut self) -> Option<(AssocId, Message)>;
-    /// As [`SctpSocketApi::read_any`], with the message's data where it is: `data[start..]`
-    /// (a message that stayed in the datagram it came in starts after its headers).
-    fn read_any_in_place(&mut self) -> Option<(AssocId, Message, usize)>;
     /// Gives a buffer back (a read message's data) for the engine to build in.
     fn recycle(&mut self, assoc: AssocId, buf: Vec<u8>);
     /// Starts a graceful shutdown of `assoc` (§9.2).
@@ -278,6 +264,13 @@ impl SctpSocket {
     /// The name association `assoc` is reported under.
     pub fn entity(&self, assoc: AssocId) -> &str {
         self.record(assoc).map_or(&self.name, |r| &r.entity)
+    }
+
+    /// The endpoint, for the application commands the socket does not wrap
+    /// (`Endpoint::send_with`, `Endpoint::read_any_in_place`); [`SctpSocket::flush`] follows
+    /// every input as usual.
+    pub fn endpoint_mut(&mut self) -> &mut Endpoint {
+        &mut self.ep
     }
 
     /// Where `assoc` is in [`SctpSocketApi::associations`], which it joins now if the socket
@@ -719,28 +712,12 @@ impl SctpSocketApi for SctpSocket {
         self.ep.send(assoc, stream, ppid, unordered, data)
     }
 
-    fn send_with(
-        &mut self,
-        assoc: AssocId,
-        stream: u16,
-        ppid: u32,
-        unordered: bool,
-        len: usize,
-        fill: impl FnOnce(&mut [u8]),
-    ) -> Result<(), SendError> {
-        self.ep.send_with(assoc, stream, ppid, unordered, len, fill)
-    }
-
     fn read(&mut self, assoc: AssocId) -> Option<Message> {
         self.ep.read(assoc)
     }
 
     fn read_any(&mut self) -> Option<(AssocId, Message)> {
         self.ep.read_any()
-    }
-
-    fn read_any_in_place(&mut self) -> Option<(AssocId, Message, usize)> {
-        self.ep.read_any_in_place()
     }
 
     fn recycle(&mut self, assoc: AssocId, buf: Vec<u8>) {
