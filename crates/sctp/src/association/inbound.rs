@@ -46,7 +46,7 @@ impl Ready {
     }
 
     fn len(&self) -> usize {
-        self.msg.data.len() - self.start
+        self.msg.data.len().saturating_sub(self.start)
     }
 }
 
@@ -149,8 +149,9 @@ pub(crate) struct Inbound {
     partial: Option<PartialDelivery>,
     ready: VecDeque<Ready>,
     /// While a datagram handed over whole is processed ([`Inbound::lend`]): the address of
-    /// its first byte, until a whole message that can be read at once stays in it.
-    lend_base: Option<usize>,
+    /// its packet's first byte and the packet's length, until a whole message that can be
+    /// read at once stays in it.
+    lend_base: Option<(usize, usize)>,
     /// That message: its place in `ready`, and its data's offset in the datagram and length
     /// (it gets the datagram in [`Inbound::keep_in`]).
     lent: Option<(usize, usize, usize)>,
@@ -304,13 +305,16 @@ impl Inbound {
         }
         self.held += len;
         if d.beginning && d.ending {
-            let lend = self.lend_base.filter(|_| self.deliverable_now(d.stream_id, d.ssn, d.unordered));
-            let data = match lend {
-                // Read at once: it stays in the datagram, which it gets in `keep_in`, as the
-                // ready message it is about to become.
-                Some(base) => {
+            // Read at once, it stays in the datagram, which it gets in `keep_in`, as the
+            // ready message it is about to become (if its data lies in the packet lent).
+            let lent = self.lend_base.and_then(|(base, packet_len)| {
+                let offset = (d.user_data.as_ptr() as usize).checked_sub(base)?;
+                let inside = offset.checked_add(d.user_data.len())? <= packet_len;
+                (inside && self.deliverable_now(d.stream_id, d.ssn, d.unordered)).then_some(offset)
+            });
+            let data = match lent {
+                Some(offset) => {
                     self.lend_base = None;
-                    let offset = (d.user_data.as_ptr() as usize).wrapping_sub(base);
                     self.lent = Some((self.ready.len(), offset, d.user_data.len()));
                     Vec::new()
                 }
@@ -543,10 +547,10 @@ impl Inbound {
         self.ready.front().map(Ready::len)
     }
 
-    /// The datagram whose first byte is at `base` is handed over whole while it is
-    /// processed: the first whole message in it that is ready at once stays in it.
-    pub(crate) fn lend(&mut self, base: usize) {
-        self.lend_base = Some(base);
+    /// The packet of `len` bytes at address `base`, in a datagram handed over whole, is
+    /// being processed: the first whole message in it that is ready at once stays in it.
+    pub(crate) fn lend(&mut self, base: usize, len: usize) {
+        self.lend_base = Some((base, len));
     }
 
     /// The datagram lent with [`Inbound::lend`], its packet at `start`: the message that
@@ -557,6 +561,8 @@ impl Inbound {
         // The message is where it was put: nothing reads while a packet is processed. (A
         // DATA chunk without data is refused, §6.2, so only this message has none.)
         let Some(r) = self.ready.get_mut(i).filter(|r| r.msg.data.is_empty()) else { return Some(datagram) };
+        // The datagram is the one lent, so the packet lies at `start` in it.
+        debug_assert!(start + offset + len <= datagram.len(), "not the datagram lent");
         datagram.truncate(start + offset + len);
         r.msg.data = datagram;
         r.start = start + offset;
@@ -655,6 +661,32 @@ mod tests {
             ppid: 0,
             user_data: payload,
         }
+    }
+
+    #[test]
+    fn a_message_stays_in_the_datagram_lent_only_if_its_data_lies_in_the_packet() {
+        let mut r = Inbound::new(10, 1, 100_000);
+        // Headers, then a packet whose data is "hello" (the chunk header is left out here).
+        let datagram = b"IPHDR-SCTP-hello-trailer".to_vec();
+        let start = 6;
+        let packet = &datagram[start..];
+        r.lend(packet.as_ptr() as usize, packet.len());
+        on_data(&mut r, &data(10, 0, true, true, &packet[5..10]));
+        assert_eq!(r.keep_in(datagram.clone(), start), None, "the message took the datagram");
+        let (m, at) = r.read_in_place().unwrap();
+        assert_eq!((&m.data[at..], at), (&b"hello"[..], 11));
+        // Data that is not in the packet lent (here: after its end) is copied; the datagram
+        // comes back.
+        let packet = &datagram[start..start + 8];
+        r.lend(packet.as_ptr() as usize, packet.len());
+        on_data(&mut r, &data(11, 1, true, true, &datagram[start + 5..start + 10]));
+        assert!(r.keep_in(datagram.clone(), start).is_some());
+        assert_eq!(r.read_in_place().map(|(m, at)| (m.data, at)), Some((b"hello".to_vec(), 0)));
+        // A message behind a missing one waits, copied.
+        r.lend(packet.as_ptr() as usize, packet.len());
+        on_data(&mut r, &data(13, 3, true, true, &packet[0..3]));
+        assert!(r.keep_in(datagram.clone(), start).is_some());
+        assert_eq!(r.held(), 3);
     }
 
     #[test]

@@ -759,7 +759,7 @@ impl Association {
     /// The next packet handled is `packet`, in a datagram handed over after it
     /// ([`Association::keep_datagram`]).
     pub(crate) fn lend(&mut self, packet: &[u8]) {
-        self.inb.lend(packet.as_ptr() as usize);
+        self.inb.lend(packet.as_ptr() as usize, packet.len());
     }
 
     /// The datagram lent with [`Association::lend`], its packet at `start`: a message that
