@@ -17,8 +17,8 @@ pub mod random;
 pub mod wire;
 
 pub use association::{
-    AddressRequest, AsconfError, AssocStats, Association, BufferSplitting, CloseReason, Event, Message, Path, PathId,
-    PathState, PathStats, Paths, PathsIter, SendError, SplitCounts, SplitShare, State, Timer, Transmit,
+    AddressRequest, AsconfError, AssocStats, Association, BufferSplitting, CloseReason, Event, Generator, Message,
+    Path, PathId, PathState, PathStats, Paths, PathsIter, SendError, SplitCounts, SplitShare, State, Timer, Transmit,
 };
 pub use config::{Config, Preset};
 pub use congestion::{CongestionConfig, Controller};

@@ -112,16 +112,29 @@ fn unordered_messages_are_all_delivered() {
     assert!(!in_order, "with 5% loss some unordered messages overtake others");
 }
 
-/// `send_with` (the message written where the association keeps it) sends the same packets
-/// and delivers the same messages as `send`, for messages of one chunk, exactly one full
-/// chunk, and several fragments, on two streams, with loss; and refuses what `send` refuses
-/// without writing anything.
+/// The bytes of test message `tag[0]` from offset `at` (a function of both, as a generator
+/// must be): byte `b` is `b * 7 + i`.
+fn test_message_bytes(tag: [u64; 2], at: usize, out: &mut [u8]) {
+    assert!(out.iter().all(|&x| x == 0), "made into zeros");
+    for (k, b) in out.iter_mut().enumerate() {
+        *b = ((at + k) * 7 + tag[0] as usize) as u8;
+    }
+}
+
+/// `send_generated` (a message made as it is sent, again for each retransmission) sends the
+/// same packets and delivers the same messages as `send` with the same bytes, for messages
+/// of one chunk, exactly one full chunk, and several fragments, on two streams, with loss;
+/// and refuses what `send` refuses.
 #[test]
-fn send_with_sends_what_send_sends() {
+fn send_generated_sends_what_send_sends() {
     let max = Config::default().max_fragment();
     let sizes = [1, 700, max, max + 1, 5000];
-    let message = |i: usize| -> Vec<u8> { (0..sizes[i % sizes.len()]).map(|b| (b * 7 + i) as u8).collect() };
-    let run = |with: bool| {
+    let message = |i: usize| -> Vec<u8> {
+        let mut m = vec![0; sizes[i % sizes.len()]];
+        test_message_bytes([i as u64, 0], 0, &mut m);
+        m
+    };
+    let run = |generated: bool| {
         let mut h = Harness::new(Config::default(), Config::default(), 1, ms(5), 3);
         h.links[0].loss = 0.05;
         h.connect();
@@ -130,11 +143,8 @@ fn send_with_sends_what_send_sends() {
         for i in 0..60 {
             let (m, stream) = (message(i), (i % 2) as u16);
             let a = h.assoc(CLIENT);
-            let sent = if with {
-                a.send_with(stream, 9, false, m.len(), |b| {
-                    assert!(b.iter().all(|&x| x == 0), "written into zeros");
-                    b.copy_from_slice(&m);
-                })
+            let sent = if generated {
+                a.send_generated(stream, 9, false, m.len(), [i as u64, 0], test_message_bytes)
             } else {
                 a.send(stream, 9, false, &m)
             };
@@ -144,32 +154,34 @@ fn send_with_sends_what_send_sends() {
         h.run_for(Duration::from_secs(10));
         let received: Vec<(u16, Vec<u8>)> =
             h.apps[SERVER].received.iter().map(|m| (m.stream, m.data.clone())).collect();
-        (h.sent, received)
+        let rtx: u64 = h.assoc_ref(CLIENT).paths().values().map(|p| p.stats.bytes_retransmitted).sum();
+        (h.sent, received, rtx)
     };
-    let (sent, received) = run(false);
+    let (sent, received, rtx) = run(false);
+    assert!(rtx > 0, "some data is retransmitted");
     assert_eq!(received.len(), 60);
     let mut by_stream: Vec<Vec<u8>> = received.iter().filter(|(s, _)| *s == 0).map(|(_, d)| d.clone()).collect();
     assert_eq!(by_stream, (0..60).step_by(2).map(message).collect::<Vec<_>>());
     by_stream = received.iter().filter(|(s, _)| *s == 1).map(|(_, d)| d.clone()).collect();
     assert_eq!(by_stream, (1..60).step_by(2).map(message).collect::<Vec<_>>());
-    let (sent_with, received_with) = run(true);
-    assert_eq!(received_with, received);
-    assert!(sent_with == sent, "the packets differ");
+    let (sent_generated, received_generated, _) = run(true);
+    assert_eq!(received_generated, received);
+    assert!(sent_generated == sent, "the packets differ");
 
     let mut h = connected(1, Config::default());
     let a = h.assoc(CLIENT);
-    let untouched = |_: &mut [u8]| panic!("nothing to write");
-    assert_eq!(a.send_with(0, 0, false, 0, untouched), Err(sctp::SendError::Empty));
+    let make = test_message_bytes;
+    assert_eq!(a.send_generated(0, 0, false, 0, [0; 2], make), Err(sctp::SendError::Empty));
     let n = a.outbound_streams();
-    assert_eq!(a.send_with(n, 0, false, 10, untouched), Err(sctp::SendError::InvalidStream(n)));
+    assert_eq!(a.send_generated(n, 0, false, 10, [0; 2], make), Err(sctp::SendError::InvalidStream(n)));
     while a.send_buffer_space() >= max {
-        a.send(0, 0, false, &vec![1; max]).unwrap();
+        a.send_generated(0, 0, false, max, [0; 2], make).unwrap();
     }
-    assert_eq!(a.send_with(0, 0, false, max, untouched), Err(sctp::SendError::BufferFull));
+    assert_eq!(a.send_generated(0, 0, false, max, [0; 2], make), Err(sctp::SendError::BufferFull));
     let now = h.now;
     h.assoc(CLIENT).shutdown(now);
     let a = h.assoc(CLIENT);
-    assert_eq!(a.send_with(0, 0, false, 10, untouched), Err(sctp::SendError::NotOpen(State::ShutdownPending)));
+    assert_eq!(a.send_generated(0, 0, false, 10, [0; 2], make), Err(sctp::SendError::NotOpen(State::ShutdownPending)));
 }
 
 #[test]

@@ -37,6 +37,21 @@ use crate::world::WorldBuilder;
 /// Bytes at the start of every message: sequence number and hand-over time.
 pub const MESSAGE_HEADER_LEN: usize = 16;
 
+/// The bytes from offset `at` on of the message with `tag` = [sequence number, hand-over
+/// time in nanoseconds]: those two, big-endian, in its first [`MESSAGE_HEADER_LEN`] bytes,
+/// then zeros (`out` comes zeroed). The engine makes a message's bytes with it as it sends
+/// them (`sctp::Association::send_generated`).
+fn message_bytes(tag: [u64; 2], at: usize, out: &mut [u8]) {
+    if at >= MESSAGE_HEADER_LEN {
+        return;
+    }
+    let mut header = [0u8; MESSAGE_HEADER_LEN];
+    header[..8].copy_from_slice(&tag[0].to_be_bytes());
+    header[8..].copy_from_slice(&tag[1].to_be_bytes());
+    let n = (MESSAGE_HEADER_LEN - at).min(out.len());
+    out[..n].copy_from_slice(&header[at..at + n]);
+}
+
 /// What the application does.
 #[derive(Clone, Debug, PartialEq)]
 pub enum SctpRole {
@@ -311,7 +326,7 @@ impl SctpApp {
     }
 
     /// Hands the association one message of `size` bytes (at least the header): sequence
-    /// number and hand-over time, then zeros, written where the association keeps it.
+    /// number and hand-over time, then zeros, made as it is sent ([`message_bytes`]).
     fn send_message(
         &mut self,
         now: Instant,
@@ -324,10 +339,8 @@ impl SctpApp {
         let seq = self.next_seq;
         self.next_seq += 1;
         let Some(id) = assoc else { return Err(SendError::NotOpen(sctp::State::Closed)) };
-        self.socket.endpoint_mut().send_with(id, stream, ppid, unordered, size.max(MESSAGE_HEADER_LEN), |m| {
-            m[..8].copy_from_slice(&seq.to_be_bytes());
-            m[8..16].copy_from_slice(&now.as_nanos().to_be_bytes());
-        })
+        let (len, tag) = (size.max(MESSAGE_HEADER_LEN), [seq, now.as_nanos()]);
+        self.socket.endpoint_mut().send_generated(id, stream, ppid, unordered, len, tag, message_bytes)
     }
 
     /// Keeps the bulk sender's send buffers full, one association after the other.
@@ -645,6 +658,28 @@ impl Agent for SctpApp {
         // Associations that delivered something (the others have no series yet).
         for rx in self.per_assoc.iter().flatten() {
             out.push(now, "sctp", &rx.name, "delivered_bytes", "bytes", rx.bytes as f64);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `message_bytes` makes, for any part of a message, what the whole message holds there:
+    /// the sequence number and hand-over time, then zeros.
+    #[test]
+    fn message_bytes_makes_any_part_of_a_message() {
+        let tag: [u64; 2] = [0x0102_0304_0506_0708, 0x1112_1314_1516_1718];
+        let mut whole = [0u8; 40];
+        whole[..8].copy_from_slice(&tag[0].to_be_bytes());
+        whole[8..16].copy_from_slice(&tag[1].to_be_bytes());
+        for at in 0..whole.len() {
+            for end in at..=whole.len() {
+                let mut part = vec![0u8; end - at];
+                message_bytes(tag, at, &mut part);
+                assert_eq!(part, whole[at..end], "{at}..{end}");
+            }
         }
     }
 }

@@ -267,7 +267,7 @@ impl SctpSocket {
     }
 
     /// The endpoint, for the application commands the socket does not wrap
-    /// (`Endpoint::send_with`, `Endpoint::read_any_in_place`); [`SctpSocket::flush`] follows
+    /// (`Endpoint::send_generated`, `Endpoint::read_any_in_place`); [`SctpSocket::flush`] follows
     /// every input as usual.
     pub fn endpoint_mut(&mut self) -> &mut Endpoint {
         &mut self.ep

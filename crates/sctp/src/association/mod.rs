@@ -70,6 +70,7 @@ pub(crate) use handshake::{
 };
 pub use inbound::Message;
 use inbound::{DataOutcome, Inbound};
+pub use outbound::Generator;
 use outbound::{Outbound, SackTallies};
 pub use path::{Path, PathState, PathStats, RtoEstimator};
 pub use paths::{Iter as PathsIter, PathId, Paths};
@@ -1010,29 +1011,24 @@ impl Association {
         Ok(())
     }
 
-    /// As [`Association::send`] for a message of `len` bytes that `fill` writes into `len`
-    /// zero bytes. A message that fits in one DATA chunk is written where the association
-    /// keeps it, so its bytes are not copied once more (a simulated application that stamps
-    /// a header on zeros); a longer one is written into a buffer of its own, then sent.
-    pub fn send_with(
+    /// As [`Association::send`] for a message of `len` bytes that is not held but made as it
+    /// is sent, again for a retransmission: `generator(tag, at, out)` writes its bytes from
+    /// offset `at` into `out` (zeros on the way in), straight into each packet. For an
+    /// application whose data is a function of a tag and the position (a simulated bulk
+    /// sender's message: a stamped header on zeros), it saves writing every message into a
+    /// buffer and copying it into its packet, and the send buffer holds no bytes.
+    pub fn send_generated(
         &mut self,
         stream: u16,
         ppid: u32,
         unordered: bool,
         len: usize,
-        fill: impl FnOnce(&mut [u8]),
+        tag: [u64; 2],
+        generator: Generator,
     ) -> Result<(), SendError> {
-        let max = self.config.max_fragment();
-        if len > max {
-            let mut data = vec![0; len];
-            fill(&mut data);
-            return self.send(stream, ppid, unordered, &data);
-        }
         self.check_send(stream, len)?;
-        let mut data = self.buffers.take_for(len);
-        data.resize(len, 0);
-        fill(&mut data);
-        self.out.enqueue_whole(stream, ppid, unordered, data);
+        let max = self.config.max_fragment();
+        self.out.enqueue_generated(stream, ppid, unordered, len, max, tag, generator);
         self.submitted(len);
         Ok(())
     }

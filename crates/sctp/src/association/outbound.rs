@@ -34,7 +34,25 @@ pub(crate) struct Fragment {
     pub(crate) unordered: bool,
     pub(crate) beginning: bool,
     pub(crate) ending: bool,
+    /// The data held (empty for data made as it is sent).
     pub(crate) data: Vec<u8>,
+    /// The data, when it is made as it is sent instead of held.
+    pub(crate) generated: Option<Generated>,
+}
+
+/// Makes the bytes of a message that are not held: `generator(tag, at, out)` writes the
+/// message's bytes from offset `at` on into `out` (zeros on the way in). A plain function
+/// of the tag it was sent with and the position, so a fragment makes the same bytes every
+/// time it is sent.
+pub type Generator = fn(tag: [u64; 2], at: usize, out: &mut [u8]);
+
+/// A fragment's data made as it is sent: `len` bytes from offset `at` of the message.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Generated {
+    tag: [u64; 2],
+    at: u32,
+    len: u32,
+    generator: Generator,
 }
 
 impl Fragment {
@@ -48,6 +66,18 @@ impl Fragment {
             beginning: d.beginning,
             ending: d.ending,
             data: buffers.copy_of(d.user_data),
+            generated: None,
+        }
+    }
+
+    /// Puts this fragment in the packet `builder` builds as a DATA chunk with `tsn`: its data
+    /// copied, or made.
+    fn write_into(&self, builder: &mut PacketBuilder, tsn: u32) {
+        match self.generated {
+            Some(g) => builder.data_generated(&self.data_ref(tsn), g.len as usize, |out| {
+                (g.generator)(g.tag, g.at as usize, out);
+            }),
+            None => builder.data(&self.data_ref(tsn)),
         }
     }
 
@@ -65,7 +95,7 @@ impl Fragment {
         }
     }
     fn len(&self) -> u32 {
-        self.data.len() as u32
+        self.generated.map_or(self.data.len() as u32, |g| g.len)
     }
 }
 
@@ -231,14 +261,33 @@ impl Outbound {
         let n = data.len().div_ceil(max);
         for (i, part) in data.chunks(max).enumerate() {
             let data = buffers.copy_of(part);
-            self.push(Fragment { stream, ssn, ppid, unordered, beginning: i == 0, ending: i + 1 == n, data });
+            let (beginning, ending) = (i == 0, i + 1 == n);
+            self.push(Fragment { stream, ssn, ppid, unordered, beginning, ending, data, generated: None });
         }
     }
 
-    /// Queues a message that fits in one fragment, in the buffer that holds it.
-    pub(crate) fn enqueue_whole(&mut self, stream: u16, ppid: u32, unordered: bool, data: Vec<u8>) {
+    /// Queues a message of `len` bytes that `generator` makes with `tag` as it is sent, in
+    /// fragments of at most `max` bytes (§6.9) with one SSN.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn enqueue_generated(
+        &mut self,
+        stream: u16,
+        ppid: u32,
+        unordered: bool,
+        len: usize,
+        max: usize,
+        tag: [u64; 2],
+        generator: Generator,
+    ) {
         let ssn = self.next_ssn(stream, unordered);
-        self.push(Fragment { stream, ssn, ppid, unordered, beginning: true, ending: true, data });
+        let n = len.div_ceil(max);
+        for i in 0..n {
+            let at = i * max;
+            let part = max.min(len - at) as u32;
+            let generated = Some(Generated { tag, at: at as u32, len: part, generator });
+            let (beginning, ending) = (i == 0, i + 1 == n);
+            self.push(Fragment { stream, ssn, ppid, unordered, beginning, ending, data: Vec::new(), generated });
+        }
     }
 
     /// The SSN of a new message on `stream`: the stream's next, or 0 if unordered (§6.6).
@@ -253,7 +302,7 @@ impl Outbound {
     }
 
     fn push(&mut self, frag: Fragment) {
-        self.buffered += frag.data.len() as u32;
+        self.buffered += frag.len();
         self.queue.push_back(frag);
     }
 }
@@ -1220,7 +1269,7 @@ impl Association {
             let builder = self.packet_for(open, dst, chunk_len, ChunkType::DATA);
             let from = self.out.sent[i].path;
             let s = &mut self.out.sent[i];
-            builder.data(&s.frag.data_ref(s.tsn));
+            s.frag.write_into(builder, s.tsn);
             if let Some(o) = open.as_mut() {
                 o.retransmission = true;
             }
@@ -1393,7 +1442,7 @@ impl Association {
                     o.cwr = true;
                 }
             }
-            self.packet_for(open, p, chunk_len, ChunkType::DATA).data(&frag.data_ref(tsn));
+            frag.write_into(self.packet_for(open, p, chunk_len, ChunkType::DATA), tsn);
             if let Some(o) = open.as_mut() {
                 o.new_data = true;
             }

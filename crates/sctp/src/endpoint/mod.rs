@@ -346,20 +346,22 @@ impl Endpoint {
         }
     }
 
-    /// Queues a message of `len` bytes that `fill` writes on association `id`
-    /// ([`Association::send_with`]).
+    /// Queues a message of `len` bytes made as it is sent on association `id`
+    /// ([`Association::send_generated`]).
     #[inline]
-    pub fn send_with(
+    #[allow(clippy::too_many_arguments)] // `Association::send_generated`'s, and the id
+    pub fn send_generated(
         &mut self,
         id: AssocId,
         stream: u16,
         ppid: u32,
         unordered: bool,
         len: usize,
-        fill: impl FnOnce(&mut [u8]),
+        tag: [u64; 2],
+        generator: crate::Generator,
     ) -> Result<(), SendError> {
         match self.associations.get_mut(id) {
-            Some(a) => a.send_with(stream, ppid, unordered, len, fill),
+            Some(a) => a.send_generated(stream, ppid, unordered, len, tag, generator),
             None => Err(SendError::NotOpen(State::Closed)),
         }
     }

@@ -326,6 +326,21 @@ impl Packet {
     }
 }
 
+/// The 16-byte header of a DATA chunk with the fields of `d` and `len` bytes of data, if its
+/// length fits the chunk's 16-bit length field.
+#[inline(always)]
+fn data_header(d: &DataRef<'_>, len: usize) -> Option<[u8; 16]> {
+    let length16 = u16::try_from(16 + len).ok()?;
+    let mut header = [0u8; 16];
+    header[1] = d.flags();
+    header[2..4].copy_from_slice(&length16.to_be_bytes());
+    header[4..8].copy_from_slice(&d.tsn.to_be_bytes());
+    header[8..10].copy_from_slice(&d.stream_id.to_be_bytes());
+    header[10..12].copy_from_slice(&d.ssn.to_be_bytes());
+    header[12..16].copy_from_slice(&d.ppid.to_be_bytes());
+    Some(header)
+}
+
 /// Builds one packet chunk by chunk (the send hot path): DATA chunks are written straight
 /// from borrowed user data, other chunks through their typed form. `finish` fills in the
 /// CRC32c.
@@ -400,22 +415,8 @@ impl PacketBuilder {
     pub fn data(&mut self, d: &DataRef<'_>) {
         // The usual chunk: its 16-byte header as one array, then the data and the padding
         // (every DATA packet is built here). The bytes are those of the TLV path below.
-        let length = 16 + d.user_data.len();
-        if let Ok(length16) = u16::try_from(length) {
-            let mut header = [0u8; 16];
-            header[1] = d.flags();
-            header[2..4].copy_from_slice(&length16.to_be_bytes());
-            header[4..8].copy_from_slice(&d.tsn.to_be_bytes());
-            header[8..10].copy_from_slice(&d.stream_id.to_be_bytes());
-            header[10..12].copy_from_slice(&d.ssn.to_be_bytes());
-            header[12..16].copy_from_slice(&d.ppid.to_be_bytes());
-            let pad = pad4(length) - length;
-            let buf = &mut self.w.buf;
-            buf.reserve(length + pad);
-            buf.extend_from_slice(&header);
-            buf.extend_from_slice(d.user_data);
-            buf.extend_from_slice(&[0; 3][..pad]);
-            self.w.trailing_pad = pad;
+        if let Some(header) = data_header(d, d.user_data.len()) {
+            self.put_data(&header, d.user_data.len(), |buf| buf.extend_from_slice(d.user_data));
             return;
         }
         let start = self.w.begin_tlv([0, d.flags()]);
@@ -425,6 +426,37 @@ impl PacketBuilder {
         self.w.u32(d.ppid);
         self.w.bytes(d.user_data);
         self.w.end_tlv(start);
+    }
+
+    /// A DATA chunk with the header fields of `d` (its `user_data` is not read) and `len`
+    /// bytes of data that `fill` writes into zeros in place: data made as the packet is built
+    /// ([`crate::Generator`]), the same bytes [`PacketBuilder::data`] puts there for data
+    /// held.
+    pub fn data_generated(&mut self, d: &DataRef<'_>, len: usize, fill: impl FnOnce(&mut [u8])) {
+        if let Some(header) = data_header(d, len) {
+            self.put_data(&header, len, |buf| {
+                let at = buf.len();
+                buf.resize(at + len, 0);
+                fill(&mut buf[at..]);
+            });
+            return;
+        }
+        let mut data = vec![0; len];
+        fill(&mut data);
+        self.data(&DataRef { user_data: &data, ..*d });
+    }
+
+    /// A DATA chunk's header, its data (`put` appends `len` bytes) and padding.
+    #[inline(always)]
+    fn put_data(&mut self, header: &[u8; 16], len: usize, put: impl FnOnce(&mut Vec<u8>)) {
+        let length = 16 + len;
+        let pad = pad4(length) - length;
+        let buf = &mut self.w.buf;
+        buf.reserve(length + pad);
+        buf.extend_from_slice(header);
+        put(buf);
+        buf.extend_from_slice(&[0; 3][..pad]);
+        self.w.trailing_pad = pad;
     }
 
     /// The finished packet with its checksum (§6.8), after the headroom.
