@@ -52,6 +52,10 @@ pub(super) struct SendQueue {
     capacity: usize,
     /// Segments sent and not cumulatively acknowledged, in sequence order.
     pub(super) segs: VecDeque<Segment>,
+    /// How many of `segs` are marked lost. The sender asks for the first lost segment before
+    /// every segment it builds, and usually none is: the count answers without walking the
+    /// scoreboard (that walk was 3 % of the TCP dumbbell's instructions).
+    lost: usize,
     /// SND.UNA: oldest unacknowledged offset.
     pub(super) una: u64,
     /// SND.NXT for new data: the offset after the highest segment ever sent (HighData + 1).
@@ -69,6 +73,7 @@ impl SendQueue {
             data_base: 1,
             capacity,
             segs: VecDeque::new(),
+            lost: 0,
             una: 0,
             nxt: 0,
             pipe: 0,
@@ -158,6 +163,7 @@ impl SendQueue {
         };
         s.sent_at = now;
         s.transmissions += 1;
+        self.lost -= s.lost as usize;
         s.lost = false;
         s.retx = true;
         if !s.in_pipe {
@@ -187,6 +193,7 @@ impl SendQueue {
                 if !front.sacked {
                     rtt_from = Some(front.sent_at);
                 }
+                self.lost -= front.lost as usize;
                 self.segs.pop_front();
             } else {
                 if front.start < ack {
@@ -226,6 +233,7 @@ impl SendQueue {
                     s.in_pipe = false;
                     self.pipe -= s.len();
                 }
+                self.lost -= s.lost as usize;
                 s.lost = false;
             }
         }
@@ -241,6 +249,7 @@ impl SendQueue {
             return;
         }
         s.lost = true;
+        self.lost += 1;
         if s.in_pipe {
             s.in_pipe = false;
             self.pipe -= s.len();
@@ -301,6 +310,9 @@ impl SendQueue {
 
     /// Index of the lowest segment awaiting retransmission.
     pub(super) fn first_lost(&self) -> Option<usize> {
+        if self.lost == 0 {
+            return None;
+        }
         self.segs.iter().position(|s| s.lost)
     }
 
@@ -374,5 +386,56 @@ mod tests {
         let (a, b) = q.slices(4001, 4011);
         assert_eq!([a, b].concat(), vec![1u8; 10]);
         assert_eq!(q.pipe, 6000);
+    }
+
+    /// The count of lost segments follows the scoreboard through every operation that marks
+    /// or clears a loss (random sends, cumulative ACKs, SACKs, loss marks, retransmissions,
+    /// timeouts): `first_lost` answers as a walk over the scoreboard would.
+    #[test]
+    fn lost_count_follows_the_scoreboard() {
+        let now = Instant::ZERO;
+        let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+        let mut next = |n: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % n
+        };
+        let mut q = after_syn(1 << 20);
+        for step in 0..5_000 {
+            match next(8) {
+                0 | 1 => {
+                    let len = 1 + next(3_000) as usize;
+                    let n = q.write_with(len, |_, _| {}) as u64;
+                    let start = q.nxt;
+                    if n > 0 {
+                        q.sent_new(start, start + n.min(1_000), false, false, now);
+                    }
+                }
+                2 => {
+                    let ack = q.una + next(q.nxt - q.una + 1);
+                    q.ack(ack);
+                }
+                3 => {
+                    let l = q.una + next(q.nxt - q.una + 1);
+                    let r = l + next(q.nxt - l + 1);
+                    q.sack(l, r);
+                }
+                4 if !q.segs.is_empty() => q.mark_lost(next(q.segs.len() as u64) as usize),
+                5 => {
+                    if let Some(i) = q.first_lost() {
+                        q.sent_again(i, now);
+                    }
+                }
+                6 => {
+                    q.detect_losses(3, 1_000);
+                }
+                7 if next(10) == 0 => q.mark_all_lost(),
+                _ => {}
+            }
+            let scan = q.segs.iter().position(|s| s.lost);
+            assert_eq!(q.lost, q.segs.iter().filter(|s| s.lost).count(), "step {step}");
+            assert_eq!(q.first_lost(), scan, "step {step}");
+        }
     }
 }
