@@ -90,14 +90,15 @@ impl TcpSocket {
         let now = ctx.now();
         let (local, remote) = (self.conn.local(), self.conn.remote());
         while let Some((seg, ecn)) = self.conn.poll_transmit_ecn(now) {
-            let segment = seg.get(IPV4_HEADER_LEN..).unwrap_or_default();
-            let payload = TcpView::new(segment).map_or(0, |v| v.payload().len());
             // The engine leaves room for the IPv4 header in front of the segment.
             let mut pkt = ctx.packet_in_headroom(*local.ip(), *remote.ip(), PROTO_TCP, seg, IPV4_HEADER_LEN, self.flow);
             if ecn != TcpEcn::NotEct {
                 pkt.set_ecn(Ecn::from_tos(ecn as u8));
             }
             if self.flow != NO_FLOW {
+                // The payload's length counts in the flow only (a sink's ACKs have none).
+                let segment = pkt.bytes.get(IPV4_HEADER_LEN..).unwrap_or_default();
+                let payload = TcpView::new(segment).map_or(0, |v| v.payload().len());
                 if let Some(f) = ctx.flow_mut(self.flow) {
                     f.tx_packets += 1;
                     f.tx_bytes += payload as u64;

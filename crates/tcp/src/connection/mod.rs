@@ -61,7 +61,7 @@ use simtime::{Duration, Instant};
 
 use crate::congestion::{rfc6928_initial_window, AckInfo, CcAlgorithm, Controller, Recovery};
 use crate::seq::{unwrap, SeqNumber};
-use crate::wire::{Ecn, Flags, TcpOptions, TcpRepr, TcpView, HEADER_LEN, MAX_OPTIONS_LEN};
+use crate::wire::{Ecn, Flags, TcpOptions, TcpRepr, HEADER_LEN, MAX_OPTIONS_LEN};
 use ecn::EcnState;
 use recv::RecvBuffer;
 pub use rtt::RttEstimator;
@@ -604,15 +604,20 @@ impl Connection {
     pub fn handle_segment_in(&mut self, now: Instant, buf: Vec<u8>, at: usize, ecn: Ecn) -> Option<Vec<u8>> {
         let Some(segment) = buf.get(at..) else { return Some(buf) };
         self.keep_arrival = true;
-        self.handle_segment_ecn(now, segment, ecn);
+        let payload = self.handle_parsed(now, segment, ecn);
         self.keep_arrival = false;
         // What was kept lies in the payload, after the TCP header (valid, if anything was).
-        let payload_at = at + TcpView::new(segment).map_or(0, |v| segment.len() - v.payload().len());
-        self.rcv.adopt(buf, payload_at)
+        self.rcv.adopt(buf, at + payload.unwrap_or(0))
     }
 
     /// A segment arrived from the peer in an IP packet whose ECN field was `ecn`.
     pub fn handle_segment_ecn(&mut self, now: Instant, bytes: &[u8], ecn: Ecn) {
+        self.handle_parsed(now, bytes, ecn);
+    }
+
+    /// [`Connection::handle_segment_ecn`], returning where the payload starts in `bytes` if
+    /// the segment was well-formed (so that the caller need not parse it again).
+    fn handle_parsed(&mut self, now: Instant, bytes: &[u8], ecn: Ecn) -> Option<usize> {
         let parsed = if self.checksums {
             TcpRepr::parse(bytes, *self.remote.ip(), *self.local.ip())
         } else {
@@ -622,7 +627,7 @@ impl Connection {
             Ok(s) if s.src_port == self.remote.port() && s.dst_port == self.local.port() => s,
             _ => {
                 self.stats.malformed += 1;
-                return;
+                return None;
             }
         };
         self.stats.segments_received += 1;
@@ -632,6 +637,7 @@ impl Connection {
             State::SynSent => self.on_syn_sent(now, &seg),
             _ => self.on_synchronized(now, &seg, ecn),
         }
+        Some(bytes.len() - seg.payload.len())
     }
 
     /// Timers whose instant has come fire; others are left alone.
@@ -1288,10 +1294,7 @@ impl Connection {
     fn emit_segment(&mut self, now: Instant, start: u64, end: u64, syn: bool, fin: bool, new_data: bool) -> Vec<u8> {
         // The data stays in the send buffer until the segment is built from it (below).
         let data_range = (end > start + syn as u64 + fin as u64).then_some((start, end - fin as u64));
-        let payload_len = data_range.map_or(0, |(s, e)| {
-            let (a, b) = self.snd.slices(s, e);
-            a.len() + b.len()
-        });
+        let payload_len = data_range.map_or(0, |(s, e)| self.snd.data_len(s, e));
         let mut options = TcpOptions::default();
         let tsval = self.ts_offset.wrapping_add((now.as_nanos() / 1_000_000) as u32);
         if syn {

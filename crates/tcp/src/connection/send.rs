@@ -122,6 +122,12 @@ impl SendQueue {
         self.data.len()
     }
 
+    /// How many application bytes `[start, end)` holds (clipped to the data): the length of
+    /// what [`SendQueue::slices`] gives, without finding the ring's parts.
+    pub(super) fn data_len(&self, start: u64, end: u64) -> usize {
+        end.min(self.data_end()).saturating_sub(start.max(self.data_base)) as usize
+    }
+
     /// The application bytes of `[start, end)` (clipped to the data) where they lie in the
     /// ring: two slices, in order (either may be empty). A segment is built from them
     /// without a copy in between.
@@ -354,6 +360,11 @@ mod tests {
             let (a, b) = q.slices(1 + written, 1 + written + n as u64);
             let out = [a, b].concat();
             assert_eq!(out.len(), n);
+            // `data_len` agrees with the slices' length for ranges that stick out either side.
+            for (s, e) in [(0, 5_000), (1 + acked, 1 + written + n as u64 + 9), (2 + written, 1 + written)] {
+                let (a, b) = q.slices(s, e);
+                assert_eq!(q.data_len(s, e), a.len() + b.len());
+            }
             assert!(out.iter().enumerate().all(|(k, &v)| v == ((written + k as u64) % 251) as u8), "round {round}");
             q.sent_new(1 + written, 1 + written + n as u64, false, false, now);
             written += n as u64;
