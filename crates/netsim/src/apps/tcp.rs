@@ -131,9 +131,11 @@ impl TcpBulk {
         }
     }
 
-    /// Keep the send buffer full with records; close when everything is written.
-    fn fill(&mut self, now: Instant) {
-        let Some(s) = self.socket.as_mut() else { return };
+    /// Keep the send buffer full with records; close when everything is written. Returns
+    /// whether it wrote or closed anything (else the connection is as it was).
+    fn fill(&mut self, now: Instant) -> bool {
+        let Some(s) = self.socket.as_mut() else { return false };
+        let before = self.written;
         loop {
             let queued = s.conn.send_buffered() as u64;
             let target = s.conn.in_flight() + 2 * s.conn.cwnd().max(4 * s.conn.smss());
@@ -154,14 +156,16 @@ impl TcpBulk {
         if !self.closed && self.config.bytes == Some(self.written) && s.conn.state() == tcp::State::Established {
             s.conn.close();
             self.closed = true;
+            return true;
         }
+        self.written > before
     }
 
     fn after_input(&mut self, ctx: &mut Ctx<'_>) {
         let now = ctx.now();
         self.fill(now);
         let Some(s) = self.socket.as_mut() else { return };
-        s.flush(ctx, &mut self.events);
+        let sent = s.flush(ctx, &mut self.events);
         for e in self.events.drain(..) {
             match e {
                 Event::Connected => self.connected_at = Some(now),
@@ -173,9 +177,12 @@ impl TcpBulk {
                 _ => {}
             }
         }
-        // Writing may have become possible after the ACKs just processed.
-        if self.config.bytes.is_none_or(|b| self.written < b) {
-            self.fill(now);
+        // Writing may have become possible after the segments just sent (the data kept queued
+        // follows what is in flight). Unless some were sent, the connection is as the first
+        // fill left it, which a second would find again; unless it writes, the connection is
+        // as the flush left it, with nothing to send (the repeats were 0.5 % of the TCP
+        // dumbbell's instructions).
+        if sent > 0 && self.config.bytes.is_none_or(|b| self.written < b) && self.fill(now) {
             if let Some(s) = self.socket.as_mut() {
                 s.flush(ctx, &mut self.events);
                 self.events.clear();

@@ -86,8 +86,10 @@ impl TcpSocket {
 
     /// Send what the engine wants to send, collect its events into `events` (tracing the
     /// interesting ones), and arm the next timer. Call after every input and command.
-    pub fn flush(&mut self, ctx: &mut Ctx<'_>, events: &mut Vec<Event>) {
+    /// Returns how many segments it sent.
+    pub fn flush(&mut self, ctx: &mut Ctx<'_>, events: &mut Vec<Event>) -> usize {
         let now = ctx.now();
+        let mut sent = 0;
         let (local, remote) = (self.conn.local(), self.conn.remote());
         while let Some((seg, ecn)) = self.conn.poll_transmit_ecn(now) {
             // The engine leaves room for the IPv4 header in front of the segment.
@@ -106,6 +108,7 @@ impl TcpSocket {
                 }
             }
             ctx.send(pkt);
+            sent += 1;
         }
         while let Some(e) = self.conn.poll_event() {
             if ctx.tracing() {
@@ -127,6 +130,7 @@ impl TcpSocket {
             events.push(e);
         }
         self.timer.update(ctx, self.conn.poll_timeout());
+        sent
     }
 
     /// The connection's ECN counters (RFC 3168), when `ecn` is configured: whether it was
