@@ -409,8 +409,50 @@ impl<'a> TcpRepr<'a> {
     /// the buffers of segments it has received saves an allocation per segment it sends.
     pub fn emit_into(
         &self,
-        mut out: Vec<u8>,
+        out: Vec<u8>,
         rest: &[u8],
+        src: Ipv4Addr,
+        dst: Ipv4Addr,
+        headroom: usize,
+        checksum: bool,
+    ) -> Vec<u8> {
+        let payload = |out: &mut Vec<u8>| {
+            out.extend_from_slice(self.payload);
+            out.extend_from_slice(rest);
+        };
+        self.emit_parts(out, self.payload.len() + rest.len(), payload, src, dst, headroom, checksum)
+    }
+
+    /// As [`TcpRepr::emit_into`] with `len` bytes of data after `self.payload` (which should be
+    /// empty) that `fill` writes in place, zeroed before: a sender that makes its data as it
+    /// sends it writes it straight into the segment.
+    #[allow(clippy::too_many_arguments)]
+    pub fn emit_generated(
+        &self,
+        out: Vec<u8>,
+        len: usize,
+        fill: impl FnOnce(&mut [u8]),
+        src: Ipv4Addr,
+        dst: Ipv4Addr,
+        headroom: usize,
+        checksum: bool,
+    ) -> Vec<u8> {
+        let payload = |out: &mut Vec<u8>| {
+            out.extend_from_slice(self.payload);
+            let at = out.len();
+            out.resize(at + len, 0);
+            fill(&mut out[at..]);
+        };
+        self.emit_parts(out, self.payload.len() + len, payload, src, dst, headroom, checksum)
+    }
+
+    /// The segment built in `out`, its `len` bytes of data appended by `payload`.
+    #[allow(clippy::too_many_arguments)]
+    fn emit_parts(
+        &self,
+        mut out: Vec<u8>,
+        len: usize,
+        payload: impl FnOnce(&mut Vec<u8>),
         src: Ipv4Addr,
         dst: Ipv4Addr,
         headroom: usize,
@@ -421,7 +463,7 @@ impl<'a> TcpRepr<'a> {
         debug_assert!(header_len <= HEADER_LEN + MAX_OPTIONS_LEN);
         let spare = IPV4_HEADROOM.saturating_sub(headroom);
         out.clear();
-        out.reserve(spare + headroom + header_len + self.payload.len() + rest.len());
+        out.reserve(spare + headroom + header_len + len);
         match ZEROS.get(..headroom) {
             Some(zeros) => out.extend_from_slice(zeros),
             None => out.resize(headroom, 0),
@@ -435,8 +477,7 @@ impl<'a> TcpRepr<'a> {
         out.extend_from_slice(&self.window.to_be_bytes());
         out.extend_from_slice(&[0, 0, 0, 0]); // checksum, urgent pointer
         self.options.emit(&mut out);
-        out.extend_from_slice(self.payload);
-        out.extend_from_slice(rest);
+        payload(&mut out);
         if checksum {
             let segment = &out[headroom..];
             let csum = internet_checksum(segment, pseudo_header_sum(src, dst, segment.len()));

@@ -300,6 +300,30 @@ fn handed_over_buffers_change_no_segment_and_no_byte() {
     }
 }
 
+/// Bytes queued as generated ones (`Connection::write_generated`), made into each segment as
+/// it is built, change nothing: a lossy transfer, with SACK recovery and without, sends the
+/// same segments and delivers the same bytes as when they are written into the send buffer.
+#[test]
+fn generated_bytes_are_sent_as_written_ones() {
+    for sack in [true, false] {
+        let run = |generate: bool| {
+            let path = Path { loss: 0.02, ..Path::default() };
+            let c = Config { sack, ..Config::default() };
+            let mut h = Harness::new(c.clone(), c, path, 13).transfer(3_000_000);
+            h.recycle = true;
+            h.hand_over = true;
+            h.generate = generate;
+            h.run(secs(120));
+            assert!(h.data_ok(), "sack {sack}, generated {generate}: bytes differ");
+            assert_eq!(h.received.len(), 3_000_000);
+            (h.log.clone(), h.sent, h.dropped, h.a.stats().retransmissions)
+        };
+        let (written, generated) = (run(false), run(true));
+        assert!(written.2[0] > 0 && written.3 > 0, "the path lost segments, which were sent again");
+        assert_eq!(written, generated, "sack {sack}");
+    }
+}
+
 /// A recycled buffer big enough for a full segment is where the next segment is built.
 #[test]
 fn the_next_segment_is_built_in_a_recycled_buffer() {

@@ -47,12 +47,34 @@ fn split_at_ring(a_len: usize, at: usize, len: usize) -> (std::ops::Range<usize>
     (at.min(a_len)..at.min(a_len) + in_a, b_from..b_from + len - in_a)
 }
 
-/// Where a whole record header (`len` is `RECORD_HEADER`) at offset `at` lies in a ring
-/// buffer's first part of `a_len` bytes, if it lies there: the sender writes and the sink
-/// reads it as one 16-byte array, where copying a part of a length known only at run time is
-/// a call to `memcpy` (one per record).
+/// Where a whole record header (`len` is `RECORD_HEADER`) at offset `at` lies in a buffer's
+/// (or a ring buffer's first) part of `a_len` bytes, if it lies there: the sender writes and
+/// the sink reads it as one 16-byte array, where copying a part of a length known only at run
+/// time is a call to `memcpy` (one per record).
 fn whole_header(a_len: usize, at: usize, len: u64) -> Option<std::ops::Range<usize>> {
     (len == RECORD_HEADER as u64 && at + RECORD_HEADER <= a_len).then_some(at..at + RECORD_HEADER)
+}
+
+/// The bytes of a bulk stream from offset `lo` into `out` (zeroed), for records handed over to
+/// TCP at `sent` (nanoseconds): the parts of the record headers that fall there. TCP calls it
+/// for each segment it builds ([`Connection::write_generated`]), with the time the records
+/// were written.
+fn records(lo: u64, sent: u64, out: &mut [u8]) {
+    for (rec, from, to) in header_parts(lo, lo + out.len() as u64) {
+        let (seq, sent) = ((rec / RECORD_LEN).to_be_bytes(), sent.to_be_bytes());
+        let at = (from - lo) as usize;
+        if let Some(whole) = whole_header(out.len(), at, to - from) {
+            // Written straight from the two words (no header put together on the stack).
+            let (s, t) = out[whole].split_at_mut(8);
+            s.copy_from_slice(&seq);
+            t.copy_from_slice(&sent);
+            continue;
+        }
+        let mut header = [0u8; RECORD_HEADER];
+        header[..8].copy_from_slice(&seq);
+        header[8..].copy_from_slice(&sent);
+        out[at..at + (to - from) as usize].copy_from_slice(&header[(from - rec) as usize..(to - rec) as usize]);
+    }
 }
 
 /// Parameters of a bulk sender.
@@ -109,9 +131,11 @@ impl TcpBulk {
         }
     }
 
-    /// Keep the send buffer full with records; close when everything is written.
-    fn fill(&mut self, now: Instant) {
-        let Some(s) = self.socket.as_mut() else { return };
+    /// Keep the send buffer full with records; close when everything is written. Returns
+    /// whether it wrote or closed anything (else the connection is as it was).
+    fn fill(&mut self, now: Instant) -> bool {
+        let Some(s) = self.socket.as_mut() else { return false };
+        let before = self.written;
         loop {
             let queued = s.conn.send_buffered() as u64;
             let target = s.conn.in_flight() + 2 * s.conn.cwnd().max(4 * s.conn.smss());
@@ -121,32 +145,9 @@ impl TcpBulk {
             if n == 0 {
                 break;
             }
-            // The records go straight into the send buffer: zeros, and the part of every
-            // record header that falls into the bytes written.
-            let lo = self.written;
-            let w = s.conn.write_with(n as usize, |a, b| {
-                for (rec, from, to) in header_parts(lo, lo + (a.len() + b.len()) as u64) {
-                    let (seq, sent) = ((rec / RECORD_LEN).to_be_bytes(), now.as_nanos().to_be_bytes());
-                    let at = (from - lo) as usize;
-                    if let Some(whole) = whole_header(a.len(), at, to - from) {
-                        // Written straight from the two words: a header put together on the
-                        // stack and copied as one 16-byte load waits for every store before
-                        // it (the ring's fresh zeros) to reach the cache.
-                        let (s, t) = a[whole].split_at_mut(8);
-                        s.copy_from_slice(&seq);
-                        t.copy_from_slice(&sent);
-                        continue;
-                    }
-                    let mut header = [0u8; RECORD_HEADER];
-                    header[..8].copy_from_slice(&seq);
-                    header[8..].copy_from_slice(&sent);
-                    let part = &header[(from - rec) as usize..(to - rec) as usize];
-                    let (in_a, in_b) = split_at_ring(a.len(), at, part.len());
-                    let (pa, pb) = part.split_at(in_a.len());
-                    a[in_a].copy_from_slice(pa);
-                    b[in_b].copy_from_slice(pb);
-                }
-            }) as u64;
+            // The records are not stored: TCP makes their bytes (zeros, and the record headers
+            // stamped with this hand-over time) into each segment as it builds it.
+            let w = s.conn.write_generated(n as usize, now.as_nanos(), records) as u64;
             self.written += w;
             if w < n {
                 break;
@@ -155,14 +156,16 @@ impl TcpBulk {
         if !self.closed && self.config.bytes == Some(self.written) && s.conn.state() == tcp::State::Established {
             s.conn.close();
             self.closed = true;
+            return true;
         }
+        self.written > before
     }
 
     fn after_input(&mut self, ctx: &mut Ctx<'_>) {
         let now = ctx.now();
         self.fill(now);
         let Some(s) = self.socket.as_mut() else { return };
-        s.flush(ctx, &mut self.events);
+        let sent = s.flush(ctx, &mut self.events);
         for e in self.events.drain(..) {
             match e {
                 Event::Connected => self.connected_at = Some(now),
@@ -174,9 +177,12 @@ impl TcpBulk {
                 _ => {}
             }
         }
-        // Writing may have become possible after the ACKs just processed.
-        if self.config.bytes.is_none_or(|b| self.written < b) {
-            self.fill(now);
+        // Writing may have become possible after the segments just sent (the data kept queued
+        // follows what is in flight). Unless some were sent, the connection is as the first
+        // fill left it, which a second would find again; unless it writes, the connection is
+        // as the flush left it, with nothing to send (the repeats were 0.5 % of the TCP
+        // dumbbell's instructions).
+        if sent > 0 && self.config.bytes.is_none_or(|b| self.written < b) && self.fill(now) {
             if let Some(s) = self.socket.as_mut() {
                 s.flush(ctx, &mut self.events);
                 self.events.clear();
@@ -476,6 +482,34 @@ impl Agent for TcpSink {
         // The receiving side of ECN (CE marks, ECE echoes) per accepted connection.
         for c in &self.conns {
             c.socket.report_ecn(out);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `records` makes, for any range of the stream, what writing the records there would:
+    /// zeros, and every header byte in the range from its record's index and the range's
+    /// hand-over time (a header cut by the range's ends included).
+    #[test]
+    fn records_make_the_header_bytes_of_any_range() {
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        for _ in 0..2_000 {
+            x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+            let lo = (x >> 20) % 50_000;
+            let len = (x >> 45) as usize % 3_000;
+            let sent = x >> 3;
+            let mut out = vec![0u8; len];
+            records(lo, sent, &mut out);
+            for (k, &v) in out.iter().enumerate() {
+                let o = lo + k as u64;
+                let (rec, at) = (o / RECORD_LEN, (o % RECORD_LEN) as usize);
+                let header = [rec.to_be_bytes(), sent.to_be_bytes()].concat();
+                let want = if at < RECORD_HEADER { header[at] } else { 0 };
+                assert_eq!(v, want, "offset {o} of {lo}..{}", lo + len as u64);
+            }
         }
     }
 }

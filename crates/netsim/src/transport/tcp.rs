@@ -86,18 +86,21 @@ impl TcpSocket {
 
     /// Send what the engine wants to send, collect its events into `events` (tracing the
     /// interesting ones), and arm the next timer. Call after every input and command.
-    pub fn flush(&mut self, ctx: &mut Ctx<'_>, events: &mut Vec<Event>) {
+    /// Returns how many segments it sent.
+    pub fn flush(&mut self, ctx: &mut Ctx<'_>, events: &mut Vec<Event>) -> usize {
         let now = ctx.now();
+        let mut sent = 0;
         let (local, remote) = (self.conn.local(), self.conn.remote());
         while let Some((seg, ecn)) = self.conn.poll_transmit_ecn(now) {
-            let segment = seg.get(IPV4_HEADER_LEN..).unwrap_or_default();
-            let payload = TcpView::new(segment).map_or(0, |v| v.payload().len());
             // The engine leaves room for the IPv4 header in front of the segment.
             let mut pkt = ctx.packet_in_headroom(*local.ip(), *remote.ip(), PROTO_TCP, seg, IPV4_HEADER_LEN, self.flow);
             if ecn != TcpEcn::NotEct {
                 pkt.set_ecn(Ecn::from_tos(ecn as u8));
             }
             if self.flow != NO_FLOW {
+                // The payload's length counts in the flow only (a sink's ACKs have none).
+                let segment = pkt.bytes.get(IPV4_HEADER_LEN..).unwrap_or_default();
+                let payload = TcpView::new(segment).map_or(0, |v| v.payload().len());
                 if let Some(f) = ctx.flow_mut(self.flow) {
                     f.tx_packets += 1;
                     f.tx_bytes += payload as u64;
@@ -105,6 +108,7 @@ impl TcpSocket {
                 }
             }
             ctx.send(pkt);
+            sent += 1;
         }
         while let Some(e) = self.conn.poll_event() {
             if ctx.tracing() {
@@ -126,6 +130,7 @@ impl TcpSocket {
             events.push(e);
         }
         self.timer.update(ctx, self.conn.poll_timeout());
+        sent
     }
 
     /// The connection's ECN counters (RFC 3168), when `ecn` is configured: whether it was

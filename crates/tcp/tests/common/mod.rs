@@ -97,6 +97,9 @@ pub struct Harness {
     /// Deliver each segment in a buffer of its own, after `HANDOVER_AT` bytes of something
     /// else, handed over to the receiver (`Connection::handle_segment_in`).
     pub hand_over: bool,
+    /// A's application queues its bytes as generated ones (`Connection::write_generated`),
+    /// made when they are sent, each write with a tag of its own.
+    pub generate: bool,
 }
 
 /// Where a handed-over segment starts in its buffer ([`Harness::hand_over`]).
@@ -104,6 +107,17 @@ pub const HANDOVER_AT: usize = 20;
 
 pub fn pattern(i: u64) -> u8 {
     (i % 251) as u8
+}
+
+/// [`pattern`] as a generator of a transfer's bytes (`Connection::write_generated`), for runs
+/// tagged with the offset they start at: a byte made under the wrong run, or at the wrong
+/// place, comes out wrong.
+fn generate_pattern(offset: u64, tag: u64, out: &mut [u8]) {
+    assert!(tag <= offset, "a run's bytes start at its tag");
+    assert!(out.iter().all(|&v| v == 0), "generated into zeros");
+    for (k, v) in out.iter_mut().enumerate() {
+        *v = pattern(offset + k as u64);
+    }
 }
 
 impl Harness {
@@ -138,6 +152,7 @@ impl Harness {
             cwnd_a: Vec::new(),
             recycle: false,
             hand_over: false,
+            generate: false,
         }
     }
 
@@ -202,8 +217,13 @@ impl Harness {
                 break;
             }
             let n = (room as u64).min(left).min(65536) as usize;
-            let chunk: Vec<u8> = (self.written..self.written + n as u64).map(pattern).collect();
-            let w = self.a.write(&chunk);
+            let w = if self.generate {
+                // The tag is the offset written from: the generator finds it again.
+                self.a.write_generated(n, self.written, generate_pattern)
+            } else {
+                let chunk: Vec<u8> = (self.written..self.written + n as u64).map(pattern).collect();
+                self.a.write(&chunk)
+            };
             self.written += w as u64;
             if w == 0 {
                 break;
