@@ -55,6 +55,19 @@ mod recv;
 mod rtt;
 mod send;
 
+/// A small deterministic generator for the unit tests' random cases: `next(n)` is below `n`
+/// (xorshift64 from `seed`).
+#[cfg(test)]
+fn test_rng(seed: u64) -> impl FnMut(u64) -> u64 {
+    let mut x = seed;
+    move |n| {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x % n
+    }
+}
+
 use std::collections::VecDeque;
 use std::net::SocketAddrV4;
 

@@ -363,13 +363,7 @@ mod tests {
     /// nothing changes; the held blocks are the model's runs above RCV.NXT.
     #[test]
     fn holds_what_a_byte_model_holds() {
-        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
-        let mut next = |n: u64| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x % n
-        };
+        let mut next = crate::connection::test_rng(0x9e37_79b9_7f4a_7c15);
         for round in 0..200 {
             let mut r = RecvBuffer::new(1 << 20);
             r.nxt = 1;
@@ -419,13 +413,7 @@ mod tests {
     /// bytes at their offsets.
     #[test]
     fn held_bytes_across_the_ring_wrap_are_read_as_sent() {
-        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
-        let mut next = |n: u64| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x % n
-        };
+        let mut next = crate::connection::test_rng(0x9e37_79b9_7f4a_7c15);
         let byte = |o: u64| (o % 251) as u8;
         let (mut got, mut wrapped) = (Vec::new(), false);
         let mut r = RecvBuffer::new(3_000);

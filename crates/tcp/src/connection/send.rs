@@ -472,13 +472,7 @@ mod tests {
     #[test]
     fn lost_count_follows_the_scoreboard() {
         let now = Instant::ZERO;
-        let mut x: u64 = 0x2545_f491_4f6c_dd1d;
-        let mut next = |n: u64| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x % n
-        };
+        let mut next = crate::connection::test_rng(0x2545_f491_4f6c_dd1d);
         let mut q = after_syn(1 << 20);
         for step in 0..5_000 {
             match next(8) {
