@@ -6,7 +6,6 @@ Usage (from anywhere; needs sctpsim installed, installs Debian's ns2 if `ns` is 
     python benches/peers/run.py                 # 5 timed runs of each tool per scenario
     python benches/peers/run.py --runs 1        # a quick check of the harness
     python benches/peers/run.py --scenarios failover,tcp --no-results
-    python benches/peers/run.py --runs 1 --no-results --instructions   # and instruction counts
 
 Scenarios (see README.md): `failover` and `stable` (the failover-tuning study's
 wifi-lte.toml, with the Wi-Fi failure at 100 s and without it, 300 simulated seconds) and
@@ -26,12 +25,6 @@ results directory, ns-2 no trace). Per run:
 - peak RSS: the child's ru_maxrss from wait4().
 
 A "start-up" row times `ns startup.tcl` (ns-2 loads and exits) against `sctpsim --version`.
-
-Instructions (`--instructions`): one more run of each tool per scenario, whole process,
-under valgrind (cachegrind without its cache simulation; Debian's valgrind is installed if
-missing). The counts are the same on every run and under any load, where the timings on a
-shared machine move by tens of per cent; the ratio of times differs from the ratio of
-instructions by how many instructions each tool retires per cycle (see BENCHMARKS.md).
 
 Results: one more run of each tool with traces (not timed), measured as described in
 README.md; the harness prints each metric for both and the difference.
@@ -194,24 +187,23 @@ class Timing:
     rss_mib: float  # peak resident set size
 
 
-def ensure_tool(command: str, package: str) -> str:
-    """The path of `command`, installing the Debian package `package` if it is missing."""
-    found = shutil.which(command)
+def ensure_ns2() -> str:
+    """The path of `ns`, installing Debian's ns2 package if it is missing."""
+    found = shutil.which("ns")
     if found:
         return found
-    print(f"{command} not found; installing the Debian package {package} ...", flush=True)
+    print("ns (ns-2.35) not found; installing the Debian package ns2 ...", flush=True)
     apt = shutil.which("apt-get")
     sudo = [] if os.geteuid() == 0 else (["sudo", "-n"] if shutil.which("sudo") else None)
     if apt is None or sudo is None:
-        sys.exit(f"cannot install {command}: no apt-get (or not root and no sudo); "
-                 f"install Debian/Ubuntu's package {package} (`apt-get install {package}`) and retry")
-    for cmd in ([*sudo, apt, "install", "-y", package], [*sudo, apt, "update"],
-                [*sudo, apt, "install", "-y", package]):
+        sys.exit("cannot install ns-2: no apt-get (or not root and no sudo); "
+                 "install Debian/Ubuntu's package ns2 (`apt-get install ns2`) and retry")
+    for cmd in ([*sudo, apt, "install", "-y", "ns2"], [*sudo, apt, "update"], [*sudo, apt, "install", "-y", "ns2"]):
         subprocess.run(cmd, check=False, env=dict(os.environ, DEBIAN_FRONTEND="noninteractive"))
-        found = shutil.which(command)
+        found = shutil.which("ns")
         if found:
             return found
-    sys.exit(f"installing {package} with apt-get failed (see the messages above); install it and retry")
+    sys.exit("installing ns2 with apt-get failed (see the messages above); install the package ns2 and retry")
 
 
 def timed(cmd: list[str], cwd: Path | None = None) -> tuple[float, float, str, str]:
@@ -268,51 +260,15 @@ def time_sctpsim(s: Scenario, work: Path) -> Timing:
     return Timing(wall, sctpsim_sim_seconds(err), rss)
 
 
-def startup_commands() -> tuple[list[str], list[str]]:
-    """ns-2 loading and exiting (`ns startup.tcl`), and `sctpsim --version`."""
-    return ["ns", str(HERE / "startup.tcl")], [sys.executable, str(HERE / "sctpsim_timed.py"), "--version"]
-
-
 def time_startup(ns2_first: bool) -> tuple[Timing, Timing]:
     """Start-up alone: `ns startup.tcl` (loads ns-2 and exits) and `sctpsim --version`;
     (ns-2, sctpsim)."""
-    cmds = startup_commands()
+    cmds = [["ns", str(HERE / "startup.tcl")], [sys.executable, str(HERE / "sctpsim_timed.py"), "--version"]]
     out = {}
     for k in ((0, 1) if ns2_first else (1, 0)):
         wall, rss, _, _ = timed(cmds[k])
         out[k] = Timing(wall, float("nan"), rss)
     return out[0], out[1]
-
-
-def instructions(cmd: list[str]) -> int:
-    """Instructions the whole process of cmd executes, counted by valgrind (cachegrind
-    without its cache simulation): the same figure on every run and under any load."""
-    with tempfile.TemporaryDirectory() as tmp:
-        out = subprocess.run(["valgrind", "--tool=cachegrind", "--cache-sim=no",
-                              f"--cachegrind-out-file={tmp}/cg.out", *cmd],
-                             capture_output=True, text=True)
-    if out.returncode != 0:
-        raise RuntimeError(f"{' '.join(cmd)} under valgrind exited with {out.returncode}:\n{out.stderr[-2000:]}")
-    m = re.search(r"I\s+refs:\s+([\d,]+)", out.stderr)
-    if not m:
-        raise ValueError("no 'I refs' line in valgrind's output")
-    return int(m.group(1).replace(",", ""))
-
-
-def instruction_table(chosen: list[Scenario], work: Path) -> list[str]:
-    """Whole-process instruction counts of both tools for the start-up and each scenario."""
-    rows = [("start-up", *startup_commands())]
-    for s in chosen:
-        w = work / "instructions" / s.name
-        (w / "ns2").mkdir(parents=True, exist_ok=True)
-        rows.append((s.name, ns2_command(s, w / "ns2", trace=False), sctpsim_command(s, w / "sctpsim")))
-    lines = ["Instructions (whole process, one run of each tool under valgrind; ratio = ns-2 / sctpsim):", "",
-             "| scenario | ns-2.35 | sctpsim | ratio |", "|---|---|---|---|"]
-    for name, ns2_cmd, ours_cmd in rows:
-        a, b = instructions(ns2_cmd), instructions(ours_cmd)
-        print(f"  {name}: ns-2 {a:,}, sctpsim {b:,} instructions", file=sys.stderr, flush=True)
-        lines.append(f"| {name} | {a / 1e6:,.1f} M | {b / 1e6:,.1f} M | {a / b:.2f} |")
-    return lines
 
 
 def spread(values: list[float]) -> tuple[float, float, float]:
@@ -526,18 +482,13 @@ def main() -> int:
     ap.add_argument("--no-timing", action="store_true", help="compare results only")
     ap.add_argument("--no-results", action="store_true", help="time only")
     ap.add_argument("--keep", type=Path, help="keep every output and trace in this directory")
-    ap.add_argument("--instructions", action="store_true",
-                    help="also count each tool's instructions under valgrind (installed if missing; "
-                         "one run each, about 50 times slower than a timed run)")
     args = ap.parse_args()
     wanted = args.scenarios.split(",")
     unknown = set(wanted) - {s.name for s in SCENARIOS}
     if unknown:
         ap.error(f"unknown scenario(s): {', '.join(sorted(unknown))}")
     chosen = [s for s in SCENARIOS if s.name in wanted]
-    ensure_tool("ns", "ns2")  # ns-2.35
-    if args.instructions:
-        ensure_tool("valgrind", "valgrind")
+    ensure_ns2()
     print(f"machine: {machine()}", flush=True)
 
     work = args.keep or Path(tempfile.mkdtemp(prefix="peers-"))
@@ -565,9 +516,6 @@ def main() -> int:
                 timings[s.name] = (ns2, ours)
             print()
             print("\n".join(timing_table(timings, args.runs)))
-        if args.instructions:
-            print()
-            print("\n".join(instruction_table(chosen, work)))
         if not args.no_results:
             print()
             print("Results (one traced run of each tool; difference = (sctpsim - ns-2) / ns-2):")
