@@ -369,23 +369,23 @@ impl PacketBuilder {
     /// [`PacketBuilder::finish`] returns them in front of it.
     #[inline]
     pub fn with_headroom(header: CommonHeader, mut buf: Vec<u8>, headroom: usize) -> Self {
-        let mut common = [0u8; COMMON_HEADER_LEN];
-        common[0..2].copy_from_slice(&header.src_port.to_be_bytes());
-        common[2..4].copy_from_slice(&header.dst_port.to_be_bytes());
-        common[4..8].copy_from_slice(&header.verification_tag.to_be_bytes());
-        // The checksum field stays zero until `finish`.
+        // Ports and verification tag as one word, the checksum field zero until `finish`.
+        let ports = u64::from(header.src_port) << 48 | u64::from(header.dst_port) << 32;
+        let first = ports | u64::from(header.verification_tag);
         buf.clear();
-        // Headroom and common header in one copy (every packet), for the usual headroom.
-        let mut front = [0u8; 32];
-        match front.get_mut(headroom..headroom + COMMON_HEADER_LEN) {
-            Some(at) => {
-                at.copy_from_slice(&common);
-                buf.extend_from_slice(&front[..headroom + COMMON_HEADER_LEN]);
-            }
-            None => {
-                buf.resize(headroom, 0);
-                buf.extend_from_slice(&common);
-            }
+        // Written from registers: a copy of a header put together on the stack would load
+        // it back from stores not yet in the cache, and wait for every store before them
+        // (the previous packet's zeros) to get there.
+        if headroom == 20 {
+            // The usual headroom (an IPv4 header's), and the common header after it: 32
+            // bytes, two 16-byte words.
+            buf.reserve(32);
+            buf.extend_from_slice(&[0; 16]);
+            buf.extend_from_slice(&(u128::from(first) << 32).to_be_bytes());
+        } else {
+            buf.resize(headroom, 0);
+            buf.extend_from_slice(&first.to_be_bytes());
+            buf.extend_from_slice(&[0; 4]);
         }
         PacketBuilder { w: Writer::new(buf), start: headroom }
     }
