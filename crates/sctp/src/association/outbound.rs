@@ -1067,7 +1067,10 @@ impl Association {
         }
     }
 
-    fn close_packet(&mut self, mut open: Open) {
+    /// Sends the packet `open` holds (if it holds one), leaving it empty. It is not moved:
+    /// a move of the builder right after its data was written would load its fields back
+    /// while those stores are still on their way to the cache.
+    fn close_packet(&mut self, open: &mut Open) {
         if open.builder.is_empty() {
             return;
         }
@@ -1086,7 +1089,7 @@ impl Association {
             ecn: if ect { ECT0 } else { 0 },
             path: open.path,
             headroom: self.headroom,
-            payload: open.builder.finish_with(self.checksum),
+            payload: open.builder.take_finished(self.checksum),
         });
     }
 
@@ -1111,9 +1114,10 @@ impl Association {
         let extra = |o: &Open| if o.auth_at.is_none() { auth.as_ref().map_or(0, Chunk::buffer_len) } else { 0 };
         let fits = open.as_ref().is_some_and(|o| o.path == path && o.builder.len() + need + extra(o) <= o.limit);
         if !fits {
-            if let Some(o) = open.take() {
+            if let Some(o) = open.as_mut() {
                 self.close_packet(o);
             }
+            *open = None;
         }
         let o = open.get_or_insert_with(|| self.open_packet(path));
         if let Some(chunk) = auth.filter(|_| o.auth_at.is_none()) {
@@ -1205,7 +1209,7 @@ impl Association {
                 }
             }
         }
-        if let Some(o) = open {
+        if let Some(o) = open.as_mut() {
             self.close_packet(o);
         }
         if std::mem::take(&mut self.any_forced_packet) {

@@ -466,8 +466,14 @@ impl PacketBuilder {
 
     /// The finished packet, after the headroom, with its checksum computed
     /// ([`Checksum::Compute`], as [`PacketBuilder::finish`]) or left zero ([`Checksum::Skip`]).
-    pub fn finish_with(self, checksum: Checksum) -> Vec<u8> {
-        let (mut buf, start) = (self.w.buf, self.start);
+    pub fn finish_with(mut self, checksum: Checksum) -> Vec<u8> {
+        self.take_finished(checksum)
+    }
+
+    /// As [`PacketBuilder::finish_with`], leaving the builder empty, without a buffer: the
+    /// packet leaves without the builder being moved.
+    pub(crate) fn take_finished(&mut self, checksum: Checksum) -> Vec<u8> {
+        let (mut buf, start) = (std::mem::take(&mut self.w.buf), self.start);
         if checksum == Checksum::Skip {
             // The field was written as zero with the common header.
             return buf;
