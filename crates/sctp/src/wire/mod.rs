@@ -376,9 +376,10 @@ impl PacketBuilder {
         // Written from registers: a copy of a header put together on the stack would load
         // it back from stores not yet in the cache, and wait for every store before them
         // (the previous packet's zeros) to get there.
-        if headroom == 20 {
-            // The usual headroom (an IPv4 header's), and the common header after it: 32
-            // bytes, two 16-byte words.
+        // The usual headroom: room for an IPv4 header without options.
+        const IPV4_HEADER_LEN: usize = 20;
+        if headroom == IPV4_HEADER_LEN {
+            // The headroom and the common header after it: 32 bytes, two 16-byte words.
             buf.reserve(32);
             buf.extend_from_slice(&[0; 16]);
             buf.extend_from_slice(&(u128::from(first) << 32).to_be_bytes());
