@@ -375,12 +375,11 @@ impl PacketBuilder {
         buf.clear();
         // Written from registers: a copy of a header put together on the stack would load
         // it back from stores not yet in the cache, and wait for every store before them
-        // (the previous packet's zeros) to get there.
-        // The usual headroom: room for an IPv4 header without options.
+        // (the previous packet's zeros) to get there. The usual headroom is room for an
+        // IPv4 header without options: with the common header, two 16-byte words.
         const IPV4_HEADER_LEN: usize = 20;
         if headroom == IPV4_HEADER_LEN {
-            // The headroom and the common header after it: 32 bytes, two 16-byte words.
-            buf.reserve(32);
+            buf.reserve(IPV4_HEADER_LEN + COMMON_HEADER_LEN);
             buf.extend_from_slice(&[0; 16]);
             buf.extend_from_slice(&(u128::from(first) << 32).to_be_bytes());
         } else {
