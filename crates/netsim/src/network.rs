@@ -927,19 +927,19 @@ impl Network {
         // now, one after the other.
         ch.tx_end = Some((end, sched.ticket()));
         ch.tx_event = false;
-        let wire = OnWire { pkt, at: end.saturating_add(ch.config.delay), ticket: sched.ticket() };
-        if obs.traces(TracedKind::Tx) {
-            obs.report(now, &NetEvent::Tx { iface: from, pkt: &wire.pkt });
-        }
+        let (at, ticket) = (end.saturating_add(ch.config.delay), sched.ticket());
         if ch.in_flight.is_empty() {
-            let scheduled = sched.schedule_ticket(
-                wire.at,
-                wire.ticket,
-                Event::Arrive { link: link_id, side: side as u8, gen: ch.wire_gen },
-            );
+            let scheduled =
+                sched.schedule_ticket(at, ticket, Event::Arrive { link: link_id, side: side as u8, gen: ch.wire_gen });
             debug_assert!(scheduled.is_ok(), "a fresh ticket for now or later");
         }
-        ch.in_flight.push_back(wire);
+        // The packet moves into its place on the wire straight from the argument: no copy of
+        // it on the stack in between.
+        ch.in_flight.push_back(OnWire { pkt, at, ticket });
+        if obs.traces(TracedKind::Tx) {
+            let pkt = ch.in_flight.back().map(|w| &w.pkt).expect("just pushed");
+            obs.report(now, &NetEvent::Tx { iface: from, pkt });
+        }
         ch.await_tx_end(link_id, side, sched);
     }
 
@@ -1014,6 +1014,11 @@ impl Network {
     }
 
     /// A packet arrived at `node`: forward it (router) or find its agent (host).
+    ///
+    /// Inlined into its callers (the arrival, and so the event loop): called, it assembled
+    /// the packet it hands back on its own stack and copied it out with wider loads than the
+    /// stores that wrote it, loads that wait for every earlier store to reach the cache.
+    #[inline(always)]
     fn receive<O: NetObserver + ?Sized>(
         &mut self,
         node_id: NodeId,
