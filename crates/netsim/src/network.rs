@@ -906,6 +906,10 @@ impl Network {
         obs.report(now, &NetEvent::Mark { iface, reason, flow, pkt });
     }
 
+    /// Puts `pkt` on the transmitter of (`link`, `side`): its end and its arrival decided now.
+    /// Inlined into its callers (an idle transmitter, the end of a transmission), like
+    /// [`Network::receive`]: the packet is not handed over through the stack.
+    #[inline(always)]
     fn start_tx<O: NetObserver + ?Sized>(
         &mut self,
         link_id: LinkId,
