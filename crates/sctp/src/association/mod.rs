@@ -786,8 +786,7 @@ impl Association {
         let mut first = skip == 0;
         // RFC 4895 §6.3: the chunks after a valid AUTH chunk are authenticated.
         let mut authenticated = false;
-        for view in header.chunks().skip(skip) {
-            let Ok(view) = view else { break };
+        for view in header.chunks().well_formed().skip(skip) {
             if !self.tag_ok(&view, vtag, first) {
                 self.stats.bad_verification_tag += 1;
                 return;

@@ -97,6 +97,13 @@ impl<'a> ChunkIter<'a> {
     pub fn new(bytes: &'a [u8]) -> Self {
         ChunkIter { rest: bytes, failed: false }
     }
+
+    /// The chunks before the first malformed one, for a reader that stops there either way.
+    /// Without the error beside each view, a view is handed over in registers rather than
+    /// through a result assembled on the stack (every chunk a receiver processes).
+    pub fn well_formed(self) -> impl Iterator<Item = ChunkView<'a>> {
+        self.map_while(Result::ok)
+    }
 }
 
 impl<'a> Iterator for ChunkIter<'a> {
