@@ -298,8 +298,20 @@ pub enum Event {
 }
 
 /// A datagram to send: an SCTP packet for one of the peer's addresses.
+///
+/// In declaration order (`repr(C)`), the addresses after the two words: an IPv4 address then
+/// lies within an 8-byte word. Where the compiler placed them, a datagram's destination
+/// crossed one, and its reader loaded it as one 4-byte value straight after the datagram was
+/// written: a load the stores cannot forward, which waits for every earlier store to reach
+/// the cache (see BENCHMARKS.md, "Loads that wait for the zeros").
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[repr(C)]
 pub struct Transmit {
+    /// The SCTP packet (common header, chunks, CRC32c) after `headroom` bytes.
+    pub payload: Vec<u8>,
+    /// Bytes in front of the packet in `payload`, left for the driver's lower-layer headers
+    /// ([`Association::set_headroom`]); 0 unless the driver asked for some.
+    pub headroom: usize,
     /// Destination address.
     pub remote: IpAddr,
     /// Source address the association chose, or `None`: the driver picks it (routing decides
@@ -311,11 +323,6 @@ pub struct Transmit {
     pub ecn: u8,
     /// Path it belongs to.
     pub path: PathId,
-    /// Bytes in front of the packet in `payload`, left for the driver's lower-layer headers
-    /// ([`Association::set_headroom`]); 0 unless the driver asked for some.
-    pub headroom: usize,
-    /// The SCTP packet (common header, chunks, CRC32c) after `headroom` bytes.
-    pub payload: Vec<u8>,
 }
 
 /// Why [`Association::send`] refused a message.

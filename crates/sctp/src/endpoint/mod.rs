@@ -80,23 +80,24 @@ impl fmt::Display for AssocId {
     }
 }
 
-/// A packet the endpoint wants sent.
+/// A packet the endpoint wants sent. Laid out as [`Transmit`] is, for the same reason.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[repr(C)]
 pub struct Datagram {
+    /// The SCTP packet, after `headroom` bytes.
+    pub payload: Vec<u8>,
+    /// Bytes in front of the packet in `payload`, for the driver's lower-layer headers
+    /// ([`Endpoint::set_headroom`]).
+    pub headroom: usize,
     /// Destination address.
     pub remote: IpAddr,
     /// Source address to use, when it matters (replies go out from the address the request
     /// came to); `None` lets routing choose.
     pub local: Option<IpAddr>,
-    /// Association that sent it, if any.
-    pub assoc: Option<AssocId>,
     /// ECN codepoint for the IP header (RFC 3168): 0 Not-ECT.
     pub ecn: u8,
-    /// Bytes in front of the packet in `payload`, for the driver's lower-layer headers
-    /// ([`Endpoint::set_headroom`]).
-    pub headroom: usize,
-    /// The SCTP packet, after `headroom` bytes.
-    pub payload: Vec<u8>,
+    /// Association that sent it, if any.
+    pub assoc: Option<AssocId>,
 }
 
 impl Datagram {
