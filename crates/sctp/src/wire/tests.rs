@@ -395,6 +395,21 @@ fn malformed_chunks_give_specific_errors() {
 }
 
 #[test]
+fn well_formed_chunks_stop_where_the_iterator_reports_an_error() {
+    // COOKIE ACK, SHUTDOWN COMPLETE, then a chunk whose length runs past the packet, then a
+    // well-formed one the iterator never reaches.
+    let bytes = [0x0b, 0, 0, 4, 0x0e, 1, 0, 4, 0x0b, 0, 0, 12, 0x0b, 0, 0, 4];
+    let all: Vec<_> = ChunkIter::new(&bytes).collect();
+    assert_eq!(all.len(), 3);
+    assert!(all[2].is_err());
+    let views: Vec<_> = ChunkIter::new(&bytes).well_formed().collect();
+    let expected: Vec<_> = all[..2].iter().cloned().map(Result::unwrap).collect();
+    assert_eq!(views, expected);
+    assert_eq!(views[1], ChunkView { chunk_type: ChunkType::SHUTDOWN_COMPLETE, flags: 1, value: &[] });
+    assert_eq!(ChunkIter::new(&[]).well_formed().count(), 0);
+}
+
+#[test]
 fn try_emit_rejects_overlong_values() {
     let big = Packet { header: HDR, chunks: vec![Chunk::CookieEcho { cookie: vec![0; 70_000] }] };
     assert_eq!(big.try_emit(), Err(WireError::TooLong));
