@@ -299,11 +299,12 @@ pub enum Event {
 
 /// A datagram to send: an SCTP packet for one of the peer's addresses.
 ///
-/// In declaration order (`repr(C)`), the addresses after the two words: an IPv4 address then
-/// lies within an 8-byte word. Where the compiler placed them, a datagram's destination
-/// crossed one, and its reader loaded it as one 4-byte value straight after the datagram was
-/// written: a load the stores cannot forward, which waits for every earlier store to reach
-/// the cache (see BENCHMARKS.md, "Loads that wait for the zeros").
+/// In declaration order (`repr(C)`): the addresses follow the buffer and the headroom, at
+/// offset 32, where an IPv4 address (after its one-byte tag) lies within one 8-byte word.
+/// Where the compiler placed them, a datagram's destination crossed a word, and its reader
+/// loaded it as one 4-byte value straight after the datagram was written: a load the stores
+/// cannot forward, which waits for every earlier store to reach the cache (BENCHMARKS.md,
+/// "Values moved where the stores can hand them over"; `tests/layout.rs` checks it).
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[repr(C)]
 pub struct Transmit {
