@@ -174,7 +174,7 @@ impl Default for Config {
             outbound_streams: 10,
             max_inbound_streams: 10,
             pmtu: 1500,
-            lower_layer_overhead: 20,
+            lower_layer_overhead: crate::wire::IPV4_HEADER_LEN as u32,
             congestion: CongestionConfig::default(),
             pf_return_cwnd: None,
             pf_variant: PfVariant::Rfc7829,

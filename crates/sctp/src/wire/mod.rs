@@ -35,6 +35,11 @@ pub use param::{ParamType, Parameter};
 /// Length of the SCTP common header in bytes (RFC 9260 §3.1).
 pub const COMMON_HEADER_LEN: usize = 12;
 
+/// Length of an IPv4 header without options (RFC 791): the lower layers' usual overhead
+/// ([`Config::lower_layer_overhead`](crate::Config::lower_layer_overhead)'s default) and the
+/// usual headroom a driver asks for.
+pub(crate) const IPV4_HEADER_LEN: usize = 20;
+
 /// Why bytes could not be parsed as SCTP (or a typed value could not be emitted).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum WireError {
@@ -377,7 +382,6 @@ impl PacketBuilder {
         // it back from stores not yet in the cache, and wait for every store before them
         // (the previous packet's zeros) to get there. The usual headroom is room for an
         // IPv4 header without options: with the common header, two 16-byte words.
-        const IPV4_HEADER_LEN: usize = 20;
         if headroom == IPV4_HEADER_LEN {
             buf.reserve(IPV4_HEADER_LEN + COMMON_HEADER_LEN);
             buf.extend_from_slice(&[0; 16]);
