@@ -80,7 +80,8 @@ impl fmt::Display for AssocId {
     }
 }
 
-/// A packet the endpoint wants sent. Laid out as [`Transmit`] is, for the same reason.
+/// A packet the endpoint wants sent. Laid out as [`Transmit`](crate::Transmit) is, for the
+/// same reason.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[repr(C)]
 pub struct Datagram {
