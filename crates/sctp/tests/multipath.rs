@@ -257,3 +257,19 @@ fn every_coupled_controller_carries_a_two_path_transfer_to_the_end() {
         assert!(paths.values().all(|p| p.controller.name() == name), "{name}");
     }
 }
+
+#[test]
+fn a_destination_reported_unreachable_keeps_no_flight_of_the_chunks_moved_off_it() {
+    // The lower layer reports the primary unreachable with a window in flight there: the
+    // chunks go to the alternate, so none of their bytes may stay counted on the primary
+    // (a stale flight size there would shrink the peer's rwnd as the sender tracks it, and
+    // keep new data off the primary once it is reachable again).
+    let mut h = upload(Config::default(), u64::MAX);
+    h.run_for(ms(500));
+    let now = h.now;
+    assert!(h.assoc(CLIENT).paths()[P0].flight_size > 0, "a window in flight on the primary");
+    assert!(h.assoc(CLIENT).report_unreachable(now, P0));
+    assert_eq!(h.assoc(CLIENT).paths()[P0].flight_size, 0);
+    h.run_for(ms(2000));
+    assert_eq!(h.assoc(CLIENT).paths()[P0].flight_size, 0, "nothing new was sent to the primary");
+}

@@ -767,17 +767,13 @@ impl Association {
         self.out.dup_sacks = 0;
         self.stats.go_back_n_rounds += 1;
         let mut marked = 0u32;
-        for s in self.out.sent.iter_mut().filter(|s| s.state == SentState::InFlight) {
-            marked += 1;
-            s.state = SentState::Marked(RtxKind::Fast);
-            s.misses = 0;
-            self.out.marked += 1;
-            let path = &mut self.paths[s.path];
-            path.flight_size = path.flight_size.saturating_sub(s.frag.len());
-            // §6.2.1 C: a chunk marked for retransmission gives its size back to rwnd.
-            self.out.peer_rwnd = self.out.peer_rwnd.saturating_add(s.frag.len());
-            if let Some(pt) = t.per_path.get_mut(s.path.index()) {
-                pt.fast += 1;
+        for i in 0..self.out.sent.len() {
+            if self.out.sent[i].state == SentState::InFlight {
+                marked += 1;
+                let p = self.mark_for_retransmission(i, RtxKind::Fast);
+                if let Some(pt) = t.per_path.get_mut(p.index()) {
+                    pt.fast += 1;
+                }
             }
         }
         self.out.go_back_from = Some((self.out.cum_ack, marked));
@@ -919,19 +915,29 @@ impl Association {
             }
             s.misses += n;
             if s.misses >= 3 && !s.fast_retransmitted {
-                s.state = SentState::Marked(RtxKind::Fast);
                 s.fast_retransmitted = true;
-                s.misses = 0;
-                self.out.marked += 1;
-                let path = &mut self.paths[s.path];
-                path.flight_size = path.flight_size.saturating_sub(s.frag.len());
-                // §6.2.1 C: a chunk marked for retransmission gives its size back to rwnd.
-                self.out.peer_rwnd = self.out.peer_rwnd.saturating_add(s.frag.len());
-                if let Some(pt) = t.per_path.get_mut(s.path.index()) {
+                let p = self.mark_for_retransmission(k - 1, RtxKind::Fast);
+                if let Some(pt) = t.per_path.get_mut(p.index()) {
                     pt.fast += 1;
                 }
             }
         }
+    }
+
+    /// Marks the chunk at `i` of the sent queue, in flight, for retransmission of `kind`: it
+    /// leaves its destination's flight and (§6.2.1 C) gives its size back to the peer's rwnd.
+    /// Returns that destination.
+    fn mark_for_retransmission(&mut self, i: usize, kind: RtxKind) -> PathId {
+        let s = &mut self.out.sent[i];
+        debug_assert_eq!(s.state, SentState::InFlight);
+        s.state = SentState::Marked(kind);
+        s.misses = 0;
+        let (p, len) = (s.path, s.frag.len());
+        self.out.marked += 1;
+        let path = &mut self.paths[p];
+        path.flight_size = path.flight_size.saturating_sub(len);
+        self.out.peer_rwnd = self.out.peer_rwnd.saturating_add(len);
+        p
     }
 
     /// Bookkeeping for a chunk newly acknowledged by the cumulative ack.
@@ -985,14 +991,11 @@ impl Association {
     pub(super) fn on_t3_expiry(&mut self, now: Instant, p: PathId) {
         self.timers.stop(Timer::T3Rtx(p));
         let mut marked = 0u32;
-        for s in self.out.sent.iter_mut() {
+        for i in 0..self.out.sent.len() {
+            let s = &self.out.sent[i];
             if s.path == p && s.state == SentState::InFlight {
-                s.state = SentState::Marked(RtxKind::Timeout);
-                s.misses = 0;
                 marked += 1;
-                self.out.marked += 1;
-                self.paths[p].flight_size = self.paths[p].flight_size.saturating_sub(s.frag.len());
-                self.out.peer_rwnd = self.out.peer_rwnd.saturating_add(s.frag.len());
+                self.mark_for_retransmission(i, RtxKind::Timeout);
             }
         }
         if marked == 0 {
@@ -1024,18 +1027,19 @@ impl Association {
         self.path_error(now, p);
     }
 
-    /// Destination `p` is going away (RFC 5061 DELETE-IP): its DATA in flight is marked for
-    /// retransmission and counted as last sent to `to`, so the retransmission policy sends it
-    /// from there; no congestion reaction (nothing was lost).
+    /// Destination `p` is going away (RFC 5061 DELETE-IP) or unreachable: its DATA in flight
+    /// is marked for retransmission and counted as last sent to `to`, so the retransmission
+    /// policy sends it from there; no congestion reaction (nothing was lost). Its flight
+    /// leaves `p`, which may stay (unreachable, it is probed and may come back).
     pub(super) fn evacuate_path(&mut self, p: PathId, to: PathId) {
-        for s in self.out.sent.iter_mut().filter(|s| s.path == p) {
-            if s.state == SentState::InFlight {
-                s.state = SentState::Marked(RtxKind::Timeout);
-                s.misses = 0;
-                self.out.marked += 1;
-                self.out.peer_rwnd = self.out.peer_rwnd.saturating_add(s.frag.len());
+        for i in 0..self.out.sent.len() {
+            if self.out.sent[i].path != p {
+                continue;
             }
-            s.path = to;
+            if self.out.sent[i].state == SentState::InFlight {
+                self.mark_for_retransmission(i, RtxKind::Timeout);
+            }
+            self.out.sent[i].path = to;
         }
         self.timers.stop(Timer::T3Rtx(p));
         self.dirty = true;
