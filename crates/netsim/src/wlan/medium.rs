@@ -687,14 +687,34 @@ impl Medium {
                 return;
             }
         };
+        self.contend(radio, dst, pkt.len() + phy::DATA_OVERHEAD, None, Some(pkt), now);
+    }
+
+    /// A management frame reached the head of the MAC at `now`: contend for the medium.
+    fn start_mgmt(&mut self, radio: u32, dst: u32, kind: MgmtKind, now: Instant) {
+        self.contend(radio, dst, kind.bytes(), Some(kind), None, now);
+    }
+
+    /// `radio` has a frame of `mpdu` bytes for `dst` (a data frame carrying `pkt`, or a
+    /// management frame of `mgmt`'s kind): it takes the next sequence number and contends for
+    /// the medium from `now`.
+    fn contend(
+        &mut self,
+        radio: u32,
+        dst: u32,
+        mpdu: usize,
+        mgmt: Option<MgmtKind>,
+        pkt: Option<Packet>,
+        now: Instant,
+    ) {
         let slot = self.timing.slot;
         let r = &mut self.radios[radio as usize];
         let seq = r.next_seq;
         r.next_seq = (r.next_seq + 1) & SEQ_MASK;
         r.current = Some(Outgoing {
-            mpdu: pkt.len() + phy::DATA_OVERHEAD,
-            mgmt: None,
-            pkt: Some(pkt),
+            mpdu,
+            mgmt,
+            pkt,
             dst,
             seq,
             since: now,
@@ -708,33 +728,6 @@ impl Medium {
             r.settle(now, slot);
         } else if r.backoff == 0 {
             // §10.3.4.3: a frame finding the medium busy waits a random backoff.
-            r.draw_backoff();
-        }
-        self.sync(radio);
-    }
-
-    /// A management frame reached the head of the MAC at `now`: contend for the medium.
-    fn start_mgmt(&mut self, radio: u32, dst: u32, kind: MgmtKind, now: Instant) {
-        let slot = self.timing.slot;
-        let r = &mut self.radios[radio as usize];
-        let seq = r.next_seq;
-        r.next_seq = (r.next_seq + 1) & SEQ_MASK;
-        r.current = Some(Outgoing {
-            mpdu: kind.bytes(),
-            mgmt: Some(kind),
-            pkt: None,
-            dst,
-            seq,
-            since: now,
-            retry: false,
-            rts: false,
-            data_sent: false,
-            overlapped: false,
-        });
-        r.mac = Mac::Contend;
-        if r.idle_at(now) {
-            r.settle(now, slot);
-        } else if r.backoff == 0 {
             r.draw_backoff();
         }
         self.sync(radio);
