@@ -49,7 +49,7 @@ use mio::net::UdpSocket;
 use mio::{Events, Interest, Poll, Token};
 use netsim::transport::sctp::SctpSocketApi;
 use sctp::wire::{Chunk, ChunkType, CommonHeader, ErrorCause, HeaderView, Packet};
-use sctp::{AssocId, Association, Checksum, Config, Datagram, Endpoint, Entropy, Event, Message, SendError};
+use sctp::{AssocId, Association, Checksum, Config, Datagram, Endpoint, Entropy, Event};
 use simtime::Instant;
 
 use crate::clock::Clock;
@@ -746,6 +746,10 @@ impl UdpDriver {
 /// The same socket surface as the simulator's SCTP socket, so applications written against
 /// it run here too. Flows do not exist on a real network: `flow` is ignored.
 impl SctpSocketApi for UdpDriver {
+    fn endpoint_mut(&mut self) -> &mut Endpoint {
+        &mut self.ep
+    }
+
     fn connect(&mut self, _now: simtime::Instant, peer: &[IpAddr], peer_port: u16, _flow: u32) -> AssocId {
         let v4: Vec<Ipv4Addr> = peer
             .iter()
@@ -756,28 +760,6 @@ impl SctpSocketApi for UdpDriver {
             .collect();
         let port = self.remote_udp_port;
         self.open(&v4, peer_port, port)
-    }
-
-    fn send(&mut self, assoc: AssocId, stream: u16, ppid: u32, unordered: bool, data: &[u8]) -> Result<(), SendError> {
-        self.ep.send(assoc, stream, ppid, unordered, data)
-    }
-
-    fn read(&mut self, assoc: AssocId) -> Option<Message> {
-        self.ep.read(assoc)
-    }
-
-    fn read_any(&mut self) -> Option<(AssocId, Message)> {
-        self.ep.read_any()
-    }
-
-    fn recycle(&mut self, assoc: AssocId, buf: Vec<u8>) {
-        self.ep.recycle(assoc, buf);
-    }
-
-    fn shutdown(&mut self, now: simtime::Instant, assoc: AssocId) {
-        if let Some(a) = self.ep.association_mut(assoc) {
-            a.shutdown(now);
-        }
     }
 
     fn associations(&self) -> &[AssocId] {

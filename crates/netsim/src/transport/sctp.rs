@@ -24,7 +24,7 @@
 //! The surface, [`SctpSocketApi`], is what an application needs from an SCTP socket and
 //! nothing of the simulator: it uses only the `sctp` engine's and `simtime`'s types, so the
 //! real-socket driver (SCTP over UDP, RFC 6951) implements the same trait and runs the same
-//! applications. It lives here, beside its first implementation, until that driver exists.
+//! applications (`sctp_udp::UdpDriver`). It lives here, beside the simulator's implementation.
 
 use std::borrow::Cow;
 use std::net::{IpAddr, Ipv4Addr};
@@ -47,19 +47,33 @@ const NO_RECORD: usize = usize::MAX;
 /// their streams, shut them down, and look at their state. Events come from the driver (for
 /// the simulator: [`SctpSocket::flush`]), one `(association, event)` at a time.
 pub trait SctpSocketApi {
+    /// The engine the socket drives; the defaults below go straight to it.
+    fn endpoint_mut(&mut self) -> &mut Endpoint;
     /// Opens an association to `peer` (the first address is the primary) on `peer_port`; its
     /// packets are accounted to `flow` ([`NO_FLOW`] for none).
     fn connect(&mut self, now: Instant, peer: &[IpAddr], peer_port: u16, flow: u32) -> AssocId;
     /// Queues one message on `stream` of `assoc` (RFC 9260 §6.1).
-    fn send(&mut self, assoc: AssocId, stream: u16, ppid: u32, unordered: bool, data: &[u8]) -> Result<(), SendError>;
+    fn send(&mut self, assoc: AssocId, stream: u16, ppid: u32, unordered: bool, data: &[u8]) -> Result<(), SendError> {
+        self.endpoint_mut().send(assoc, stream, ppid, unordered, data)
+    }
     /// The next message `assoc` delivers, if any (§6.6).
-    fn read(&mut self, assoc: AssocId) -> Option<Message>;
+    fn read(&mut self, assoc: AssocId) -> Option<Message> {
+        self.endpoint_mut().read(assoc)
+    }
     /// The next message of any association, lowest association first.
-    fn read_any(&mut self) -> Option<(AssocId, Message)>;
+    fn read_any(&mut self) -> Option<(AssocId, Message)> {
+        self.endpoint_mut().read_any()
+    }
     /// Gives a buffer back (a read message's data) for the engine to build in.
-    fn recycle(&mut self, assoc: AssocId, buf: Vec<u8>);
+    fn recycle(&mut self, assoc: AssocId, buf: Vec<u8>) {
+        self.endpoint_mut().recycle(assoc, buf);
+    }
     /// Starts a graceful shutdown of `assoc` (§9.2).
-    fn shutdown(&mut self, now: Instant, assoc: AssocId);
+    fn shutdown(&mut self, now: Instant, assoc: AssocId) {
+        if let Some(a) = self.endpoint_mut().association_mut(assoc) {
+            a.shutdown(now);
+        }
+    }
     /// The associations, in the order the socket met them.
     fn associations(&self) -> &[AssocId];
     /// One association's state and counters.
@@ -696,6 +710,10 @@ fn source_route(ctx: &Ctx<'_>, addrs: &[IpAddr], dst: Ipv4Addr) -> Option<Route>
 }
 
 impl SctpSocketApi for SctpSocket {
+    fn endpoint_mut(&mut self) -> &mut Endpoint {
+        &mut self.ep
+    }
+
     fn connect(&mut self, now: Instant, peer: &[IpAddr], peer_port: u16, flow: u32) -> AssocId {
         let id = self.ep.connect(now, peer, peer_port);
         let rec = self.record_mut(id);
@@ -706,28 +724,6 @@ impl SctpSocketApi for SctpSocket {
         };
         self.name_paths(id);
         id
-    }
-
-    fn send(&mut self, assoc: AssocId, stream: u16, ppid: u32, unordered: bool, data: &[u8]) -> Result<(), SendError> {
-        self.ep.send(assoc, stream, ppid, unordered, data)
-    }
-
-    fn read(&mut self, assoc: AssocId) -> Option<Message> {
-        self.ep.read(assoc)
-    }
-
-    fn read_any(&mut self) -> Option<(AssocId, Message)> {
-        self.ep.read_any()
-    }
-
-    fn recycle(&mut self, assoc: AssocId, buf: Vec<u8>) {
-        self.ep.recycle(assoc, buf);
-    }
-
-    fn shutdown(&mut self, now: Instant, assoc: AssocId) {
-        if let Some(a) = self.ep.association_mut(assoc) {
-            a.shutdown(now);
-        }
     }
 
     fn associations(&self) -> &[AssocId] {
