@@ -267,9 +267,14 @@ fn a_destination_reported_unreachable_keeps_no_flight_of_the_chunks_moved_off_it
     let mut h = upload(Config::default(), u64::MAX);
     h.run_for(ms(500));
     let now = h.now;
+    let queued = |h: &mut Harness, p| h.assoc(CLIENT).paths()[p].queued_bytes;
+    let total_queued = queued(&mut h, P0) + queued(&mut h, P1);
     assert!(h.assoc(CLIENT).paths()[P0].flight_size > 0, "a window in flight on the primary");
     assert!(h.assoc(CLIENT).report_unreachable(now, P0));
     assert_eq!(h.assoc(CLIENT).paths()[P0].flight_size, 0);
+    // The chunks' share of the send buffer moves with them (buffer splitting counts it).
+    assert_eq!((queued(&mut h, P0), queued(&mut h, P1)), (0, total_queued));
     h.run_for(ms(2000));
     assert_eq!(h.assoc(CLIENT).paths()[P0].flight_size, 0, "nothing new was sent to the primary");
+    assert_eq!(queued(&mut h, P0), 0);
 }

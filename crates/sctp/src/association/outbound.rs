@@ -1039,7 +1039,12 @@ impl Association {
             if self.out.sent[i].state == SentState::InFlight {
                 self.mark_for_retransmission(i, RtxKind::Timeout);
             }
-            self.out.sent[i].path = to;
+            let s = &mut self.out.sent[i];
+            s.path = to;
+            // Its share of the send buffer goes with it (taken off `to` when it is acked).
+            let len = s.frag.len();
+            self.paths[p].queued_bytes = self.paths[p].queued_bytes.saturating_sub(len);
+            self.paths[to].queued_bytes += len;
         }
         self.timers.stop(Timer::T3Rtx(p));
         self.dirty = true;
