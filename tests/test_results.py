@@ -370,6 +370,26 @@ def test_atomic_dir_refuses_to_replace_unrelated_directory(tmp_path: Path) -> No
     assert _hidden_leftovers(tmp_path) == []
 
 
+@pytest.mark.parametrize("extra", ["notes.txt", "data/", "figure-1.png.bak"])
+def test_atomic_dir_refuses_a_directory_with_a_scenario_and_other_files(
+    tmp_path: Path, extra: str
+) -> None:
+    # A user's own directory holding their scenario.toml (`sctpsim run scenario.toml --out .`)
+    # and anything sctpsim does not write there is not a previous run.
+    dest = tmp_path / "project"
+    dest.mkdir()
+    (dest / "scenario.toml").write_text('name = "mine"')
+    if extra.endswith("/"):
+        (dest / extra).mkdir()
+    else:
+        (dest / extra).write_text("mine")
+    before = sorted(p.name for p in dest.iterdir())
+    with pytest.raises(FileExistsError):
+        write_run(RunResult(make_raw()), dest)
+    assert sorted(p.name for p in dest.iterdir()) == before
+    assert (dest / "scenario.toml").read_text() == 'name = "mine"'
+
+
 def test_atomic_dir_refuses_to_replace_a_file(tmp_path: Path) -> None:
     dest = tmp_path / "file"
     dest.write_text("x")

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import array
 import contextlib
+import fnmatch
 import math
 import os
 import shutil
@@ -762,16 +763,39 @@ def _remove_stale_staging(dest: Path) -> None:
                     shutil.rmtree(entry, ignore_errors=True)
 
 
-def _looks_replaceable(dest: Path) -> bool:
-    """True if ``dest`` may be replaced: an empty directory or a previous run.
+#: The names of the files a run directory holds: the results, the captures, and the page
+#: and figures of ``sctpsim show`` (runreport.py's ``report.html`` and ``figure-*``).
+_RUN_FILE_PATTERNS = (
+    SCENARIO_FILE,
+    SCALARS_FILE,
+    TIMESERIES_FILE,
+    EVENTS_FILE,
+    PACKETS_FILE,
+    "*.pcap",
+    "report.html",
+    "figure-*.png",
+    "figure-*.svg",
+)
 
-    Guards against ``--out .`` or ``--out ~`` silently deleting a directory full of
-    unrelated files.
+
+def _looks_replaceable(dest: Path) -> bool:
+    """True if ``dest`` may be replaced: an empty directory or a previous run, which holds
+    ``scenario.toml`` and nothing but files sctpsim writes into a run directory.
+
+    Guards against ``--out .`` or ``--out ~`` silently deleting a directory of other
+    files, even one that happens to hold a ``scenario.toml``.
     """
     if not dest.is_dir() or dest.is_symlink():
         return False
     entries = list(dest.iterdir())
-    return not entries or (dest / SCENARIO_FILE).is_file()
+    if not entries:
+        return True
+    return (dest / SCENARIO_FILE).is_file() and all(
+        e.is_file()
+        and not e.is_symlink()
+        and any(fnmatch.fnmatchcase(e.name, p) for p in _RUN_FILE_PATTERNS)
+        for e in entries
+    )
 
 
 @contextlib.contextmanager
