@@ -2,8 +2,8 @@
 //!
 //! Build one with [`WorldBuilder`] (nodes, interfaces, links, routes, flows, agents, faults,
 //! recording), then [`World::run`] it to the stop time. Events are small ids (`Copy`); the
-//! state they refer to lives in the network's tables. A run ends at the stop time, or earlier
-//! when no event is left.
+//! state they refer to lives in the network's tables. A run lasts until its stop time, even
+//! when no event is left before it, so that time averages do not depend on what is recorded.
 
 use std::net::Ipv4Addr;
 
@@ -427,9 +427,16 @@ impl World {
         self.sched.now()
     }
 
-    /// Run until the stop time or until no event is left, and collect the results.
+    /// Run until the stop time and collect the results. The run lasts until the stop time
+    /// even if no event is left before it (without periodic sampling, the last event may
+    /// come well before): the time averages (utilization, mean queue) are over the whole
+    /// run, the same whatever is recorded. A world without a stop time ends at its last
+    /// event.
     pub fn run(mut self) -> Result<RunResult, SimError> {
         self.run_until(self.stop)?;
+        if self.stop != Instant::MAX {
+            self.sched.advance_to(self.stop);
+        }
         self.finish()
     }
 
