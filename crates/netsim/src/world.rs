@@ -427,21 +427,36 @@ impl World {
         self.sched.now()
     }
 
-    /// Run until the stop time and collect the results. The run lasts until the stop time
-    /// even if no event is left before it (without periodic sampling, the last event may
-    /// come well before): the time averages (utilization, mean queue) are over the whole
-    /// run, the same whatever is recorded. A world without a stop time ends at its last
-    /// event.
+    /// Run until the stop time and collect the results (see [`World::finish_at_stop`]).
     pub fn run(mut self) -> Result<RunResult, SimError> {
         self.run_until(self.stop)?;
-        if self.stop != Instant::MAX {
-            self.sched.advance_to(self.stop);
-        }
-        self.finish()
+        self.finish_at_stop()
     }
+
+    /// [`World::run`], asking `go_on` after every [`World::INTERRUPT_BATCH`] events whether to
+    /// carry on (for a user's Ctrl-C): `Ok(None)` when it says no. The events and results are
+    /// those of [`World::run`].
+    pub fn run_interruptible(mut self, mut go_on: impl FnMut() -> bool) -> Result<Option<RunResult>, SimError> {
+        while !self.run_some(self.stop, Self::INTERRUPT_BATCH)? {
+            if !go_on() {
+                return Ok(None);
+            }
+        }
+        self.finish_at_stop().map(Some)
+    }
+
+    /// Events between two questions of [`World::run_interruptible`]: a few hundredths of a
+    /// second of work at a few million events per second.
+    pub const INTERRUPT_BATCH: u64 = 1 << 17;
 
     /// Process every event up to and including `until` (may be called repeatedly).
     pub fn run_until(&mut self, until: Instant) -> Result<(), SimError> {
+        self.run_some(until, u64::MAX).map(drop)
+    }
+
+    /// Processes at most `budget` events up to and including `until`; true when it got there
+    /// (no event is left before `until`).
+    fn run_some(&mut self, until: Instant, budget: u64) -> Result<bool, SimError> {
         // Agents start once, at the first call, whatever it processed.
         if !self.started {
             self.started = true;
@@ -449,15 +464,31 @@ impl World {
             self.wlan_notices(self.sched.now());
         }
         let until = until.min(self.stop);
-        while let Some((now, event)) = self.sched.next_before(until) {
+        let mut left = budget;
+        while left > 0 {
+            let Some((now, event)) = self.sched.next_before(until) else {
+                // Stopped by the clock: statistics integrate up to the stop time. Stopped
+                // because no event is left: the clock stays at the last event.
+                if self.sched.pending() > 0 {
+                    self.sched.advance_to(until);
+                }
+                return Ok(true);
+            };
             self.dispatch(now, event)?;
+            left -= 1;
         }
-        // Stopped by the clock: statistics integrate up to the stop time. Stopped because no
-        // event is left: the run ended at its last event.
-        if self.sched.pending() > 0 {
-            self.sched.advance_to(until);
+        Ok(false)
+    }
+
+    /// Collects the results at the stop time. The run lasts until then even if no event is
+    /// left before it (without periodic sampling, the last event may come well before): the
+    /// time averages (utilization, mean queue) are over the whole run, the same whatever is
+    /// recorded. A world without a stop time ends at its last event.
+    fn finish_at_stop(mut self) -> Result<RunResult, SimError> {
+        if self.stop != Instant::MAX {
+            self.sched.advance_to(self.stop);
         }
-        Ok(())
+        self.finish()
     }
 
     /// Apply a change now (between runs): take a link or interface down or up, add or remove

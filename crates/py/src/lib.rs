@@ -96,13 +96,20 @@ fn run<'py>(
 ) -> PyResult<Bound<'py, PyDict>> {
     let s = scenario::parse(text, &overrides).map_err(|e| scenario_error(py, e))?;
     let seed = seed.unwrap_or(s.seed);
-    let (result, captures) = py
+    // Pending signals are handled between batches of events: Ctrl-C stops the run within a
+    // moment, and raises KeyboardInterrupt (or whatever the signal's handler raised).
+    let mut signal: Option<PyErr> = None;
+    let ran = py
         .detach(|| {
             let built = s.build(seed, capture_dir.as_deref()).map_err(|e| format!("creating capture files: {e}"))?;
-            let result = built.world.run().map_err(|e| e.to_string())?;
-            Ok::<_, String>((result, built.captures))
+            let go_on = || Python::attach(|py| py.check_signals()).map_err(|e| signal = Some(e)).is_ok();
+            let result = built.world.run_interruptible(go_on).map_err(|e| e.to_string())?;
+            Ok::<_, String>(result.map(|r| (r, built.captures)))
         })
         .map_err(sim_error)?;
+    let Some((result, captures)) = ran else {
+        return Err(signal.unwrap_or_else(|| pyo3::exceptions::PyKeyboardInterrupt::new_err("interrupted")));
+    };
     if let Some(dir) = &out_dir {
         py.detach(|| results::write_run_files(dir, &RunTables::from(&result))).map_err(write_error)?;
     }
