@@ -314,6 +314,47 @@ def test_rerun_reuses_the_runs_and_writes_the_same_report(quick: tuple[str, Path
     assert {p.name: p.read_bytes() for p in (out / "tables").glob("*.csv")} == tables
 
 
+def test_an_interrupted_rerun_leaves_no_complete_looking_results(
+    quick: tuple[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A copy of the finished study, rerun and interrupted in its second sweep: the report,
+    # tables and figures of the first run are gone, so are the tables of the sweeps that
+    # did not run again; the stored runs stay for the next rerun.
+    import shutil
+
+    from sctpsim import runner
+    from sctpsim.reproduce import run_study
+
+    name, finished = quick
+    out = tmp_path / "out"
+    shutil.copytree(finished, out)
+    stored = {p.name for p in out.glob("sweeps/*/runs/*.json")}
+    assert (out / "report.html").exists() and list(out.glob("sweeps/*/summary.csv"))
+    real_run_sweep = runner.run_sweep
+    calls = []
+
+    def interrupted_second(*args: Any, **kwargs: Any) -> Any:
+        calls.append(1)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return real_run_sweep(*args, **kwargs)
+
+    monkeypatch.setattr(runner, "run_sweep", interrupted_second)
+    with pytest.raises(KeyboardInterrupt):
+        run_study(load_study(name), out, quick=True, jobs=1, progress=False)
+    assert not (out / "report.html").exists()
+    assert list(out.glob("tables/*.csv")) == []
+    assert list(out.glob("figures/*.png")) + list(out.glob("figures/*.svg")) == []
+    # The first sweep completed again (its tables are this run's); none of the others ran.
+    first, *others = [e.name for e in load_study(name).sweeps]
+    assert (out / "sweeps" / first / "summary.csv").exists()
+    assert others
+    for sweep in others:
+        assert not (out / "sweeps" / sweep / "runs.parquet").exists()
+        assert not (out / "sweeps" / sweep / "summary.csv").exists()
+    assert {p.name for p in out.glob("sweeps/*/runs/*.json")} == stored
+
+
 # ------------------------------------------------------------ study results
 
 

@@ -51,6 +51,7 @@ Output directory (default ``results/reproduce/NAME``, or ``NAME-quick``)::
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import importlib.util
 import math
@@ -551,6 +552,7 @@ def run_study(
 
     out = Path(out) if out is not None else default_out(study, quick)
     out.mkdir(parents=True, exist_ok=True)
+    _forget_results(study, out)
     outcomes: dict[str, Any] = {}
     for entry in study.sweeps:
         sweep = entry.load(quick)
@@ -583,6 +585,23 @@ def run_study(
     )
     figures.extend(heatmaps.values())
     return StudyOutcome(study, out, quick, comparisons, figures, report, failed, outcomes)
+
+
+def _forget_results(study: Study, out: Path) -> None:
+    """Remove what the last run of ``study`` into ``out`` concluded: the report, the tables,
+    the figures and every sweep's tables (the stored runs stay, to be reused). They are
+    written again only when every sweep has run, so a rerun that fails or is interrupted
+    (or a --quick run into a full run's directory) never leaves them looking like its own.
+    """
+    from sctpsim.store import forget_tables
+
+    with contextlib.suppress(FileNotFoundError):
+        (out / "report.html").unlink()
+    for pattern in ("tables/*.csv", "figures/*.png", "figures/*.svg"):
+        for path in out.glob(pattern):
+            path.unlink()
+    for entry in study.sweeps:
+        forget_tables(out / "sweeps" / entry.name)
 
 
 def grid_heatmap(comparison: Comparison, stem: Path) -> Figure:

@@ -67,6 +67,7 @@ __all__ = [
     "RunsTable",
     "Store",
     "StoreError",
+    "forget_tables",
     "load_runs",
 ]
 
@@ -146,6 +147,19 @@ def _scalar_field(name: str, unit: str) -> pa.Field:
 # ------------------------------------------------------------------------ store
 
 
+def forget_tables(directory: Path) -> None:
+    """Remove a store's ``runs.parquet`` and ``summary.csv`` (nothing if ``directory`` is
+    not a store). They are rebuilt when its sweep completes; removing them when a sweep
+    starts means a store whose sweep was interrupted never shows a stale, complete-looking
+    table. The stored runs stay.
+    """
+    if not (directory / RUNS_DIR).is_dir():
+        return
+    for name in (RUNS_FILE, SUMMARY_FILE):
+        with contextlib.suppress(FileNotFoundError):
+            (directory / name).unlink()
+
+
 class Store:
     """A results directory, opened for one sweep (see the module docs).
 
@@ -185,11 +199,7 @@ class Store:
         for leftover in [*self.runs_dir.glob(".*.tmp"), *d.glob(".*.tmp")]:
             with contextlib.suppress(OSError):
                 leftover.unlink()
-        for name in (RUNS_FILE, SUMMARY_FILE):
-            # Rebuilt when the sweep completes; removing them now means a store
-            # whose sweep was interrupted never shows a stale, complete-looking table.
-            with contextlib.suppress(FileNotFoundError):
-                (d / name).unlink()
+        forget_tables(d)
 
     def _acquire_lock(self) -> None:
         try:
