@@ -14,8 +14,9 @@ Backends:
   no shared file system).
 
 Only the coordinating process writes to the store. Runs that fail (an invalid
-parameter combination, an engine error, a worker that died) are stored with their
-error, and the sweep goes on.
+parameter combination, an engine error, a run that kills its worker) are stored with
+their error, and the sweep goes on. A worker killed from outside costs no run: the runs
+its death broke run again. Workers end when the sweep's process is killed.
 """
 
 from __future__ import annotations
@@ -24,8 +25,11 @@ import contextlib
 import logging
 import os
 import re
+import threading
+import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from multiprocessing import get_context
 from pathlib import Path
@@ -171,19 +175,83 @@ def _run_inline(tasks: Sequence[dict[str, Any]], done: Done) -> None:
 
 
 def _run_processes(tasks: Sequence[dict[str, Any]], jobs: int, done: Done) -> None:
+    """Run ``tasks`` in ``jobs`` worker processes.
+
+    A worker that dies (killed, or out of memory) breaks the whole pool: every run not yet
+    finished then fails with it. So the runs no worker had started go to a new pool, and
+    each run that was in progress is run again alone: only a run that kills its worker
+    by itself is stored as failed.
+    """
+    todo = list(tasks)
+    idle_deaths = 0
+    while todo:
+        before = len(todo)
+        in_progress, todo = _pool_pass(todo, min(jobs, len(todo)), done, alone=False)
+        for task in in_progress:
+            _pool_pass([task], 1, done, alone=True)
+        idle_deaths = idle_deaths + 1 if not in_progress and len(todo) == before else 0
+        if idle_deaths >= 3:
+            raise ExecutorError("the worker processes keep dying before they start a run")
+
+
+def _pool_pass(
+    tasks: Sequence[dict[str, Any]], jobs: int, done: Done, *, alone: bool
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """One pool over ``tasks``. If a worker dies, returns the runs it broke: those that
+    had started and those that had not (with ``alone``, the one run is stored as failed).
+    """
+    context = get_context("spawn")
+    started = context.SimpleQueue()
     by_future: dict[Future[dict[str, Any]], dict[str, Any]] = {}
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=get_context("spawn")) as pool:
+    broken: list[dict[str, Any]] = []
+    with ProcessPoolExecutor(
+        max_workers=jobs, mp_context=context, initializer=_worker_init, initargs=(started, os.getpid())
+    ) as pool:
         try:
             for task in tasks:
-                by_future[pool.submit(execute_run, task)] = task
+                by_future[pool.submit(_worker_run, task)] = task
             pending = set(by_future)
             while pending:
                 finished, pending = wait(pending, return_when=FIRST_COMPLETED)
                 for fut in finished:
-                    done(_outcome(fut, by_future[fut]))
+                    task = by_future[fut]
+                    if isinstance(fut.exception(), BrokenProcessPool) and not alone:
+                        broken.append(task)
+                    else:
+                        done(_outcome(fut, task))
         except BaseException:
             pool.shutdown(wait=False, cancel_futures=True)
             raise
+    began = set()
+    while not started.empty():
+        began.add(started.get())
+    return (
+        [t for t in broken if t["run_id"] in began],
+        [t for t in broken if t["run_id"] not in began],
+    )
+
+
+#: In a worker process: where it says which run it starts (see :func:`_pool_pass`).
+_started: Any = None
+
+
+def _worker_init(started: Any, parent: int) -> None:
+    """Set up a worker process: its queue of started runs, and an end of its own when the
+    sweep's process ``parent`` is gone (killed: nobody else would stop it)."""
+    global _started
+    _started = started
+
+    def watch_parent() -> None:
+        while os.getppid() == parent:
+            time.sleep(1.0)
+        os._exit(1)
+
+    threading.Thread(target=watch_parent, name="sctpsim-parent-watch", daemon=True).start()
+
+
+def _worker_run(task: Mapping[str, Any]) -> dict[str, Any]:
+    _started.put(task["run_id"])
+    return execute_run(task)
 
 
 def _outcome(fut: Any, task: Mapping[str, Any]) -> dict[str, Any]:
@@ -193,6 +261,12 @@ def _outcome(fut: Any, task: Mapping[str, Any]) -> dict[str, Any]:
         return dict(fut.result())
     if isinstance(exc, KeyboardInterrupt):  # Ctrl-C reached the workers too
         raise KeyboardInterrupt
+    if isinstance(exc, BrokenProcessPool):
+        return RunRecord(
+            str(task["run_id"]),
+            "failed",
+            "worker died while running it, alone in its pool (killed, or out of memory)",
+        ).to_dict()
     return RunRecord(
         str(task["run_id"]), "failed", f"worker failed: {type(exc).__name__}: {_one_line(str(exc))}"
     ).to_dict()
