@@ -8,6 +8,7 @@ import threading
 import tomllib
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 import sctpsim
@@ -146,6 +147,32 @@ def test_runs_in_threads_release_the_gil() -> None:
 def test_toml_literals(value: object, text: str) -> None:
     assert _toml.literal(value) == text
     assert tomllib.loads(f"v = {text}")["v"] == value
+
+
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [
+        (np.float64(0.01), "0.01"),
+        (np.float64(0.0), "0.0"),
+        (np.float32(0.5), "0.5"),
+        (np.int64(3), "3"),
+        (np.bool_(True), "true"),
+        ([np.int64(1), {"p": np.float64(0.5)}], "[1, { p = 0.5 }]"),
+    ],
+)
+def test_toml_literals_of_numpy_scalars(value: object, text: str) -> None:
+    # numpy scalars are written as the Python numbers they stand for (np.float64 is a
+    # float, but its repr is "np.float64(0.01)").
+    assert _toml.literal(value) == text
+
+
+def test_overrides_take_numpy_scalars() -> None:
+    s = sctpsim.load_scenario(EXAMPLE).with_overrides(
+        {"links[3].loss.p": np.float64(0.01), "links[1].queue.limit": np.int64(20)}
+    )
+    resolved = tomllib.loads(s.resolved())
+    assert resolved["links"][3]["loss"]["p"] == 0.01
+    assert resolved["links"][1]["queue"]["limit"] == 20
 
 
 def test_sctp_results_per_association_and_stream() -> None:

@@ -189,6 +189,27 @@ def test_sweep_from_dict_with_a_scenario_object() -> None:
     assert [r.error is None for r in late.runs()] == [True, True, False, True]
 
 
+def test_sweep_from_dict_takes_numpy_values_as_python_numbers() -> None:
+    # numpy scalars (np.linspace, np.arange) are the numbers they stand for: the same
+    # runs, seeds and identities as the plain values, not "np.float64(0.0)" strings.
+    base = sctpsim.load_scenario(EXAMPLE, {"duration": "1s"})
+
+    def runs(loss: list[object], limit: list[object]) -> list[tuple[object, ...]]:
+        sweep = Sweep.from_dict(
+            {
+                "scenario": base,
+                "grid": {"links[3].loss.p": loss, "links[1].queue.limit": limit},
+                "metrics": ["flow/path2/goodput"],
+            }
+        )
+        return [(r.parameters, r.seed, r.run_id, r.error) for r in sweep.runs()]
+
+    numpy_runs = runs(list(np.linspace(0, 0.05, 3)), list(np.arange(10, 40, 10)))
+    assert numpy_runs == runs([0.0, 0.025, 0.05], [10, 20, 30])
+    assert all(error is None for *_, error in numpy_runs)
+    assert [type(v) for v in numpy_runs[0][0].values()] == [float, int]
+
+
 # ------------------------------------------------------------- bad sweep files
 
 

@@ -9,12 +9,13 @@ booleans, integers, floats, lists and string-keyed mappings. Output is determini
 
 from __future__ import annotations
 
+import contextlib
 import math
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-__all__ = ["dumps", "key", "literal"]
+__all__ = ["dumps", "key", "literal", "plain"]
 
 _BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
 _ESCAPES = {
@@ -45,12 +46,47 @@ def key(name: str) -> str:
     return name if _BARE_KEY.fullmatch(name) else _string(name)
 
 
+def plain(value: Any) -> Any:
+    """``value`` with every number a plain ``bool``, ``int`` or ``float``, through lists
+    and mappings: ``np.float64(0.01)`` -> ``0.01``, ``np.int64(10)`` -> ``10``,
+    ``np.bool_(True)`` -> ``True``. Numbers of other types are converted when that
+    loses nothing; anything else is returned as it is.
+
+    numpy is not imported: its scalars give their Python value through ``item()``.
+    """
+    if isinstance(value, (str, bytes, bytearray)):
+        return value
+    if isinstance(value, Mapping):
+        return {k: plain(v) for k, v in value.items()}
+    if isinstance(value, Sequence):
+        return [plain(v) for v in value]
+    if type(value) in (bool, int, float):
+        return value
+    item = getattr(value, "item", None)
+    if callable(item) and type(value).__module__ == "numpy":
+        with contextlib.suppress(TypeError, ValueError):
+            value = item()
+    if isinstance(value, bool):
+        return bool(value)
+    if isinstance(value, (int, float)):
+        return int(value) if isinstance(value, int) else float(value)
+    for kind in (int, float):
+        try:
+            converted = kind(value)
+        except (TypeError, ValueError):
+            continue
+        if converted == value:
+            return converted
+    return value
+
+
 def literal(value: Any) -> str:
     """``value`` as a one-line TOML literal: ``"20ms"``, ``0.01``, ``{ model = "bernoulli", p = 0.01 }``.
 
     Raises:
         TypeError: the value has no TOML form (``None``, a date, an object, ...).
     """
+    value = plain(value)
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int):
@@ -68,14 +104,6 @@ def literal(value: Any) -> str:
         return f"{{ {items} }}" if items else "{}"
     if isinstance(value, Sequence) and not isinstance(value, (bytes, bytearray)):
         return "[" + ", ".join(literal(v) for v in value) + "]"
-    # numpy scalars and the like: accept anything that converts losslessly.
-    for kind in (int, float):
-        try:
-            converted = kind(value)
-        except (TypeError, ValueError):
-            continue
-        if converted == value:
-            return literal(converted)
     raise TypeError(f"{value!r} ({type(value).__name__}) has no TOML form")
 
 

@@ -542,7 +542,7 @@ class _Reader:
             if text in seen and where == "grid":
                 raise SweepError(_path(where, key, i), f"{text} is listed twice")
             seen.add(text)
-        return list(values)
+        return [_toml.plain(v) for v in values]
 
     def _grid(self) -> dict[str, list[Any]]:
         table = self._table("grid")
