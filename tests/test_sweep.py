@@ -16,6 +16,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -670,6 +671,56 @@ def test_plot_errors_are_one_line(
 def test_plot_without_results(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert cli.main(["plot", str(tmp_path), "--x", "a", "--y", "b/c/d"]) == 2
     assert "runs.parquet: no such file" in capsys.readouterr().err
+
+
+@pytest.fixture(scope="module")
+def unsorted(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A sweep listing its values out of order (two zipped keys), one run per point."""
+    tmp = tmp_path_factory.mktemp("unsorted")
+    sweep = write_sweep(
+        tmp,
+        f"""
+name = "unsorted"
+scenario = "{EXAMPLE.as_posix()}"
+metrics = ["flow/path1/goodput"]
+[set]
+duration = "1s"
+[[zip]]
+"links[1].queue.limit" = [50, 5, 100, 20]
+"links[1].delay" = ["20ms", "5ms", "40ms", "10ms"]
+""",
+    )
+    assert cli.main(["sweep", str(sweep), "--out", str(tmp / "out"), "--jobs", "1", "-q"]) == 0
+    return tmp / "out"
+
+
+def _plotted(monkeypatch: pytest.MonkeyPatch, directory: Path, *args: str) -> Any:
+    """The figure ``sctpsim plot DIR ARGS...`` draws."""
+    import sctpsim.plot
+
+    figures = []
+    save = sctpsim.plot.save_figure
+
+    def keep(fig: Any, stem: Path) -> tuple[Path, Path]:
+        figures.append(fig)
+        return save(fig, stem)
+
+    monkeypatch.setattr(sctpsim.plot, "save_figure", keep)
+    assert cli.main(["plot", str(directory), *args, "--out", str(directory / "p")]) == 0
+    (fig,) = figures
+    return fig
+
+
+@pytest.mark.parametrize(
+    ("x", "positions"),
+    [("links[1].queue.limit", [5, 20, 50, 100]), ("links[1].delay", [0.005, 0.01, 0.02, 0.04])],
+)
+def test_plot_joins_the_points_in_x_order(
+    unsorted: Path, x: str, positions: list[float], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fig = _plotted(monkeypatch, unsorted, "--x", x, "--y", "flow/path1/goodput")
+    (bars,) = fig.axes[0].containers  # ErrorbarContainer: the line, caps, bars
+    assert list(bars.lines[0].get_xdata()) == positions
 
 
 # ----------------------------------------------------------------- examples

@@ -341,12 +341,14 @@ def save_figure(fig: Any, stem: Path) -> tuple[Path, Path]:
 
 
 def _line_panel(ax: Any, x_values: list[Any], hues: list[Any], hue: str | None, stats: Any) -> None:
-    """One metric against x with CI error bars, a line per hue value."""
+    """One metric against x with CI error bars, a line per hue value, its points joined
+    in the order of their x positions (not the sweep's)."""
     positions, _, _ = _axis(x_values)
     pos = dict(zip(map(_text, x_values), positions, strict=True))
+    ordered = sorted(x_values, key=lambda v: pos[_text(v)])
     for h in hues:
         xs, means, lo, hi = [], [], [], []
-        for xv in x_values:
+        for xv in ordered:
             mean, low, high, n = stats(h, xv)
             if n == 0:
                 continue
