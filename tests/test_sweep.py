@@ -723,6 +723,29 @@ def test_plot_joins_the_points_in_x_order(
     assert list(bars.lines[0].get_xdata()) == positions
 
 
+def test_plot_draws_no_error_bar_without_a_confidence_interval(
+    unsorted: Path, reference: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # One run per point: no interval, so no bar (not one of zero length), and a title
+    # that says so.
+    fig = _plotted(monkeypatch, unsorted, "--x", "links[1].delay", "--y", "flow/path1/goodput")
+    ax = fig.axes[0]
+    (bars,) = ax.containers
+    assert all(len(segment) == 0 for segment in bars.lines[2][0].get_segments())
+    assert all(np.isnan(np.asarray(cap.get_ydata(), dtype=float)).all() for cap in bars.lines[1])
+    assert ax.get_title() == "unsorted: mean (one run per point: no confidence interval)"
+    # Three runs per point: a bar on each.
+    fig = _plotted(
+        monkeypatch,
+        reference,
+        *("--x", "links[3].delay", "--y", "flow/path2/goodput", "--hue", "links[3].loss.p"),
+    )
+    ax = fig.axes[0]
+    assert ax.get_title() == "small: mean and 95% confidence interval"
+    for bars in ax.containers:
+        assert [len(segment) for segment in bars.lines[2][0].get_segments()] == [2, 2]
+
+
 # ----------------------------------------------------------------- examples
 
 

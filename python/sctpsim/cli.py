@@ -786,7 +786,7 @@ def plot(
     """Draw METRIC against PARAM from a finished sweep in DIR, as PNG and SVG.
 
     Each point is the mean over the replications, with the 95% confidence
-    interval (Student t) as error bars. Durations, rates and sizes on the x axis
+    interval (Student t) as error bars (none for a point with one run). Durations, rates and sizes on the x axis
     are converted to s, bit/s and B. With --kind heatmap, --x and --hue span a
     grid and each cell shows the mean. Several --y give one panel each.
 

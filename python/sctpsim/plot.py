@@ -4,7 +4,8 @@ or a heatmap over two parameters.
 :func:`plot_sweep` reads ``DIR/runs.parquet``, takes the successful runs, computes
 the mean and the 95% Student-t confidence interval of the metric per x value (and
 per ``hue`` value, one line each), and writes ``DIR/plots/<name>.png`` and
-``.svg`` with matplotlib (Agg backend: no display needed). ``kind="heatmap"`` draws
+``.svg`` with matplotlib (Agg backend: no display needed). A point with one run has no
+interval and gets no error bar; the title says so. ``kind="heatmap"`` draws
 the mean per (hue, x) cell instead (:func:`draw_heatmap`, which the study reports use
 too); several metrics give one panel each.
 
@@ -289,6 +290,7 @@ def plot_sweep(
         else:
             fig = Figure(figsize=(7, 3.2 * len(ys) + 1.3 if len(ys) > 1 else 4.5))
         axes = fig.subplots(len(ys), 1, squeeze=False, sharex=kind == "line")[:, 0]
+        drawn = without_ci = 0  # line points, and those with one run (no interval)
         for ax, metric in zip(axes, ys, strict=True):
             if kind == "heatmap":
                 values = np.array(
@@ -305,14 +307,25 @@ def plot_sweep(
                 ax.set_ylabel(str(hue))
                 ax.set_title(label(metric), fontsize=10)
             else:
-                _line_panel(ax, x_values, hues, hue, lambda h, xv, m=metric: stats(m, h, xv))
+                n_points, n_no_ci = _line_panel(
+                    ax, x_values, hues, hue, lambda h, xv, m=metric: stats(m, h, xv)
+                )
+                drawn += n_points
+                without_ci += n_no_ci
                 ax.set_ylabel(label(metric))
         if kind == "line":
             _, x_unit, ticks = _axis(x_values)
             axes[-1].set_xlabel(f"{x} [{x_unit}]" if x_unit else x)
             if ticks is not None:
                 axes[-1].set_xticks(_axis(x_values)[0], ticks)
-        what = "mean" if kind == "heatmap" else "mean and 95% confidence interval"
+        if kind == "heatmap":
+            what = "mean"
+        elif drawn and without_ci == drawn:
+            what = "mean (one run per point: no confidence interval)"
+        elif without_ci:
+            what = "mean and 95% confidence interval (none where a point has one run)"
+        else:
+            what = "mean and 95% confidence interval"
         if len(axes) == 1 and kind == "line":
             axes[0].set_title(f"{loaded.name}: {what}")
         else:
@@ -340,24 +353,33 @@ def save_figure(fig: Any, stem: Path) -> tuple[Path, Path]:
     return png, svg
 
 
-def _line_panel(ax: Any, x_values: list[Any], hues: list[Any], hue: str | None, stats: Any) -> None:
+def _line_panel(
+    ax: Any, x_values: list[Any], hues: list[Any], hue: str | None, stats: Any
+) -> tuple[int, int]:
     """One metric against x with CI error bars, a line per hue value, its points joined
-    in the order of their x positions (not the sweep's)."""
+    in the order of their x positions (not the sweep's). A point without a confidence
+    interval (one run) gets no error bar. Returns the points drawn and how many of them
+    have no interval."""
     positions, _, _ = _axis(x_values)
     pos = dict(zip(map(_text, x_values), positions, strict=True))
     ordered = sorted(x_values, key=lambda v: pos[_text(v)])
+    drawn = without_ci = 0
     for h in hues:
         xs, means, lo, hi = [], [], [], []
         for xv in ordered:
             mean, low, high, n = stats(h, xv)
             if n == 0:
                 continue
+            drawn += 1
             xs.append(pos[_text(xv)])
             means.append(mean)
-            lo.append(0.0 if math.isnan(low) else mean - low)
-            hi.append(0.0 if math.isnan(high) else high - mean)
+            # NaN: matplotlib draws no bar (and no caps) for that point.
+            lo.append(mean - low)
+            hi.append(high - mean)
+            without_ci += math.isnan(low) or math.isnan(high)
         label = None if h is None else f"{hue} = {_text(h)}"
         ax.errorbar(xs, means, yerr=[lo, hi], marker="o", capsize=4, label=label)
     ax.grid(True, alpha=0.3)
     if hue:
         ax.legend()
+    return drawn, without_ci
