@@ -178,6 +178,32 @@ def test_a_changed_run_of_a_sweep_is_listed_with_its_parameters(
     assert (r["links[3].loss.p"], r["links[3].delay"], r["replication"]) == ("0.05", "20ms", "1")
 
 
+def test_numerically_equal_parameters_match(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # [0, 1] is stored as integers, [0, 0.01, 1] as floats: 0 and 0.0 are one run.
+    for name, values in (("ints", "[0, 1]"), ("floats", "[0, 0.01, 1]")):
+        text = SWEEP.replace("[0.01, 0.05]", values).replace("replications = 2", "replications = 1")
+        (tmp_path / f"{name}.toml").write_text(text, encoding="utf-8")
+        args = ["sweep", str(tmp_path / f"{name}.toml"), "--out", str(tmp_path / name), "-q"]
+        assert cli.main([*args, "--jobs", "1"]) == 0
+    assert pd.read_parquet(tmp_path / "floats" / "runs.parquet")["links[3].loss.p"].dtype == "float64"
+    capsys.readouterr()
+    diff = compare_results(tmp_path / "ints", tmp_path / "floats")
+    assert diff.only_a == []
+    assert diff.only_b == [
+        "links[3].loss.p=0.01, links[3].delay=5ms, replication=0",
+        "links[3].loss.p=0.01, links[3].delay=20ms, replication=0",
+    ]
+    assert len(diff.frame.drop_duplicates(diff.keys)) == 4
+    assert set(diff.frame["links[3].loss.p"]) == {"0", "1"}  # as A wrote them
+    # plot --where matches the same way.
+    floats = str(tmp_path / "floats")
+    for where in ("links[3].loss.p=0", "links[3].loss.p=1"):
+        args = ["plot", floats, "--x", "links[3].delay", "--y", "flow/path2/goodput"]
+        assert cli.main([*args, "--where", where]) == 0, capsys.readouterr().err
+
+
 # -------------------------------------------------------------------- errors
 
 

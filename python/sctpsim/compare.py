@@ -2,9 +2,9 @@
 
 Two run directories (``sctpsim run``: ``scalars.csv``) are compared scalar by scalar;
 two sweep directories (``sctpsim sweep``: ``runs.parquet``) run by run, a run of A
-matched with the run of B that has the same parameter values and replication, then
-scalar by scalar. Each pair gets its absolute difference ``b − a`` and its relative
-difference ``(b − a) / |a|``.
+matched with the run of B that has the same parameter values (numbers by value: ``0``
+matches ``0.0``) and replication, then scalar by scalar. Each pair gets its absolute
+difference ``b − a`` and its relative difference ``(b − a) / |a|``.
 
 Two values are equal when ``|b − a| <= rtol * max(|a|, |b|)`` (``rtol = 0``: exactly
 equal); two missing values (NaN, or a scalar a run did not produce) are equal, a value
@@ -24,7 +24,7 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-from sctpsim.plot import _text
+from sctpsim.plot import _match_key, _text
 from sctpsim.results import SCALARS_FILE, read_scalars, scalar_name
 from sctpsim.store import RUNS_FILE, StoreError, read_runs
 
@@ -171,18 +171,23 @@ def compare_results(
     units = {**ub, **ua}
     scalars_a, scalars_b = list(ua), list(ub)
 
-    def index(frame: pd.DataFrame) -> dict[tuple[str, ...], pd.Series]:
-        out: dict[tuple[str, ...], pd.Series] = {}
+    def index(frame: pd.DataFrame) -> dict[tuple[str, ...], tuple[tuple[str, ...], pd.Series]]:
+        """Runs by their parameter values as numbers compare (0 and 0.0 are one key),
+        with the values as the sweep wrote them."""
+        out: dict[tuple[str, ...], tuple[tuple[str, ...], pd.Series]] = {}
         for _, row in frame.iterrows():
-            out[tuple(_text(row[k]) for k in keys)] = row
+            out[tuple(_match_key(row[k]) for k in keys)] = (
+                tuple(_text(row[k]) for k in keys),
+                row,
+            )
         return out
 
     ia, ib = index(fa), index(fb)
     parts: list[pd.DataFrame] = []
-    for key, row_a in ia.items():
-        row_b = ib.get(key)
-        if row_b is None:
+    for match, (key, row_a) in ia.items():
+        if match not in ib:
             continue
+        row_b = ib[match][1]
         # A scalar a run did not produce is null in runs.parquet: treat it as absent.
         sa = row_a[scalars_a].astype("float64").dropna()
         sb = row_b[scalars_b].astype("float64").dropna()
@@ -209,6 +214,6 @@ def compare_results(
     columns = [*keys, *DIFF_COLUMNS]
     frame = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=columns)
     frame["equal"] = frame["equal"].astype(bool)
-    only_a = [_label(keys, k) for k in ia if k not in ib]
-    only_b = [_label(keys, k) for k in ib if k not in ia]
+    only_a = [_label(keys, key) for match, (key, _) in ia.items() if match not in ib]
+    only_b = [_label(keys, key) for match, (key, _) in ib.items() if match not in ia]
     return ResultsDiff("sweep", keys, frame[columns], only_a, only_b, rtol)

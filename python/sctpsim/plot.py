@@ -96,6 +96,28 @@ def _text(value: Any) -> str:
     return str(value)
 
 
+def _match_key(value: Any) -> str:
+    """A parameter value as text that numerically equal numbers share: ``0`` and ``0.0``
+    give ``"0"``, ``1`` and ``1.0`` give ``"1"``, so runs match whether a sweep stored a
+    parameter as integers (``[0, 1]``) or as floats (``[0, 0.01, 1]``). Text that is a
+    number (a ``--where`` value) matches that number; other values give :func:`_text`."""
+    if isinstance(value, str):
+        for kind in (int, float):
+            try:
+                value = kind(value)
+                break
+            except ValueError:
+                continue
+    if isinstance(value, (bool, np.bool_)) or not isinstance(
+        value, (int, float, np.integer, np.floating)
+    ):
+        return _text(value)
+    if isinstance(value, (int, np.integer)):
+        return str(int(value))
+    number = float(value)
+    return str(int(number)) if number.is_integer() else repr(number)
+
+
 def _axis(values: Sequence[Any]) -> tuple[list[float], str, list[str] | None]:
     """x positions, the axis unit, and tick labels when the axis is categorical."""
     if all(
@@ -243,10 +265,12 @@ def plot_sweep(
             raise PlotError("--y", f'"{metric}" is not a metric of this sweep{hint}')
     for key, value in (where or {}).items():
         check_param("--where", key)
-        present = list(dict.fromkeys(_text(v) for v in df[key]))
-        if value not in present:
+        wanted = _match_key(value)
+        chosen = [_text(v) == value or _match_key(v) == wanted for v in df[key]]
+        if not any(chosen):
+            present = list(dict.fromkeys(_text(v) for v in df[key]))
             raise PlotError("--where", f'{key} is never "{value}" (values: {", ".join(present)})')
-        df = df[[_text(v) == value for v in df[key]]]
+        df = df[chosen]
     # A parameter not on the plot must take one value per (x, hue) point; zipped
     # partners of x or hue do, because they vary together with them.
     on_plot = [x, *((hue,) if hue else ())]
