@@ -271,6 +271,16 @@ def test_usage_error_via_subprocess(tmp_path: Path) -> None:
     assert "--set" in assert_one_error_line(proc.stderr)
 
 
+@pytest.mark.parametrize("command", ["run", "check"])
+def test_set_value_that_is_not_utf8_is_one_error_line(tmp_path: Path, command: str) -> None:
+    # A byte that is not UTF-8 reaches Python as a lone surrogate, which the core cannot take.
+    proc = sctpsim_cmd(command, EXAMPLE, "--set", os.fsdecode(b"name=\xff"), cwd=tmp_path)
+    assert proc.returncode == 2
+    line = assert_one_error_line(proc.stderr)
+    assert "'name=\\xff' is not UTF-8 text" in line and "--set" in line
+    assert list(tmp_path.iterdir()) == []
+
+
 @pytest.mark.parametrize("exc", [OSError(28, "No space left on device"), KeyboardInterrupt()])
 def test_failed_write_leaves_no_output_directory(
     exc: BaseException,

@@ -94,7 +94,8 @@ def _read_scenario(path: str) -> str:
 def _validate_overrides(
     _ctx: click.Context, _param: click.Parameter, values: tuple[str, ...]
 ) -> list[str]:
-    """Reject ``--set`` values that are not ``KEY=VALUE`` before the core sees them."""
+    """Reject ``--set`` values that are not ``KEY=VALUE``, or not UTF-8 text, before the
+    core sees them."""
     for value in values:
         key, sep, _ = value.partition("=")
         if not sep or not key.strip():
@@ -102,6 +103,14 @@ def _validate_overrides(
                 f"{value!r} is not KEY=VALUE (for example --set duration=30s)",
                 param_hint="'--set'",
             )
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            # Bytes that are not UTF-8 reach Python as lone surrogates: show them as \xNN.
+            shown = value.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+            raise click.BadParameter(
+                f"'{shown}' is not UTF-8 text", param_hint="'--set'"
+            ) from None
     return list(values)
 
 
