@@ -328,6 +328,16 @@ def test_help(args: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     assert "Examples:" in out
 
 
+@pytest.mark.parametrize("args", [[], ["real"]])
+def test_no_command_prints_the_help(args: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    # The group's help as click prints it (multi-line, on stderr), not one "error:" line.
+    assert cli.main(args) in (0, 2)
+    captured = capsys.readouterr()
+    text = captured.err or captured.out
+    assert text.startswith(f"Usage: {' '.join(['sctpsim', *args])} [OPTIONS] COMMAND")
+    assert "\nCommands:\n" in text and not text.startswith("error:")
+
+
 def test_params_table(capsys: pytest.CaptureFixture[str]) -> None:
     assert cli.main(["params"]) == 0
     assert "duration" in capsys.readouterr().out

@@ -25,7 +25,8 @@ one line ``error: ...`` on stderr — never a traceback — and exits with
 * 130 when interrupted (Ctrl-C).
 
 click runs with ``standalone_mode=False`` so that its own usage errors go through
-the same path instead of click's multi-line "Usage: ... Error: ..." output.
+the same path instead of click's multi-line "Usage: ... Error: ..." output. A
+command group given no command (``sctpsim``, ``sctpsim real``) prints its help.
 """
 
 from __future__ import annotations
@@ -1015,6 +1016,11 @@ def reproduce(
 # --------------------------------------------------------------------- main
 
 
+#: What click (8.2 and later) raises for a group called without a command: its message is
+#: the group's help. Older versions print the help themselves and exit with status 0.
+_NO_ARGS_IS_HELP: Any = getattr(click.exceptions, "NoArgsIsHelpError", ())
+
+
 def _usage_hint(error: click.UsageError) -> str:
     ctx = error.ctx
     return f" (see '{ctx.command_path} --help')" if ctx is not None else ""
@@ -1029,6 +1035,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         click.echo(f"error: {_one_line(str(e))}", err=True)
         return e.code
     except click.UsageError as e:
+        if isinstance(e, _NO_ARGS_IS_HELP):
+            e.show()  # the help as click prints it, on stderr
+            return EXIT_USAGE
         click.echo(f"error: {_one_line(e.format_message())}{_usage_hint(e)}", err=True)
         return EXIT_USAGE
     except click.ClickException as e:
