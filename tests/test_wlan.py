@@ -41,3 +41,19 @@ def test_mac_scalars_in_results() -> None:
     assert acked == received > 1000
     assert 0.7 < result.scalar("wlan", "bss1", "utilization") < 0.85
     assert result.scalar("iface", "sta0/wlan0", "drops_queue_full") > 0
+
+
+def test_report_draws_no_empty_legend(tmp_path: Path) -> None:
+    # The stations' radios queue and drop, but their queues have no time series, so the
+    # queues figure has nothing with a label: no legend, and no matplotlib warning.
+    proc = subprocess.run(
+        [sys.executable, "-W", "error::UserWarning", "-m", "sctpsim", "run", str(EXAMPLE),
+         "--set", "duration=1s", "--report", "--out", "out", "-q"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr == ""
+    assert (tmp_path / "out" / "report.html").is_file()

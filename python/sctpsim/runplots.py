@@ -61,6 +61,13 @@ _LABEL_PX = 11
 _LEGEND: dict[str, Any] = {"loc": "upper left", "bbox_to_anchor": (1.005, 1.0), "borderaxespad": 0.0, "fontsize": 7}
 
 
+def _legend(ax: Axes, **style: Any) -> None:
+    """The legend of ``ax`` beside it, when something on it has a label (matplotlib
+    warns about an empty legend: a WLAN radio's queue, for one, has no time series)."""
+    if ax.get_legend_handles_labels()[1]:
+        ax.legend(**_LEGEND, **style)
+
+
 class NotRecorded(LookupError):
     """The run did not record what a figure needs; the message says how to record it."""
 
@@ -357,7 +364,7 @@ def paths_figure(result: RunResult, association: str | None = None, *, width: in
     _window_axis(win, top)
     rtt.set_ylabel("time [s]")
     rtt.set_yscale("log")
-    rtt.legend(**_LEGEND)
+    _legend(rtt)
     state.set_yticks([0, 1, 2], ["active", "PF", "inactive"])
     state.set_ylim(-0.4, 2.6)
     state.set_ylabel("state")
@@ -372,7 +379,7 @@ def _window_axis(ax: Axes, top: float) -> None:
     if top > 0:
         # ssthresh starts at the peer's window (often far above cwnd): keep cwnd readable.
         ax.set_ylim(0, top * 1.25)
-    ax.legend(**_LEGEND)
+    _legend(ax)
 
 
 def tcp_figure(result: RunResult, name: str, *, width: int = 1100) -> Figure:
@@ -401,7 +408,7 @@ def _tcp_figure(result: RunResult, series: SeriesIndex, name: str, width: int) -
     _line(rtt, series.get("tcp", name, "srtt"), width, 1.0, xr, color="C0", lw=1.0, ls="--", label="SRTT")
     rtt.set_ylabel("time [s]")
     rtt.set_yscale("log")
-    rtt.legend(**_LEGEND)
+    _legend(rtt)
     _draw_markers([win, rtt], marks, xr)
     _finish([win, rtt], series.end)
     return fig
@@ -436,7 +443,7 @@ def flows_figure(result: RunResult, *, width: int = 1100, limit: int | None = 12
               label=flow)
     ax.set_ylabel("goodput [Mbit/s]")
     ax.set_ylim(bottom=0)
-    ax.legend(**_LEGEND)
+    _legend(ax)
     _draw_markers([ax], marks, xr)
     _finish([ax], series.end)
     return fig
@@ -508,11 +515,11 @@ def queues_figure(result: RunResult, *, width: int = 1100, limit: int | None = 1
                          drawstyle="steps-post", color=colour, lw=1.1, label=iface)
     ax.set_ylabel("queue [packets]")
     ax.set_ylim(bottom=0)
-    ax.legend(**_LEGEND)
+    _legend(ax)
     if with_drops:
         axes[1].set_ylabel("drops (cumulative)")
         axes[1].set_ylim(bottom=0)
-        axes[1].legend(**_LEGEND)
+        _legend(axes[1])
     _draw_markers(axes, marks, xr)
     _finish(axes, series.end)
     return fig
@@ -632,4 +639,4 @@ class _Log:
                     label="cumulative TSN ack (SACK)")
         ax.set_ylabel(f"TSN − first ({self.base})")
         if legend:
-            ax.legend(**_LEGEND, markerscale=2)
+            _legend(ax, markerscale=2)
