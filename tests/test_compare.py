@@ -235,6 +235,20 @@ def test_unusable_input_is_one_line_and_exit_2(
     assert err.startswith("error: ") and message in err and err.count("\n") == 1
 
 
+@pytest.mark.parametrize("damaged", ["a", "b"])
+def test_a_damaged_scalars_file_is_one_line(
+    runs: Path, tmp_path: Path, damaged: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for name in ("a", "b"):
+        shutil.copytree(runs / name, tmp_path / name)
+    (tmp_path / damaged / "scalars.csv").write_text("a,b\n", encoding="utf-8")
+    assert cli.main(["compare", str(tmp_path / "a"), str(tmp_path / "b")]) == 2
+    assert capsys.readouterr().err == (
+        f"error: {tmp_path / damaged / 'scalars.csv'}: not a run's scalars table "
+        "(no column kind; it has: a, b)\n"
+    )
+
+
 def test_sweeps_of_different_parameters_cannot_be_matched(
     sweeps: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

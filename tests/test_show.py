@@ -246,6 +246,28 @@ def test_show_refuses_what_is_not_a_run_directory(tmp_path: Path, capsys: pytest
     assert "not a run directory" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize(
+    ("damage", "message"),
+    [
+        ("scalars", "scalars.csv: not a run's scalars table (no column kind; it has: a, b)"),
+        ("events", "events.parquet: no such file (not a complete run directory)"),
+        ("timeseries", "timeseries.parquet: no such file (not a complete run directory)"),
+    ],
+)
+def test_show_names_a_damaged_or_missing_result_file(
+    shown: Path, tmp_path: Path, damage: str, message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run = tmp_path / "run"
+    shutil.copytree(shown, run)
+    if damage == "scalars":
+        (run / "scalars.csv").write_text("a,b\n", encoding="utf-8")
+    else:
+        (run / f"{damage}.parquet").unlink()
+    assert cli.main(["show", str(run)]) == 2
+    err = capsys.readouterr().err
+    assert err == f"error: {run}: {message}\n"
+
+
 def test_the_page_of_a_long_run_stays_small_and_quick(tmp_path: Path) -> None:
     """The 300-s failover-tuning run with every record option on: 340,000 packet-log rows,
     time series every 100 ms. The figures draw envelopes, so the page stays small and is

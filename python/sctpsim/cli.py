@@ -475,15 +475,21 @@ def show(directory: str, width: int) -> None:
       sctpsim run examples/failover.toml --set record.packets=true
       sctpsim show results/failover
     """
+    from sctpsim.results import RESULT_FILES, SCENARIO_FILE
     from sctpsim.runreport import write_run_report
 
     d = Path(directory)
-    if not (d / "scenario.toml").is_file():
-        _fail(f"{directory}: not a run directory (no scenario.toml)")
+    if not (d / SCENARIO_FILE).is_file():
+        _fail(f"{directory}: not a run directory (no {SCENARIO_FILE})")
+    for name in RESULT_FILES:
+        if not (d / name).is_file():
+            _fail(f"{directory}: {name}: no such file (not a complete run directory)")
     try:
         written = write_run_report(d, width=width)
     except FileNotFoundError as e:
-        _fail(f"{directory}: {e.filename and Path(e.filename).name}: no such file")
+        # pyarrow gives the path as the message, without a filename.
+        missing = e.filename or (e.args[0] if e.args else "a result file")
+        _fail(f"{directory}: {Path(str(missing)).name}: no such file")
     except ValueError as e:
         _fail(f"{directory}: {_one_line(str(e))}")
     except OSError as e:
