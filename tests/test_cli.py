@@ -311,6 +311,32 @@ def test_refuses_to_replace_unrelated_directory(
     assert (tmp_path / "notes.txt").read_text() == "keep me"
 
 
+@pytest.mark.parametrize("out", ["afile/sub", "afile/x/sub"])
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["run", str(EXAMPLE), *SHORT],
+        ["sweep", str(EXAMPLE.parent / "sweeps" / "two-path-delay.toml")],
+        ["reproduce", "failover-tuning", "--quick"],
+    ],
+    ids=["run", "sweep", "reproduce"],
+)
+def test_out_under_a_file_is_one_error_line(
+    tmp_path: Path,
+    out: str,
+    command: list[str],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    Path("afile").write_text("keep me")
+    assert cli.main([*command, "--out", out]) == 2
+    assert assert_one_error_line(capsys.readouterr().err) == (
+        f"error: {out}: cannot create it: afile is not a directory"
+    )
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["afile"]
+
+
 # ---------------------------------------------------------------- help, params
 
 

@@ -213,6 +213,8 @@ def test_numerically_equal_parameters_match(
         (("runs/a", "sweeps/a"), "is a run directory but"),
         (("runs/a", "nowhere"), "nowhere: no such directory"),
         (("runs/a", "empty"), "empty: not a run or sweep directory"),
+        (("runs/a", "afile"), "afile: not a directory (expected a run or sweep directory)"),
+        (("afile", "runs/a"), "afile: not a directory (expected a run or sweep directory)"),
     ],
 )
 def test_unusable_input_is_one_line_and_exit_2(
@@ -224,6 +226,7 @@ def test_unusable_input_is_one_line_and_exit_2(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     (tmp_path / "empty").mkdir()
+    (tmp_path / "afile").write_text("a file")
     places = {"runs": runs, "sweeps": sweeps}
 
     def where(p: str) -> str:

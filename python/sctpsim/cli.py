@@ -136,6 +136,16 @@ def _runner_errors() -> Iterator[None]:
         _fail(f"writing results: {_one_line(str(e))}", EXIT_FAILURE)
 
 
+def _check_out_dir(dest: Path) -> None:
+    """Fail with one line when the folder that would hold the output directory ``dest`` is
+    a file (creating ``dest`` would fail with a bare "[Errno 17] File exists")."""
+    for parent in dest.parents:
+        if parent.exists():
+            if not parent.is_dir():
+                _fail(f"{dest}: cannot create it: {parent} is not a directory")
+            return
+
+
 def _scenario_error(path: str, error: ScenarioError) -> NoReturn:
     _fail(f"{path}: {_one_line(str(error))}")
 
@@ -405,6 +415,7 @@ def run(
         _scenario_error(file, e)
     name = _scenario_name(resolved, fallback=Path(file).stem)
     dest = out if out is not None else DEFAULT_RESULTS_ROOT / _safe_dir_name(name)
+    _check_out_dir(dest)
 
     try:
         with atomic_output_dir(dest) as staging:
@@ -654,6 +665,8 @@ def sweep(
         definition = load_sweep(file)
     except SweepError as e:
         _fail(f"{file}: {_one_line(str(e))}")
+    if out is not None:
+        _check_out_dir(out)
     if dry_run:
         _print_plan(definition, plan_sweep(definition, out))
         return
@@ -986,6 +999,8 @@ def reproduce(
         return
     if name is None:
         _fail("missing study NAME (see 'sctpsim reproduce --list')")
+    if out is not None:
+        _check_out_dir(out)
     with _runner_errors():
         try:
             study = load_study(name)

@@ -78,6 +78,8 @@ def _kind(directory: Path) -> Literal["run", "sweep"]:
         return "run"
     if (directory / RUNS_FILE).is_file():
         return "sweep"
+    if directory.exists() and not directory.is_dir():
+        raise CompareError(f"{directory}: not a directory (expected a run or sweep directory)")
     if not directory.is_dir():
         raise CompareError(f"{directory}: no such directory")
     raise CompareError(
