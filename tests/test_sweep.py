@@ -431,6 +431,22 @@ def test_unknown_metric_is_reported_after_the_runs_are_stored(
     assert len(run_files(out)) == 12 and (out / "runs.parquet").is_file()
 
 
+def test_an_until_scalar_no_run_has_is_an_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Without the check, every sample would silently count.
+    text = SWEEP_TEXT.replace("replications = 3", "replications = 1") + (
+        '[series]\nmetrics = ["iface/A/eth1/queue_packets"]\nstats = ["mean"]\n'
+        'until = "flow/path2/delay_mxa"\n'
+    )
+    sweep = write_sweep(tmp_path, text)
+    assert cli.main(["sweep", str(sweep), "--out", str(tmp_path / "out"), "-j", "1", "-q"]) == 2
+    assert capsys.readouterr().err == (
+        f'error: {sweep}: series.until: "flow/path2/delay_mxa" matches no scalar (did you '
+        'mean "flow/path2/delay_max"?) (the runs are stored; rerun after fixing it)\n'
+    )
+
+
 def test_store_refuses_unrelated_directory(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -683,7 +683,7 @@ def sweep(
             _fail(f"{file}: {_one_line(str(e))}")
         except MetricError as e:
             _fail(
-                f"{file}: metrics[{e.index}]: {_one_line(str(e))} "
+                f"{file}: {e.key}: {_one_line(str(e))} "
                 "(the runs are stored; rerun after fixing it)"
             )
 

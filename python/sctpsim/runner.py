@@ -47,7 +47,7 @@ from rich.progress import (
 )
 
 from sctpsim import _core
-from sctpsim.stats import expand_metrics, summarize
+from sctpsim.stats import check_scalar, expand_metrics, summarize
 from sctpsim.store import (
     SUMMARY_FILE,
     SWEEP_COPY,
@@ -467,7 +467,7 @@ def run_sweep(
     Raises:
         StoreError: ``out`` cannot be used as a results store.
         ExecutorError: the Dask cluster cannot be reached.
-        MetricError: a metric names no scalar (the runs are stored; fix the sweep
+        MetricError: a metric, or ``series.until``, names no scalar (the runs are stored; fix the sweep
             and rerun, which reuses them).
         KeyboardInterrupt: the finished runs are stored; rerun to resume.
     """
@@ -526,6 +526,9 @@ def run_sweep(
         loaded = read_runs(directory)
         runs = loaded.frame
         metrics = expand_metrics(sweep.metrics, loaded.scalars)
+        if sweep.series is not None and sweep.series.until is not None:
+            # A name no run has would silently mean "every sample" (see execute_run).
+            check_scalar("series.until", sweep.series.until, loaded.scalars)
         summary = summarize(runs, parameters, metrics, loaded.units)
         write_atomically(
             directory / SUMMARY_FILE,

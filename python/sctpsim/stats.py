@@ -25,6 +25,7 @@ import pandas as pd
 
 __all__ = [
     "MetricError",
+    "check_scalar",
     "confidence_interval",
     "expand_metrics",
     "series_scalars",
@@ -36,11 +37,12 @@ CONFIDENCE = 0.95
 
 
 class MetricError(ValueError):
-    """A metric names no scalar; ``index`` is its position in the sweep's ``metrics``."""
+    """A scalar name in a sweep file names no scalar of its runs; ``key`` says where it
+    is (``metrics[2]``, ``series.until``)."""
 
-    def __init__(self, index: int, message: str) -> None:
+    def __init__(self, key: str, message: str) -> None:
         super().__init__(message)
-        self.index = index
+        self.key = key
 
 
 def confidence_interval(
@@ -81,9 +83,16 @@ def expand_metrics(patterns: Sequence[str], scalars: Sequence[str]) -> list[str]
         else:
             matches = [pattern] if pattern in scalars else []
         if not matches:
-            raise MetricError(i, _no_match(pattern, scalars))
+            raise MetricError(f"metrics[{i}]", _no_match(pattern, scalars))
         out.extend(m for m in matches if m not in out)
     return out
+
+
+def check_scalar(key: str, name: str, scalars: Sequence[str]) -> None:
+    """Raises :class:`MetricError` for ``key`` if ``name`` is none of ``scalars`` (the
+    message suggests close names)."""
+    if name not in scalars:
+        raise MetricError(key, _no_match(name, scalars))
 
 
 def _no_match(pattern: str, scalars: Sequence[str]) -> str:
