@@ -53,6 +53,7 @@ Runs, seeds and identities (:meth:`Sweep.runs`):
 
 from __future__ import annotations
 
+import datetime
 import difflib
 import hashlib
 import itertools
@@ -129,6 +130,13 @@ def _quote(value: Any) -> str:
         return _toml.literal(value)
     except TypeError:
         return repr(value)
+
+
+def _no_scenario_value(value: Any) -> str:
+    """Why ``value`` (of a sweep file or a Python caller) cannot be a scenario value."""
+    if isinstance(value, (datetime.date, datetime.time)):
+        return f"{value.isoformat()} is a date or time, which no scenario key takes"
+    return f"{value!r} ({type(value).__name__}) is not a TOML value"
 
 
 def _path(*parts: str | int) -> str:
@@ -538,7 +546,7 @@ class _Reader:
             try:
                 text = _toml.literal(v)
             except TypeError:
-                raise SweepError(_path(where, key, i), f"{v!r} is not a TOML value") from None
+                raise SweepError(_path(where, key, i), _no_scenario_value(v)) from None
             if text in seen and where == "grid":
                 raise SweepError(_path(where, key, i), f"{text} is listed twice")
             seen.add(text)
@@ -652,8 +660,14 @@ class _Reader:
         for key in sorted(locations, key=len, reverse=True):
             if err_key == key:
                 return SweepError(locations[key], reason)
-            if err_key.startswith((key + ".", key + "[")):
+            if err_key.startswith((key + ".", key + "[")) or key.startswith(
+                (err_key + ".", err_key + "[")
+            ):
+                # Inside the value the override sets, or on a key of its path.
                 return SweepError(locations[key], _one_line(str(e)))
+        if len(locations) == 1:
+            # One override on a valid scenario: it is the cause, wherever the error shows.
+            return SweepError(next(iter(locations.values())), _one_line(str(e)))
         return SweepError(fallback, _one_line(str(e)))
 
     def _metrics(self) -> tuple[str, ...]:
