@@ -1,5 +1,6 @@
-"""Ctrl-C and dying processes: a run stops at once when asked, a sweep survives a killed
-worker, and a killed sweep leaves no worker behind.
+"""Ctrl-C, dying processes and closed pipes: a run stops at once when asked, a sweep
+survives a killed worker, a killed sweep leaves no worker behind, and a reader that stops
+early is no failure.
 
 Ctrl-C: a run stops at once, whatever is left of its simulated time, and writes nothing.
 
@@ -138,3 +139,20 @@ def _not_zombie(pid: int) -> bool:
         return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
     except OSError:
         return False
+
+
+def test_a_reader_that_stops_early_is_no_failure(tmp_path: Path) -> None:
+    # `sctpsim run ... | head -1`: the results are written; the summary nobody reads is
+    # no error (rich alone would exit with status 1).
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "sctpsim", "run", str(EXAMPLE), "--set", "duration=1s", "--out", "o"],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=300) == 0, err
+    assert err == ""
+    assert (tmp_path / "o" / "scalars.csv").is_file()

@@ -32,6 +32,7 @@ command group given no command (``sctpsim``, ``sctpsim real``) prints its help.
 from __future__ import annotations
 
 import contextlib
+import os
 import re
 import sys
 from collections.abc import Iterator, Sequence
@@ -1069,6 +1070,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         # by the context managers that were unwound on the way here.
         click.echo("error: interrupted", err=True)
         return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        # Whoever read the output stopped early (`sctpsim run ... | head -1`): the work is
+        # done, what was not read is no failure. Output goes nowhere from here on, so that
+        # the interpreter's last flush at exit does not fail again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     # With standalone_mode=False, --help / --version return their exit code (0);
     # a command returns None.
     return rv if isinstance(rv, int) else 0

@@ -50,6 +50,14 @@ _MISSING = "-"
 _DROPS_PREFIX = "drops_"
 
 
+class _Console(Console):
+    """A Console that leaves a closed pipe (``sctpsim run ... | head -1``) to the command,
+    which ends quietly; rich itself would exit with status 1."""
+
+    def on_broken_pipe(self) -> None:
+        raise BrokenPipeError
+
+
 def summary_console(file: IO[str] | None = None) -> Console:
     """A Console suited to the summary: fixed width and no colour codes off a terminal.
 
@@ -57,12 +65,12 @@ def summary_console(file: IO[str] | None = None) -> Console:
     gets :data:`NON_TTY_WIDTH` columns, unless ``COLUMNS`` says otherwise (rich
     honours it), and no ANSI escapes.
     """
-    console = Console(file=file, highlight=False)
+    console = _Console(file=file, highlight=False)
     if not console.is_terminal:
         width = NON_TTY_WIDTH
         if os.environ.get("COLUMNS", "").isdigit():
             width = int(os.environ["COLUMNS"])
-        console = Console(
+        console = _Console(
             file=file,
             highlight=False,
             width=width,
