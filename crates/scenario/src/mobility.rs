@@ -12,7 +12,7 @@ use netsim::{Duration, Instant};
 use toml::Value;
 
 use crate::error::ScenarioError;
-use crate::reader::{show, Reader};
+use crate::reader::{explain, show, Reader};
 use crate::units;
 
 /// How a node moves, as the scenario says (the random models get their stream when built).
@@ -207,11 +207,9 @@ impl Reader<'_> {
     /// A speed in m/s, if given (zero allowed here; callers say where it must be positive).
     pub(crate) fn opt_speed(&mut self, key: &str) -> Result<Option<f64>, ScenarioError> {
         self.typed(key, |v| match v {
-            Value::String(s) => units::parse_speed(s).map_err(|h| {
-                let example =
-                    if h.is_empty() { "e.g. \"4.5km/h\" or \"1.25m/s\"".to_string() } else { format!("try \"{h}\"") };
-                format!("{} is not a speed ({example})", show(v))
-            }),
+            Value::String(s) => {
+                units::parse_speed(s).map_err(|bad| explain(&show(v), "speed", bad, "e.g. \"4.5km/h\" or \"1.25m/s\""))
+            }
             _ => Err(format!(
                 "{} is not a speed (write it as a string with a unit, e.g. \"4.5km/h\" or \"1.25m/s\")",
                 show(v)
@@ -247,8 +245,11 @@ impl Reader<'_> {
                         t.get(k).ok_or_else(|| ScenarioError::new(format!("{path}[{i}].{k}"), "missing"))
                     };
                     let when = match field("at")? {
-                        Value::String(s) => units::parse_duration(s).map_err(|_| {
-                            ScenarioError::new(format!("{path}[{i}].at"), format!("\"{s}\" is not a duration (e.g. \"10s\")"))
+                        Value::String(s) => units::parse_duration(s).map_err(|bad| {
+                            ScenarioError::new(
+                                format!("{path}[{i}].at"),
+                                explain(&format!("\"{s}\""), "duration", bad, "e.g. \"10s\""),
+                            )
                         })?,
                         other => {
                             return Err(ScenarioError::new(

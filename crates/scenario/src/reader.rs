@@ -12,7 +12,7 @@ use toml::{Table, Value};
 
 use crate::error::ScenarioError;
 use crate::schema::{Fallback, Field, Section, Ty};
-use crate::units;
+use crate::units::{self, BadQuantity};
 
 /// A table being read against its section of the schema.
 pub struct Reader<'a> {
@@ -39,11 +39,16 @@ fn join(path: &str, key: &str) -> String {
     }
 }
 
-fn hint(h: String, example: &str) -> String {
-    if h.is_empty() {
-        format!(" (e.g. \"{example}\")")
-    } else {
-        format!(" (try \"{h}\")")
+/// Why `shown` (a value as written) is not a `what` (`"duration"`, `"rate"`, ...), with the
+/// suggestion the unit parser made, or `example` when it made none.
+pub(crate) fn explain(shown: &str, what: &str, bad: BadQuantity, example: &str) -> String {
+    let quoted = |items: &[String]| items.iter().map(|s| format!("\"{s}\"")).collect::<Vec<_>>().join(" or ");
+    match bad {
+        BadQuantity::Unknown => format!("{shown} is not a {what} ({example})"),
+        BadQuantity::Try(s) => format!("{shown} is not a {what} (try \"{s}\")"),
+        BadQuantity::Ambiguous(list) => format!("{shown} is not a {what} (did you mean {}?)", quoted(&list)),
+        BadQuantity::InBits(s) => format!("{shown} is not a {what} (rates are in bits per second: try \"{s}\")"),
+        BadQuantity::TooLarge(max) => format!("{shown} is too large (the largest {what} is {max})"),
     }
 }
 
@@ -192,7 +197,7 @@ impl<'a> Reader<'a> {
     pub fn opt_duration(&mut self, key: &str) -> Result<Option<Duration>, ScenarioError> {
         self.typed(key, |v| match v {
             Value::String(s) => {
-                units::parse_duration(s).map_err(|h| format!("{} is not a duration{}", show(v), hint(h, "30ms")))
+                units::parse_duration(s).map_err(|bad| explain(&show(v), "duration", bad, "e.g. \"30ms\""))
             }
             _ => Err(format!(
                 "{} is not a duration (write it as a string with a unit, e.g. \"{}s\")",
@@ -214,7 +219,7 @@ impl<'a> Reader<'a> {
             Value::String(s) => match units::parse_rate(s) {
                 Ok(0) => Err(format!("{} is not a positive rate", show(v))),
                 Ok(r) => Ok(r),
-                Err(h) => Err(format!("{} is not a rate{}", show(v), hint(h, "100Mbps"))),
+                Err(bad) => Err(explain(&show(v), "rate", bad, "e.g. \"100Mbps\"")),
             },
             _ => Err(format!("{} is not a rate (write it as a string with a unit, e.g. \"100Mbps\")", show(v))),
         })
@@ -230,9 +235,7 @@ impl<'a> Reader<'a> {
     pub fn opt_size(&mut self, key: &str) -> Result<Option<u64>, ScenarioError> {
         self.typed(key, |v| match v {
             Value::Integer(n) if *n >= 0 => Ok(*n as u64),
-            Value::String(s) => {
-                units::parse_size(s).map_err(|h| format!("{} is not a size{}", show(v), hint(h, "1500B")))
-            }
+            Value::String(s) => units::parse_size(s).map_err(|bad| explain(&show(v), "size", bad, "e.g. \"1500B\"")),
             _ => Err(format!("{} is not a size (expected a number of bytes or e.g. \"64KiB\")", show(v))),
         })
     }
@@ -401,10 +404,11 @@ impl<'a> Reader<'a> {
             Value::String(s) => match units::parse_size(s) {
                 Ok(b) if b >= 1 => Ok(QueueLimit::Bytes(b as usize)),
                 Ok(_) => Err(format!("{} is not a positive size", show(v))),
-                Err(h) if !h.is_empty() => Err(format!("{} is not a queue limit (try \"{h}\")", show(v))),
-                Err(_) => Err(format!(
-                    "{} is not a queue limit (an integer number of packets, or a size such as \"64KiB\")",
-                    show(v)
+                Err(bad) => Err(explain(
+                    &show(v),
+                    "queue limit",
+                    bad,
+                    "an integer number of packets, or a size such as \"64KiB\"",
                 )),
             },
             _ => Err(format!(
