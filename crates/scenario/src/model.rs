@@ -26,7 +26,29 @@ use crate::error::ScenarioError;
 use crate::mobility::MobilitySpec;
 use crate::reader::{show, suggest, Reader};
 use crate::schema::{EVENT_KINDS, ROOT};
+use crate::units;
 use crate::wlan::{RadioSpec, WlanSpec};
+
+/// The longest run: 2^63 ns, half the range of the simulation clock, in whole seconds (about
+/// 292 years).
+///
+/// The clock counts nanoseconds in a `u64` (about 584 years), and the engines set timers as
+/// `now + delay`, which overflows past its end: the time-series sampler schedules its next
+/// sample one interval after a sample at the end of the run, so a run of `18446744073s`
+/// sampled every `18446744073s` panicked (with overflow checks; it wrapped into the past
+/// without them). Runs within half the range leave the other half for any timer set before the
+/// end with a delay up to as long again, which covers that sampler and every default timer. No
+/// realistic run comes near the limit; it turns a typo (`duration = "5124096h"`) into an error.
+pub const MAX_DURATION: Duration = Duration::from_secs(9_223_372_036);
+
+/// The most time-series samples a run may take (`duration / record.interval`).
+///
+/// A sample keeps a row (20 bytes) per interface metric, flow metric and association metric
+/// in memory until the run ends, so ten million samples of even a two-node scenario take
+/// more than a gigabyte; the bundled studies take at most 5000. A typo such as
+/// `record.interval = "1ns"` (meant as 1ms) asked for ten billion, and the run grew until the
+/// allocator aborted the process; the limit rejects it before anything runs.
+pub const MAX_SAMPLES: u64 = 10_000_000;
 
 /// A node.
 #[derive(Clone, Debug, PartialEq)]
@@ -238,7 +260,13 @@ impl Scenario {
     pub fn from_table(root: &Table) -> Result<Scenario, ScenarioError> {
         let mut r = Reader::new(String::new(), root, &ROOT)?;
         let name = r.str("name")?;
-        let duration = r.duration("duration")?;
+        let beyond = format!(
+            "is longer than a run may last ({}, about {} years: half the range of the simulation clock, \
+             which counts nanoseconds in 64 bits)",
+            units::format_duration(MAX_DURATION),
+            units::years(MAX_DURATION)
+        );
+        let duration = r.duration_up_to("duration", MAX_DURATION, &beyond)?;
         if duration.is_zero() {
             let shown = r.given("duration").map_or_else(|| "0s".to_string(), ToString::to_string);
             return Err(r.error("duration", format!("{shown} is not a positive duration")));
@@ -279,6 +307,7 @@ impl Scenario {
         let faults = b.list(&mut r, "faults", Parser::fault)?;
         let mut rec = r.table("record")?.expect("record has a default");
         let record = b.record(&mut rec)?;
+        check_samples(&r, &rec, duration, record.interval)?;
         r.put_table("record", rec.finish());
         Ok(Scenario {
             name,
@@ -1387,6 +1416,45 @@ impl Parser {
         };
         Ok(RecordSpec { interval, events, capture, capture_wlans, packets, positions, rss, checksums })
     }
+}
+
+/// `duration` and `record.interval` (`rec`) must not ask for more than [`MAX_SAMPLES`] samples.
+/// The error names `record.interval` if the scenario gives it, else `duration`.
+fn check_samples(
+    root: &Reader<'_>,
+    rec: &Reader<'_>,
+    duration: Duration,
+    interval: Option<Duration>,
+) -> Result<(), ScenarioError> {
+    let Some(interval) = interval else { return Ok(()) };
+    let samples = duration.as_nanos() / interval.as_nanos();
+    if samples <= MAX_SAMPLES {
+        return Ok(());
+    }
+    let least = units::format_duration(Duration(duration.as_nanos().div_ceil(MAX_SAMPLES)));
+    let shown = |r: &Reader<'_>, key: &str, d: Duration| {
+        r.given(key).map_or_else(|| format!("\"{}\"", units::format_duration(d)), show)
+    };
+    let (interval, duration) = (shown(rec, "interval", interval), shown(root, "duration", duration));
+    let why = format!(
+        "more than the {MAX_SAMPLES} a run may keep (each holds a row per interface, flow and association in memory)"
+    );
+    if rec.has("interval") || !root.has("duration") {
+        return Err(rec.error(
+            "interval",
+            format!(
+                "{interval} would take {samples} samples over duration {duration}, {why}: use \"{least}\" or longer, \
+                 or \"0s\" for no time series"
+            ),
+        ));
+    }
+    Err(root.error(
+        "duration",
+        format!(
+            "{duration} would take {samples} samples at record.interval {interval}, {why}: set record.interval to \
+             \"{least}\" or longer, or to \"0s\" for no time series"
+        ),
+    ))
 }
 
 /// A payload size in 16..65507 bytes (the first 16 carry sequence number and send time).

@@ -195,21 +195,49 @@ impl<'a> Reader<'a> {
 
     /// A duration, if given or defaulted.
     pub fn opt_duration(&mut self, key: &str) -> Result<Option<Duration>, ScenarioError> {
-        self.typed(key, |v| match v {
-            Value::String(s) => {
-                units::parse_duration(s).map_err(|bad| explain(&show(v), "duration", bad, "e.g. \"30ms\""))
-            }
-            _ => Err(format!(
-                "{} is not a duration (write it as a string with a unit, e.g. \"{}s\")",
-                show(v),
-                v.as_integer().unwrap_or(30)
-            )),
-        })
+        self.read_duration(key, None)
     }
 
     /// A duration that has a default or is required.
     pub fn duration(&mut self, key: &str) -> Result<Duration, ScenarioError> {
         let v = self.opt_duration(key)?;
+        Ok(self.required(key, v))
+    }
+
+    /// A duration, if given or defaulted, of at most `max`. A longer one, or one too large for
+    /// any duration, is rejected as "`<value>` `<beyond>`", where `beyond` says what the limit
+    /// is and why (e.g. "is longer than the 500ms RFC 9260 §6.2 allows").
+    pub fn opt_duration_up_to(
+        &mut self,
+        key: &str,
+        max: Duration,
+        beyond: &str,
+    ) -> Result<Option<Duration>, ScenarioError> {
+        self.read_duration(key, Some((max, beyond)))
+    }
+
+    fn read_duration(&mut self, key: &str, limit: Option<(Duration, &str)>) -> Result<Option<Duration>, ScenarioError> {
+        self.typed(key, |v| {
+            let Value::String(s) = v else {
+                return Err(format!(
+                    "{} is not a duration (write it as a string with a unit, e.g. \"{}s\")",
+                    show(v),
+                    v.as_integer().unwrap_or(30)
+                ));
+            };
+            match (units::parse_duration(s), limit) {
+                (Ok(d), Some((max, beyond))) if d > max => Err(format!("{} {beyond}", show(v))),
+                (Err(BadQuantity::TooLarge(_)), Some((_, beyond))) => Err(format!("{} {beyond}", show(v))),
+                (Ok(d), _) => Ok(d),
+                (Err(bad), _) => Err(explain(&show(v), "duration", bad, "e.g. \"30ms\"")),
+            }
+        })
+    }
+
+    /// A duration of at most `max` that has a default or is required (see
+    /// [`Reader::opt_duration_up_to`]).
+    pub fn duration_up_to(&mut self, key: &str, max: Duration, beyond: &str) -> Result<Duration, ScenarioError> {
+        let v = self.opt_duration_up_to(key, max, beyond)?;
         Ok(self.required(key, v))
     }
 
