@@ -25,7 +25,7 @@ use toml::{Table, Value};
 use crate::error::ScenarioError;
 use crate::mobility::MobilitySpec;
 use crate::reader::{show, suggest, Reader};
-use crate::schema::{EVENT_KINDS, ROOT};
+use crate::schema::{EVENT_KINDS, ROOT, SCTP};
 use crate::units;
 use crate::wlan::{RadioSpec, WlanSpec};
 
@@ -943,7 +943,7 @@ impl Parser {
         if let Some(v) = dur(r, "hb_interval")? {
             c.hb_interval = (!v.is_zero()).then_some(v);
         }
-        if let Some(v) = dur(r, "sack_delay")? {
+        if let Some(v) = r.opt_duration_up_to("sack_delay", MAX_ACK_DELAY, &longer_than_allowed("RFC 9260 §6.2"))? {
             c.sack_delay = v;
         }
         if let Some(v) = int(r, "sack_freq")? {
@@ -1007,11 +1007,67 @@ impl Parser {
         if let Some(asconf) = r.opt_bool("asconf")? {
             c.asconf = asconf;
         }
-        c.validate().map_err(|m| {
-            let (key, why) = m.split_once(": ").unwrap_or(("preset", m.as_str()));
-            r.error(key, why.to_string())
+        Self::check_sctp_config(r, &preset, &c)?;
+        // The engine's own checks, for anything the ones above leave out: its messages start
+        // with the name of a field, which is the scenario's key where there is one.
+        c.validate().map_err(|m| match m.split_once(": ") {
+            Some((key, why)) if SCTP.fields.iter().any(|f| f.key == key) => r.error(key, why.to_string()),
+            _ => ScenarioError::new(r.path(), m),
         })?;
         Ok(c)
+    }
+
+    /// The limits of an SCTP configuration that the keys' types cannot say. Each error names
+    /// the key the scenario gives, with its value, and the value of any other key it is
+    /// compared with (the preset's when the scenario leaves that key out).
+    fn check_sctp_config(r: &Reader<'_>, preset: &str, c: &sctp::Config) -> Result<(), ScenarioError> {
+        let value = |key: &str, d: netsim::Duration| match r.given(key) {
+            Some(v) => show(v),
+            None => format!("\"{}\" of preset \"{preset}\"", units::format_duration(d)),
+        };
+        // RFC 9260 §6.3.1 computes the RTO from RTO.Initial and bounds it by RTO.Min and
+        // RTO.Max (§16): each is a positive time, and RTO.Min cannot exceed RTO.Max.
+        for (key, d) in [("rto_initial", c.rto_initial), ("rto_min", c.rto_min), ("rto_max", c.rto_max)] {
+            if d.is_zero() {
+                return Err(r.error(key, format!("{} is not a positive duration", value(key, d))));
+            }
+        }
+        if c.rto_min > c.rto_max {
+            let (min, max) = (value("rto_min", c.rto_min), value("rto_max", c.rto_max));
+            return Err(if r.has("rto_max") {
+                r.error("rto_max", format!("{max} is below rto_min ({min})"))
+            } else {
+                r.error("rto_min", format!("{min} is above rto_max ({max})"))
+            });
+        }
+        // RFC 9260 §6: an endpoint MUST NOT indicate less than 1500 bytes in its initial a_rwnd.
+        if c.recv_buffer < 1500 {
+            let shown = r.given("recv_buffer").map_or_else(|| c.recv_buffer.to_string(), show);
+            return Err(r.error(
+                "recv_buffer",
+                format!("{shown} is below the 1500 bytes RFC 9260 §6 requires of the initial receive window"),
+            ));
+        }
+        // ca-shrink takes factor * cwnd off the window at each step: 1 or more leaves nothing.
+        if let Some(factor) = c.congestion.shrink_factor().filter(|f| !(0.0..1.0).contains(f)) {
+            let shown = r.given("congestion_factor").map_or_else(|| factor.to_string(), show);
+            return Err(r.error(
+                "congestion_factor",
+                format!(
+                    "{shown} is out of range for \"ca-shrink\" (expected at least 0 and below 1: each step takes \
+                     factor * cwnd off the window)"
+                ),
+            ));
+        }
+        // RFC 5061 §4.1: ASCONF and ASCONF-ACK chunks are sent authenticated (RFC 4895).
+        if c.asconf && !c.auth {
+            let shown = r.given("asconf").map_or_else(|| "true".to_string(), show);
+            return Err(r.error(
+                "asconf",
+                format!("{shown} needs auth = true (RFC 5061 §4.1: ASCONF chunks are authenticated)"),
+            ));
+        }
+        Ok(())
     }
 
     /// `apps[].sctp.cmt`: CMT on or off, its scheduler and its three algorithms, the
@@ -1418,6 +1474,18 @@ impl Parser {
     }
 }
 
+/// The longest delayed acknowledgement the transports may be given. TCP: an ACK "MUST be
+/// generated within 500 ms of the arrival of the first unacknowledged packet" (RFC 5681
+/// §4.2). SCTP: "An implementation MUST NOT allow the maximum delay (protocol parameter
+/// 'SACK.Delay') to be configured to be more than 500 ms" (RFC 9260 §6.2).
+const MAX_ACK_DELAY: Duration = Duration::from_millis(500);
+
+/// What a delay beyond [`MAX_ACK_DELAY`] is, by the RFC that sets it (see
+/// [`Reader::opt_duration_up_to`]).
+fn longer_than_allowed(rfc: &str) -> String {
+    format!("is longer than the {} {rfc} allows", units::format_duration(MAX_ACK_DELAY))
+}
+
 /// `duration` and `record.interval` (`rec`) must not ask for more than [`MAX_SAMPLES`] samples.
 /// The error names `record.interval` if the scenario gives it, else `duration`.
 fn check_samples(
@@ -1526,10 +1594,7 @@ fn tcp_config(r: &mut Reader<'_>) -> Result<tcp::Config, ScenarioError> {
     };
     let send_buffer = buffer("send_buffer")?;
     let recv_buffer = buffer("recv_buffer")?;
-    let delayed_ack = r.duration("delayed_ack")?;
-    if delayed_ack > Duration::from_millis(500) {
-        return Err(r.error("delayed_ack", format!("\"{delayed_ack}\" is longer than the 500ms RFC 5681 allows")));
-    }
+    let delayed_ack = r.duration_up_to("delayed_ack", MAX_ACK_DELAY, &longer_than_allowed("RFC 5681 §4.2"))?;
     let ack_every = r.int("ack_every")? as u32;
     let nagle = r.bool("nagle")?;
     let initial_rto = r.duration("initial_rto")?;

@@ -435,3 +435,63 @@ sctp = { auth = true, asconf = true, handover = "break-before-make" }
     assert_eq!(config.handover, netsim::apps::handover::HandoverPolicy::None);
     assert!(!config.config.auth && !config.config.asconf);
 }
+
+/// The error `overrides` of the failover example get (its `apps[1]` is the SCTP upload, on the
+/// rfc9260 preset).
+fn failover_error(overrides: &[&str]) -> String {
+    let overrides: Vec<String> = overrides.iter().map(|o| o.to_string()).collect();
+    scenario::parse(&example("failover.toml"), &overrides).unwrap_err().to_string()
+}
+
+#[test]
+fn rto_errors_name_the_key_given_with_its_value_and_the_other() {
+    // These named rto_initial for a zero rto_min, gave no values, and named
+    // `congestion.factor`, which is no key.
+    assert_eq!(
+        failover_error(&[r#"apps[1].sctp.rto_min="0s""#]),
+        r#"apps[1].sctp.rto_min: "0s" is not a positive duration"#
+    );
+    assert_eq!(
+        failover_error(&[r#"apps[1].sctp.rto_initial="0ms""#]),
+        r#"apps[1].sctp.rto_initial: "0ms" is not a positive duration"#
+    );
+    assert_eq!(
+        failover_error(&[r#"apps[1].sctp.rto_max="0.5s""#]),
+        r#"apps[1].sctp.rto_max: "0.5s" is below rto_min ("1s" of preset "rfc9260")"#
+    );
+    assert_eq!(
+        failover_error(&[r#"apps[1].sctp.rto_min="100s""#]),
+        r#"apps[1].sctp.rto_min: "100s" is above rto_max ("60s" of preset "rfc9260")"#
+    );
+    assert_eq!(
+        failover_error(&[r#"apps[1].sctp.rto_min="2s""#, r#"apps[1].sctp.rto_max="1s""#]),
+        r#"apps[1].sctp.rto_max: "1s" is below rto_min ("2s")"#
+    );
+    assert_eq!(
+        failover_error(&[r#"apps[1].sctp.congestion="ca-shrink""#, "apps[1].sctp.congestion_factor=1"]),
+        "apps[1].sctp.congestion_factor: 1 is out of range for \"ca-shrink\" (expected at least 0 and below 1: each \
+         step takes factor * cwnd off the window)"
+    );
+    assert_eq!(
+        failover_error(&["apps[1].sctp.recv_buffer=1000"]),
+        "apps[1].sctp.recv_buffer: 1000 is below the 1500 bytes RFC 9260 §6 requires of the initial receive window"
+    );
+    // Values at the limits are accepted.
+    let ok = [r#"apps[1].sctp.rto_min="60s""#, "apps[1].sctp.recv_buffer=1500", "apps[1].sctp.congestion_factor=0.99"];
+    scenario::parse(&example("failover.toml"), &ok.map(String::from)).unwrap();
+}
+
+#[test]
+fn sack_delay_is_at_most_the_500ms_rfc_9260_allows() {
+    assert_eq!(
+        failover_error(&[r#"apps[1].sctp.sack_delay="10s""#]),
+        r#"apps[1].sctp.sack_delay: "10s" is longer than the 500ms RFC 9260 §6.2 allows"#
+    );
+    assert_eq!(
+        failover_error(&[r#"apps[1].sctp.sack_delay="500001us""#]),
+        r#"apps[1].sctp.sack_delay: "500001us" is longer than the 500ms RFC 9260 §6.2 allows"#
+    );
+    let s = scenario::parse(&example("failover.toml"), &[r#"apps[1].sctp.sack_delay="500ms""#.into()]).unwrap();
+    let scenario::model::AppSpec::Sctp { config, .. } = &s.apps[1] else { panic!("an SCTP app") };
+    assert_eq!(config.config.sack_delay, netsim::Duration::from_millis(500));
+}
