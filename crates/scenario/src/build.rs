@@ -182,7 +182,8 @@ impl Scenario {
                 .capture
                 .iter()
                 .map(|r| {
-                    let file = format!("{}.pcap", self.iface_name(*r).replace('/', "-"));
+                    let node = &self.nodes[r.node];
+                    let file = crate::model::iface_capture_file(&node.name, &node.ifaces[r.iface].0);
                     captures.push(file.clone());
                     (ids[r.node][r.iface], dir.join(file))
                 })
@@ -195,7 +196,7 @@ impl Scenario {
                 .capture_wlans
                 .iter()
                 .map(|&w| {
-                    let file = format!("wlan-{}.pcap", self.wlans[w].name);
+                    let file = crate::model::wlan_capture_file(&self.wlans[w].name);
                     captures.push(file.clone());
                     b.capture_air(w as u32);
                     (w as u32, dir.join(file))

@@ -1432,8 +1432,8 @@ impl Parser {
                 ));
             }
         }
-        let capture = r
-            .str_list("capture")?
+        let capture_texts = r.str_list("capture")?;
+        let capture = capture_texts
             .iter()
             .enumerate()
             .map(|(i, c)| {
@@ -1441,8 +1441,9 @@ impl Parser {
             })
             .collect::<Result<Vec<_>, _>>()?;
         // Absent unless given, like the keys below.
+        let capture_wlan_texts = if r.has("capture_wlans") { r.str_list("capture_wlans")? } else { Vec::new() };
         let capture_wlans = if r.has("capture_wlans") {
-            r.str_list("capture_wlans")?
+            capture_wlan_texts
                 .iter()
                 .enumerate()
                 .map(|(i, name)| {
@@ -1459,6 +1460,17 @@ impl Parser {
         } else {
             Vec::new()
         };
+        let files = capture
+            .iter()
+            .map(|c| iface_capture_file(&self.nodes[c.node].name, &self.nodes[c.node].ifaces[c.iface].0))
+            .zip(capture_texts.iter().enumerate().map(|(i, t)| (r.key_path("capture"), i, t)))
+            .chain(
+                capture_wlans
+                    .iter()
+                    .map(|&w| wlan_capture_file(&self.wlans[w].name))
+                    .zip(capture_wlan_texts.iter().enumerate().map(|(i, t)| (r.key_path("capture_wlans"), i, t))),
+            );
+        check_capture_files(files)?;
         // No default in the resolved scenario: a scenario that does not ask for the log
         // resolves exactly as before the key existed.
         let packets = r.opt_bool("packets")?.unwrap_or(false);
@@ -1472,6 +1484,50 @@ impl Parser {
         };
         Ok(RecordSpec { interval, events, capture, capture_wlans, packets, positions, rss, checksums })
     }
+}
+
+/// The pcap file (in the capture directory) of the captured interface `node/iface`.
+pub fn iface_capture_file(node: &str, iface: &str) -> String {
+    format!("{node}-{iface}.pcap")
+}
+
+/// The pcap file (in the capture directory) of the captured WLAN channel `channel`.
+pub fn wlan_capture_file(channel: &str) -> String {
+    format!("wlan-{channel}.pcap")
+}
+
+/// Each capture (`record.capture`, `record.capture_wlans`) must have a file of its own: two
+/// that shared one wrote their packets into it in turn, and one capture was lost (nodes `A`
+/// and `A-b` with interfaces `b-c` and `c`: both `A-b-c.pcap`; or a node `wlan` with an
+/// interface named as a captured channel). Names are compared ignoring case, as file names
+/// are on macOS and Windows. `files` gives each capture's file with its list's key path,
+/// index and entry.
+fn check_capture_files<'t>(
+    files: impl IntoIterator<Item = (String, (String, usize, &'t String))>,
+) -> Result<(), ScenarioError> {
+    let mut taken: BTreeMap<String, (String, String, &String)> = BTreeMap::new();
+    for (file, (list, i, entry)) in files {
+        let key = format!("{list}[{i}]");
+        if let Some((other_key, other_file, other_entry)) = taken.get(&file.to_lowercase()) {
+            let message = if other_key.starts_with(&format!("{list}[")) && *other_entry == entry {
+                format!("\"{entry}\" is already captured by {other_key}")
+            } else if *other_file == file {
+                format!(
+                    "\"{entry}\" would be captured to \"{file}\", as {other_key} (\"{other_entry}\") is: rename a \
+                     node, interface or channel so that each capture has a file of its own"
+                )
+            } else {
+                format!(
+                    "\"{entry}\" would be captured to \"{file}\", which is \"{other_file}\" of {other_key} \
+                     (\"{other_entry}\") where file names ignore case, as on macOS and Windows: rename a node, \
+                     interface or channel so that each capture has a file of its own"
+                )
+            };
+            return Err(ScenarioError::new(key, message));
+        }
+        taken.insert(file.to_lowercase(), (key, file, entry));
+    }
+    Ok(())
 }
 
 /// The longest delayed acknowledgement the transports may be given. TCP: an ACK "MUST be

@@ -1040,7 +1040,7 @@ pub static RECORD: Section = Section {
     fields: &[
         f("interval", Ty::Duration, Value("100ms"), "s", "Time-series sampling interval (queue lengths, rates); \"0s\" turns time series off. A run takes at most 10 million samples (duration / interval)."),
         f("events", Ty::StrList, Value("[\"fault\"]"), "", "Event kinds to log: fault, drop, enqueue, dequeue, tx, rx, tcp (state changes and loss episodes of TCP connections)."),
-        f("capture", Ty::StrList, Value("[]"), "", "Interfaces (\"node/iface\") to capture to pcap files, packets sent and received there."),
+        f("capture", Ty::StrList, Value("[]"), "", "Interfaces (\"node/iface\") to capture to pcap files (<node>-<iface>.pcap), packets sent and received there; two captures whose files would be one (also ignoring case) are rejected."),
         f("capture_wlans", Ty::StrList, Absent("[]"), "", "WLAN channels (wlans[].name) to capture to pcap files with radiotap headers (wlan-<name>.pcap): every frame on the channel's air (data, ACK, RTS/CTS, management), as a monitor-mode capture there would."),
         f("checksums", Ty::Enum(&["auto", "always"]), Absent("auto"), "", "When SCTP endpoints compute their packets' CRC32c (RFC 9260 §6.8) and TCP connections their Internet checksum (RFC 9293 §3.1): \"auto\" only when a capture is taken (nothing in the simulated network alters a packet's bytes, so the checksum detects nothing and results are the same without it; captured packets carry correct checksums), \"always\" on every packet."),
         f("rss", Ty::Bool, Absent("false"), "", "Sample each roaming station's signal strength of its AP at each interval (time series kind \"iface\", metric rss, in dBm; only while associated)."),
