@@ -282,6 +282,9 @@ impl Preset {
 /// SACK's room went negative.
 pub const MIN_PMTU: u32 = 576;
 
+/// The longest SACK.Delay RFC 9260 §6.2 allows to be configured.
+pub const MAX_SACK_DELAY: Duration = Duration::from_millis(500);
+
 impl Config {
     /// This configuration with Concurrent Multipath Transfer on: `cmt.enabled` (SFR, CUC
     /// and DAC as `cmt` has them, all on by default) and new data spread over every usable
@@ -348,14 +351,24 @@ impl Config {
         if self.pmtu < MIN_PMTU {
             return fail("pmtu", &format!("{} is below the minimum of {MIN_PMTU} bytes", self.pmtu));
         }
+        // §6.3.1 and §16: RTO.Initial, RTO.Min and RTO.Max are times, RTO.Min <= RTO.Max.
+        for (field, rto) in [("rto_initial", self.rto_initial), ("rto_min", self.rto_min), ("rto_max", self.rto_max)] {
+            if rto.is_zero() {
+                return fail(field, "0 is not a positive time");
+            }
+        }
         if self.rto_min > self.rto_max {
-            return fail("rto_min", "must not exceed rto_max");
+            return fail("rto_min", &format!("{} exceeds rto_max ({})", self.rto_min, self.rto_max));
         }
-        if self.rto_initial.is_zero() || self.rto_min.is_zero() {
-            return fail("rto_initial", "RTO values must be positive");
+        for (field, gain) in [("rto_alpha", self.rto_alpha), ("rto_beta", self.rto_beta)] {
+            if !(0.0..=1.0).contains(&gain) {
+                return fail(field, &format!("{gain} is not within [0, 1]"));
+            }
         }
-        if !(0.0..=1.0).contains(&self.rto_alpha) || !(0.0..=1.0).contains(&self.rto_beta) {
-            return fail("rto_alpha", "RTO gains must be within [0, 1]");
+        // §6.2: "An implementation MUST NOT allow the maximum delay (protocol parameter
+        // 'SACK.Delay') to be configured to be more than 500 ms."
+        if self.sack_delay > MAX_SACK_DELAY {
+            return fail("sack_delay", &format!("{} is longer than the {MAX_SACK_DELAY} §6.2 allows", self.sack_delay));
         }
         if self.max_burst == 0 {
             return fail("max_burst", "must be at least 1");
@@ -369,8 +382,9 @@ impl Config {
         if self.pmtu < self.lower_layer_overhead + 12 + 16 + 64 {
             return fail("pmtu", "too small to carry DATA");
         }
+        // §6: an endpoint MUST NOT indicate less than 1500 bytes in its initial a_rwnd.
         if self.recv_buffer < 1500 {
-            return fail("recv_buffer", "must be at least 1500 bytes (RFC 9260 §6.1)");
+            return fail("recv_buffer", &format!("{} is below 1500 bytes (RFC 9260 §6)", self.recv_buffer));
         }
         if self.pf_return_cwnd == Some(0) {
             return fail("pf_return_cwnd", "must be at least 1 byte");
@@ -386,7 +400,7 @@ impl Config {
         }
         if let Some(f) = self.congestion.shrink_factor() {
             if !(0.0..1.0).contains(&f) {
-                return fail("congestion.factor", "must be within [0, 1)");
+                return fail("congestion", &format!("the ca-shrink factor {f} is not within [0, 1)"));
             }
         }
         Ok(())
@@ -396,6 +410,29 @@ impl Config {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn each_check_names_its_own_field_with_the_value() {
+        let check = |c: Config| c.validate().unwrap_err();
+        let ms = Duration::from_millis;
+        // rto_min used to be reported as rto_initial, and the factor as a "congestion.factor".
+        assert_eq!(check(Config { rto_min: ms(0), ..Config::default() }), "rto_min: 0 is not a positive time");
+        assert_eq!(check(Config { rto_initial: ms(0), ..Config::default() }), "rto_initial: 0 is not a positive time");
+        assert_eq!(check(Config { rto_max: ms(500), ..Config::default() }), "rto_min: 1s exceeds rto_max (500ms)");
+        assert_eq!(check(Config { rto_beta: 2.0, ..Config::default() }), "rto_beta: 2 is not within [0, 1]");
+        assert_eq!(
+            check(Config { sack_delay: ms(501), ..Config::default() }),
+            "sack_delay: 501ms is longer than the 500ms §6.2 allows"
+        );
+        assert_eq!(
+            check(Config { recv_buffer: 1000, ..Config::default() }),
+            "recv_buffer: 1000 is below 1500 bytes (RFC 9260 §6)"
+        );
+        let shrink =
+            Config { congestion: CongestionConfig::from_name("ca-shrink", Some(1.0)).unwrap(), ..Config::default() };
+        assert_eq!(check(shrink), "congestion: the ca-shrink factor 1 is not within [0, 1)");
+        Config { sack_delay: MAX_SACK_DELAY, ..Config::default() }.validate().unwrap();
+    }
 
     #[test]
     fn every_preset_is_valid_and_found_by_name() {
