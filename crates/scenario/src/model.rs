@@ -465,7 +465,7 @@ impl Parser {
         let n = self.node_ref(node).map_err(|m| format!("\"{text}\": {m}"))?;
         let names: Vec<&str> = self.nodes[n].ifaces.iter().map(|(i, _)| i.as_str()).collect();
         let i = names.iter().position(|i| *i == iface).ok_or_else(|| {
-            format!("\"{text}\": node \"{node}\" has no interface \"{iface}\" (it has {})", names.join(", "))
+            format!("\"{text}\": node \"{node}\" has no interface \"{iface}\" ({})", has_ifaces(&names))
         })?;
         Ok(IfaceRef { node: n, iface: i })
     }
@@ -606,7 +606,7 @@ impl Parser {
         let via = r.str("via")?;
         let names: Vec<&str> = self.nodes[node].ifaces.iter().map(|(n, _)| n.as_str()).collect();
         let via = names.iter().position(|n| *n == via).ok_or_else(|| {
-            r.error("via", format!("node \"{node_name}\" has no interface \"{via}\" (it has {})", names.join(", ")))
+            r.error("via", format!("node \"{node_name}\" has no interface \"{via}\" ({})", has_ifaces(&names)))
         })?;
         Ok(RouteSpec { node, prefix, len, via })
     }
@@ -1686,4 +1686,12 @@ fn tcp_config(r: &mut Reader<'_>) -> Result<tcp::Config, ScenarioError> {
         time_wait,
         ecn,
     })
+}
+
+/// "it has eth0, eth1", or "it has none", for an error about a node's interfaces.
+fn has_ifaces(names: &[&str]) -> String {
+    if names.is_empty() {
+        return "it has none".to_owned();
+    }
+    format!("it has {}", names.join(", "))
 }

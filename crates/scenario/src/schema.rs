@@ -160,7 +160,7 @@ pub static ROOT: Section = Section {
     path: "",
     fields: &[
         f("name", Ty::Name, Value("scenario"), "", "Scenario name; names the default output directory."),
-        f("duration", Ty::Duration, Value("10s"), "s", "Simulated time at which the run stops, more than zero and at most 9223372036s (about 292 years, half the range of the 64-bit nanosecond clock; events due at exactly this time still happen; a run with nothing left to do ends earlier)."),
+        f("duration", Ty::Duration, Value("10s"), "s", "Simulated time at which the run stops, more than zero and at most 9223372036s (about 292 years, half the range of the 64-bit nanosecond clock; events due at exactly this time still happen; the run lasts this long even when nothing is left to do, so time averages are over the whole duration)."),
         f("seed", Ty::Int(0, i64::MAX), Value("1"), "", "Master random seed; every component derives its own stream from it and its name."),
         f("nodes", Ty::TableList(&NODE), Required, "", "Hosts and routers."),
         f("links", Ty::TableList(&LINK), Value("[]"), "", "Full-duplex point-to-point links between interfaces."),
@@ -1039,7 +1039,7 @@ pub static RECORD: Section = Section {
     path: "record",
     fields: &[
         f("interval", Ty::Duration, Value("100ms"), "s", "Time-series sampling interval (queue lengths, rates); \"0s\" turns time series off. A run takes at most 10 million samples (duration / interval)."),
-        f("events", Ty::StrList, Value("[\"fault\"]"), "", "Event kinds to log: fault, drop, enqueue, dequeue, tx, rx, tcp (state changes and loss episodes of TCP connections)."),
+        f("events", Ty::StrList, Value("[\"fault\"]"), "", "Event kinds to log: fault, drop, enqueue, dequeue, tx, rx, tcp (state changes and loss episodes of TCP connections), sctp (path state and primary changes, timeouts, fast retransmits, heartbeats of SCTP associations), wlan (scans, authentication, association and handover steps of roaming stations)."),
         f("capture", Ty::StrList, Value("[]"), "", "Interfaces (\"node/iface\") to capture to pcap files (<node>-<iface>.pcap), packets sent and received there; two captures whose files would be one (also ignoring case) are rejected."),
         f("capture_wlans", Ty::StrList, Absent("[]"), "", "WLAN channels (wlans[].name) to capture to pcap files with radiotap headers (wlan-<name>.pcap): every frame on the channel's air (data, ACK, RTS/CTS, management), as a monitor-mode capture there would."),
         f("checksums", Ty::Enum(&["auto", "always"]), Absent("auto"), "", "When SCTP endpoints compute their packets' CRC32c (RFC 9260 §6.8) and TCP connections their Internet checksum (RFC 9293 §3.1): \"auto\" only when a capture is taken (nothing in the simulated network alters a packet's bytes, so the checksum detects nothing and results are the same without it; captured packets carry correct checksums), \"always\" on every packet."),
