@@ -6,19 +6,7 @@ mod common;
 
 /// Two hosts and a link, run for `duration`.
 fn two_hosts(duration: &str) -> String {
-    format!(
-        r#"
-duration = "{duration}"
-[[nodes]]
-name = "A"
-interfaces = [{{ address = "10.0.0.1" }}]
-[[nodes]]
-name = "B"
-interfaces = [{{ address = "10.0.0.2" }}]
-[[links]]
-ends = ["A/eth0", "B/eth0"]
-"#
-    )
+    common::pair(duration, "", "")
 }
 
 fn error(text: &str, overrides: &[&str]) -> String {
