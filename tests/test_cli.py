@@ -369,6 +369,26 @@ def test_params_table(capsys: pytest.CaptureFixture[str]) -> None:
     assert "duration" in capsys.readouterr().out
 
 
+@pytest.mark.parametrize("columns", [80, 120, 200])
+def test_params_never_cuts_a_word(columns: int, tmp_path: Path) -> None:
+    # A table wide enough to read, or one block per key on a narrow terminal; either way
+    # every key and every word of every description is there, folded rather than cut.
+    proc = sctpsim_cmd("params", cwd=tmp_path, columns=columns)
+    assert proc.returncode == 0, proc.stderr
+    assert "…" not in proc.stdout
+    assert max(map(len, proc.stdout.splitlines())) <= columns
+    if columns >= cli.PARAMS_TABLE_MIN_WIDTH:
+        # The description column, read down the table.
+        cells = [line.split("│") for line in proc.stdout.splitlines() if line.startswith("│")]
+        flat = "".join(c[1] + c[5] for c in cells if len(c) == 7)
+    else:
+        flat = proc.stdout
+    flat = re.sub(r"\s+", "", flat)
+    for p in sctpsim._core.params():
+        assert re.sub(r"\s+", "", p["key"]) in flat
+        assert re.sub(r"\s+", "", p.get("doc") or "") in flat, p["key"]
+
+
 def test_params_markdown(tmp_path: Path) -> None:
     proc = sctpsim_cmd("params", "--markdown", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr

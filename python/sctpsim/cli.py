@@ -172,9 +172,19 @@ def _safe_dir_name(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9._+-]+", "_", name).strip("._") or "scenario"
 
 
+#: Below this many columns the keys are listed one block each instead of as a table: the
+#: key column alone takes up to 48 columns, and the table's other four would be squeezed
+#: into a few characters each.
+PARAMS_TABLE_MIN_WIDTH = 120
+
+
 def _print_params_table(params: list[dict[str, Any]], console: Console) -> None:
     from rich.table import Table
+    from rich.text import Text
 
+    if console.width < PARAMS_TABLE_MIN_WIDTH:
+        _print_params_list(params, console)
+        return
     table = Table(
         title="Scenario keys",
         title_justify="left",
@@ -183,22 +193,40 @@ def _print_params_table(params: list[dict[str, Any]], console: Console) -> None:
         expand=True,
     )
     # Keys never wrap (they are what people copy into --set); the prose columns
-    # wrap, with the description getting the most room.
+    # wrap, with the description getting the most room; a word longer than its
+    # column (dot11AuthenticationResponseTimeout) is folded, never cut.
     table.add_column("key", no_wrap=True)
     table.add_column("type", ratio=2, overflow="fold")
     table.add_column("default", ratio=2, overflow="fold")
     table.add_column("unit", ratio=1, overflow="fold")
-    table.add_column("description", ratio=5)
+    table.add_column("description", ratio=5, overflow="fold")
     for p in params:
-        default = p.get("default")
-        table.add_row(
-            p["key"],
-            p["type"],
-            "(required)" if default is None else str(default),
-            p.get("unit") or "",
-            p.get("doc") or "",
-        )
+        # Text, not markup: "[x, y]" in a type or description is text to show.
+        cells = (p["key"], p["type"], _param_default(p), p.get("unit") or "", p.get("doc") or "")
+        table.add_row(*(Text(c) for c in cells))
     console.print(table)
+
+
+def _print_params_list(params: list[dict[str, Any]], console: Console) -> None:
+    """The keys for a narrow terminal: the key with its type, default and unit on one
+    line, the description below it, indented."""
+    from rich.padding import Padding
+    from rich.text import Text
+
+    console.print(Text("Scenario keys", style="bold"))
+    for p in params:
+        facts = [p["type"], f"default {_param_default(p)}"]
+        if p.get("unit"):
+            facts.append(f"unit {p['unit']}")
+        console.print()
+        console.print(Text.assemble((p["key"], "bold"), f"  ({'; '.join(facts)})"), overflow="fold")
+        if p.get("doc"):
+            console.print(Padding(Text(p["doc"], overflow="fold"), (0, 0, 0, 4), expand=False))
+
+
+def _param_default(p: dict[str, Any]) -> str:
+    default = p.get("default")
+    return "(required)" if default is None else str(default)
 
 
 def _md_cell(text: str) -> str:
