@@ -325,3 +325,24 @@ def test_run_figures_notebook_example_runs(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     for name in ("paths.png", "sequence.png", "flows.png", "queues.png", "report.html", PACKETS_FILE):
         assert (tmp_path / "out" / name).is_file(), name
+
+
+def test_show_names_an_empty_scalars_file(
+    shown: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run = tmp_path / "run"
+    shutil.copytree(shown, run)
+    (run / "scalars.csv").write_text("", encoding="utf-8")
+    assert cli.main(["show", str(run)]) == 2
+    assert capsys.readouterr().err == (
+        f"error: {run}: scalars.csv: not a run's scalars table (no column kind; it has: none)\n"
+    )
+
+
+def test_loading_a_damaged_run_is_a_value_error(shown: Path, tmp_path: Path) -> None:
+    # RunResult.load's contract: ValueError for a file that does not hold what it should.
+    run = tmp_path / "run"
+    shutil.copytree(shown, run)
+    (run / "scalars.csv").write_text("a,b\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"^scalars\.csv: not a run's scalars table"):
+        sctpsim.RunResult.load(run)

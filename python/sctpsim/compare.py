@@ -122,20 +122,17 @@ def _run_scalars(directory: Path) -> tuple[pd.Series, dict[str, str]]:
     path = directory / SCALARS_FILE
     try:
         frame = read_scalars(directory)
-    except (OSError, ValueError, KeyError) as e:
+    except OSError as e:
         raise CompareError(f"{path}: cannot read: {e}") from None
-    try:
-        names = [
-            scalar_name(k, e, m)
-            for k, e, m in zip(frame["kind"], frame["entity"], frame["metric"], strict=True)
-        ]
-        values, units = frame["value"].to_numpy(), dict(zip(names, frame["unit"], strict=True))
-    except KeyError as e:
-        columns = ", ".join(map(str, frame.columns)) or "none"
-        raise CompareError(
-            f"{path}: not a run's scalars table (no column {e.args[0]}; it has: {columns})"
-        ) from None
-    return pd.Series(values, index=names), units
+    except ValueError as e:  # read, but not a run's scalars table
+        raise CompareError(f"{path}: {' '.join(str(e).split())}") from None
+    names = [
+        scalar_name(k, e, m)
+        for k, e, m in zip(frame["kind"], frame["entity"], frame["metric"], strict=True)
+    ]
+    return pd.Series(frame["value"].to_numpy(), index=names), dict(
+        zip(names, frame["unit"], strict=True)
+    )
 
 
 def _sweep(directory: Path) -> tuple[pd.DataFrame, list[str], dict[str, str]]:

@@ -161,21 +161,34 @@ def decode_timeseries(
     return table, time_ns.astype(np.float64) / _NS_PER_S, series, value
 
 
+#: The columns of a run's ``scalars.csv``, in order.
+SCALAR_COLUMNS = ("kind", "entity", "metric", "value", "unit")
+
+
 def read_scalars(directory: str | os.PathLike[str]) -> pd.DataFrame:
     """``DIR/scalars.csv`` of a run directory: kind, entity, metric, value (float), unit.
 
     Raises:
         FileNotFoundError: there is no ``scalars.csv``.
-        ValueError: it does not parse as one.
+        ValueError: it does not parse as one; the message says why (a column it lacks,
+            and those it has), without the file's name.
     """
     import pandas as pd
 
-    return pd.read_csv(
-        Path(directory) / SCALARS_FILE,
-        dtype={"kind": str, "entity": str, "metric": str, "unit": str, "value": "float64"},
-        keep_default_na=False,
-        na_values={"value": ["NaN"]},
-    )
+    try:
+        frame = pd.read_csv(
+            Path(directory) / SCALARS_FILE,
+            dtype={"kind": str, "entity": str, "metric": str, "unit": str, "value": "float64"},
+            keep_default_na=False,
+            na_values={"value": ["NaN"]},
+        )
+    except pd.errors.EmptyDataError:
+        frame = pd.DataFrame()
+    missing = next((c for c in SCALAR_COLUMNS if c not in frame.columns), None)
+    if missing is not None:
+        has = ", ".join(map(str, frame.columns)) or "none"
+        raise ValueError(f"not a run's scalars table (no column {missing}; it has: {has})")
+    return frame
 
 
 def scalar_name(kind: str, entity: str, metric: str) -> str:
@@ -586,7 +599,10 @@ class RunResult:
             doc = tomllib.loads(scenario)
         except tomllib.TOMLDecodeError as e:
             raise ValueError(f"{d / SCENARIO_FILE}: {e}") from None
-        scalars = read_scalars(d)
+        try:
+            scalars = read_scalars(d)
+        except ValueError as e:
+            raise ValueError(f"{SCALARS_FILE}: {e}") from None
         raw: dict[str, Any] = {
             "name": str(doc.get("name", d.name)),
             "seed": int(doc.get("seed", 0)),

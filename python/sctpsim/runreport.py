@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sctpsim import _core
-from sctpsim.results import SCALARS_FILE, RunResult
+from sctpsim.results import RunResult
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -39,8 +39,6 @@ FIGURE_PREFIX = "figure-"
 #: page, so that a run with many stays a page; the rest are named, and
 #: :meth:`RunResult.paths` / :meth:`RunResult.sequence` draw any of them.
 MAX_PER_KIND = 8
-#: The columns of a run's scalars.csv.
-_SCALAR_COLUMNS = ("kind", "entity", "metric", "value", "unit")
 
 
 @dataclass
@@ -260,23 +258,6 @@ def _version(resolved: str, doc: Mapping[str, Any]) -> str:
     return str(doc.get("version", "unknown"))
 
 
-def _missing_column(d: Path, error: KeyError) -> str:
-    """What :meth:`RunResult.load` found missing when it raised ``error``: the column of
-    scalars.csv (a text file, the one edited by hand) when it lacks one, else the
-    column a table lacks."""
-    import csv
-
-    with (d / SCALARS_FILE).open(encoding="utf-8", newline="") as f:
-        header = next(csv.reader(f), [])
-    for column in _SCALAR_COLUMNS:
-        if column not in header:
-            return (
-                f"{SCALARS_FILE}: not a run's scalars table (no column {column}; "
-                f"it has: {', '.join(header) or 'none'})"
-            )
-    return f"a result table lacks a column: {error.args[0] if error.args else error}"
-
-
 def write_run_report(
     directory: str | os.PathLike[str],
     result: RunResult | None = None,
@@ -302,10 +283,7 @@ def write_run_report(
 
     d = Path(directory)
     if result is None:
-        try:
-            result = RunResult.load(d)
-        except KeyError as e:  # a table without a column a run writes
-            raise ValueError(_missing_column(d, e)) from None
+        result = RunResult.load(d)
     doc = tomllib.loads(result.scenario)
     record = doc.get("record", {})
     report = RunReport(html=d / REPORT_FILE)
