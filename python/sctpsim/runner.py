@@ -47,13 +47,14 @@ from rich.progress import (
 )
 
 from sctpsim import _core
-from sctpsim.stats import check_scalar, expand_metrics, summarize
+from sctpsim.stats import MetricError, check_scalar, expand_metrics, summarize
 from sctpsim.store import (
     SUMMARY_FILE,
     SWEEP_COPY,
     RunRecord,
     RunsTable,
     Store,
+    forget_tables,
     read_runs,
     write_atomically,
 )
@@ -525,10 +526,15 @@ def run_sweep(
         store.consolidate(specs, parameters, sweep.name, table)
         loaded = read_runs(directory)
         runs = loaded.frame
-        metrics = expand_metrics(sweep.metrics, loaded.scalars)
-        if sweep.series is not None and sweep.series.until is not None:
-            # A name no run has would silently mean "every sample" (see execute_run).
-            check_scalar("series.until", sweep.series.until, loaded.scalars)
+        try:
+            metrics = expand_metrics(sweep.metrics, loaded.scalars)
+            if sweep.series is not None and sweep.series.until is not None:
+                # A name no run has would silently mean "every sample" (see execute_run).
+                check_scalar("series.until", sweep.series.until, loaded.scalars)
+        except MetricError:
+            # The runs stay stored; no table is left to look like a finished sweep.
+            forget_tables(directory)
+            raise
         summary = summarize(runs, parameters, metrics, loaded.units)
         write_atomically(
             directory / SUMMARY_FILE,
