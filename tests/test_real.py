@@ -181,7 +181,7 @@ def test_ctrl_c_ends_a_sink_with_its_results(tmp_path: Path) -> None:
         (["send", "--bind", "127.0.0.1", "--peer", "127.0.0.1"], "exactly one of --bytes and --time", 2),
         (["send", "--bind", "127.0.0.1", "--peer", "nowhere", "--bytes", "1MB"], "not an IPv4 address", 2),
         (["sink", "--bind", "192.0.2.123", "--udp-port", "0"], "binding UDP 192.0.2.123", 1),
-        (["sink", "--bind", "127.0.0.1", "--fault", "127.0.0.9@1s"], "not a local address", 1),
+        (["sink", "--bind", "127.0.0.1", "--fault", "127.0.0.9@1s"], "not a local address", 2),
         (["sink", "--bind", "127.0.0.1", "--fault", "127.0.0.1@established+soon"], "is not a time", 2),
     ],
 )  # fmt: skip

@@ -113,7 +113,13 @@ fn run_with<'py>(
 ) -> PyResult<Bound<'py, PyDict>> {
     // The first report comes at once: the sockets are bound and the run has started.
     let mut control = PyControl { progress, next_report: 0.0, error: None };
-    let result = py.detach(|| f(&mut control)).map_err(sim_error)?;
+    let result = py.detach(|| f(&mut control)).map_err(|e| match e {
+        // Arguments that name no local address: invalid input, not a failed run.
+        sctp_udp::DriverError::NoAddress | sctp_udp::DriverError::FaultAddress(_) => {
+            PyValueError::new_err(e.to_string())
+        }
+        e => sim_error(e),
+    })?;
     if let Some(e) = control.error.take() {
         return Err(e);
     }
