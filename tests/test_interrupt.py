@@ -36,6 +36,9 @@ def test_ctrl_c_stops_a_run_while_it_simulates(tmp_path: Path) -> None:
         cwd=tmp_path,
         stderr=subprocess.PIPE,
         text=True,
+        # A shell that started the tests in the background made them ignore SIGINT, and
+        # Python keeps it ignored: give the run the default, as in a terminal.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     try:
         deadline = time.monotonic() + 120
