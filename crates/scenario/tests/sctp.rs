@@ -495,3 +495,12 @@ fn sack_delay_is_at_most_the_500ms_rfc_9260_allows() {
     let scenario::model::AppSpec::Sctp { config, .. } = &s.apps[1] else { panic!("an SCTP app") };
     assert_eq!(config.config.sack_delay, netsim::Duration::from_millis(500));
 }
+
+#[test]
+fn a_break_scheduled_after_the_end_of_the_run_is_not_reported() {
+    // The failover example's link breaks at 10 s: a 5-s run saw no break.
+    let short = run_with(&example("failover.toml"), &["duration=5s", "record.capture=[]"]);
+    assert_eq!(short.scalars.get("sctp", "upload", "primary_break_at"), None);
+    let long = run_with(&example("failover.toml"), &["duration=12s", "record.capture=[]"]);
+    assert_eq!(get(&long, "sctp", "upload", "primary_break_at"), 10.0);
+}

@@ -245,7 +245,8 @@ fn report_association(now: Instant, rec: &AssocRecord, a: &Association, sender: 
         }
     });
     let f = &rec.failover;
-    if let (true, Some(b)) = (sender, f.break_at) {
+    // A fault due after the end (a transfer quicker than the fault's time) broke nothing.
+    if let (true, Some(b)) = (sender, f.break_at.filter(|&b| b <= now)) {
         let since = |t: Option<Instant>| t.map(|t| t.saturating_since(b).as_secs_f64());
         out.push("sctp", name, "primary_break_at", b.as_secs_f64(), "s");
         for (metric, t) in [

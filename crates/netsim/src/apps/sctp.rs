@@ -628,14 +628,14 @@ impl Agent for SctpApp {
         let ids = self.socket.associations();
         let Some(&first) = ids.first() else { return };
         let sender = matches!(self.cfg.role, SctpRole::Bulk { .. } | SctpRole::Requests { .. });
-        self.socket.report_failover(first, out);
+        self.socket.report_failover(now, first, out);
         if let (SctpRole::Bulk { start, .. }, Some(done)) = (&self.cfg.role, self.completed_at) {
             out.push("sctp", name, "completion_time", done.saturating_since(*start).as_secs_f64(), "s");
         }
         self.socket.report_transport(now, first, sender, out);
         for (k, &id) in ids.iter().enumerate() {
             if k > 0 {
-                self.socket.report_failover(id, out);
+                self.socket.report_failover(now, id, out);
                 self.socket.report_transport(now, id, sender, out);
             }
             let Some(rx) = self.per_assoc.get(k).and_then(Option::as_ref) else { continue };

@@ -632,12 +632,13 @@ impl SctpSocket {
         }
     }
 
-    /// The failover scalars of `assoc` (under its name): when the primary's route broke and
-    /// how long after that each step of the failover came.
-    pub fn report_failover(&self, assoc: AssocId, out: &mut Scalars) {
+    /// The failover scalars of `assoc` (under its name) at the end of the run, `now`: when
+    /// the primary's route broke and how long after that each step of the failover came. A
+    /// break scheduled after the end did not happen, and is not reported.
+    pub fn report_failover(&self, now: Instant, assoc: AssocId, out: &mut Scalars) {
         let Some(rec) = self.record(assoc) else { return };
         let name = &rec.entity;
-        let break_at = rec.primary_break;
+        let break_at = rec.primary_break.filter(|&b| b <= now);
         let since_break = |t: Option<Instant>| t.zip(break_at).map(|(t, b)| t.saturating_since(b).as_secs_f64());
         if let Some(b) = break_at {
             out.push("sctp", name, "primary_break_at", b.as_secs_f64(), "s");
