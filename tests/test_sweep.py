@@ -598,6 +598,18 @@ def test_plot_writes_png_and_svg(
         == 0
     )
     assert (tmp_path / "g.png").is_file() and (tmp_path / "g.svg").is_file()
+    # Two slices by default name: two files, each titled with its slice.
+    for p in ("0.01", "0.05"):
+        where = ["--where", f"links[3].loss.p={p}"]
+        args = ["plot", str(out), "--x", "links[3].delay", "--y", "flow/path2/goodput"]
+        assert cli.main([*args, *where]) == 0
+    capsys.readouterr()
+    slices = sorted((out / "plots").glob("flow_path2_goodput_vs_links3.delay_where_*.svg"))
+    assert [f.name for f in slices] == [
+        "flow_path2_goodput_vs_links3.delay_where_links3.loss.p=0.01.svg",
+        "flow_path2_goodput_vs_links3.delay_where_links3.loss.p=0.05.svg",
+    ]
+    assert "links[3].loss.p = 0.05" in slices[1].read_text()
 
 
 def test_plot_heatmap_and_several_metrics(

@@ -217,8 +217,9 @@ def plot_sweep(
         hue: another parameter: one line (or heatmap row) per value.
         where: parameter -> value (as text) to select runs when more parameters vary.
         out: output path without suffix (default ``DIR/plots/<y>_vs_<x>[_by_<hue>]``,
-            ``<y>_heatmap_<x>_by_<hue>`` for a heatmap, the metrics joined by ``+``);
-            ``.png`` and ``.svg`` are written.
+            ``<y>_heatmap_<x>_by_<hue>`` for a heatmap, the metrics joined by ``+``, then
+            ``_where_<param>=<value>`` for each ``where``); ``.png`` and ``.svg`` are
+            written.
         kind: ``"line"`` or ``"heatmap"``.
 
     Raises:
@@ -350,17 +351,21 @@ def plot_sweep(
             what = "mean and 95% confidence interval (none where a point has one run)"
         else:
             what = "mean and 95% confidence interval"
+        # The slice --where pins is part of what the figure shows, and of its name: two
+        # slices of one sweep are two files.
+        pinned = ", ".join(f"{k} = {v}" for k, v in (where or {}).items())
+        title = f"{loaded.name}: {what}" + (f"\n({pinned})" if pinned else "")
         if len(axes) == 1 and kind == "line":
-            axes[0].set_title(f"{loaded.name}: {what}")
+            axes[0].set_title(title)
         else:
-            fig.suptitle(f"{loaded.name}: {what}", fontsize=11)
+            fig.suptitle(title, fontsize=11)
         fig.tight_layout()
         metrics = "+".join(_safe(m) for m in ys)
         default = (
             f"{metrics}_heatmap_{_safe(x)}_by_{_safe(str(hue))}"
             if kind == "heatmap"
             else f"{metrics}_vs_{_safe(x)}" + (f"_by_{_safe(hue)}" if hue else "")
-        )
+        ) + "".join(f"_where_{_safe(k)}={_safe(v)}" for k, v in (where or {}).items())
         stem = Path(out) if out is not None else Path(directory) / PLOTS_DIR / default
         png, svg = save_figure(fig, stem)
     return [png, svg]
