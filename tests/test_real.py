@@ -6,6 +6,7 @@ import signal
 import subprocess
 import threading
 import time
+import tomllib
 from pathlib import Path
 
 import pandas as pd
@@ -72,6 +73,11 @@ def test_multihomed_transfer_fails_over_and_writes_the_results_of_a_run(tmp_path
     for name in ("scenario.toml", "scalars.csv", "timeseries.parquet", "events.parquet"):
         assert (tmp_path / "send" / name).is_file(), name
     assert not list((tmp_path / "send").glob("*.pcap"))
+    # scenario.toml describes the run, the SCTP settings and the check included.
+    described = tomllib.loads((tmp_path / "send" / "scenario.toml").read_text())
+    assert described["preset"] == "rfc9260" and described["set"] == list(FAST[1::2])
+    assert described["faults"] == ["127.0.0.1@0.8s:1"] and described["crc32c"] is True
+    assert tomllib.loads((tmp_path / "sink" / "scenario.toml").read_text())["check"] == "pattern"
     series = pd.read_parquet(tmp_path / "send" / "timeseries.parquet")
     assert {"cwnd", "srtt", "rto", "state"} <= set(series["metric"])
 

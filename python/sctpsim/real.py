@@ -30,7 +30,7 @@ import os
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
-from sctpsim import _core
+from sctpsim import _core, _toml
 from sctpsim.results import RunResult
 
 __all__ = ["DEFAULT_UDP_PORT", "ProgressCallback", "send", "sink"]
@@ -43,7 +43,12 @@ DEFAULT_UDP_PORT = 9899
 ProgressCallback = Callable[[float, int, int, bool], None]
 
 
-def _result(raw: dict[str, object]) -> RunResult:
+def _result(raw: dict[str, object], **settings: object) -> RunResult:
+    """The run's result, with ``settings`` (what the core's description of the run leaves
+    out: the preset, the ``--set`` settings, ...) added to its ``scenario.toml``."""
+    raw["scenario"] = str(raw["scenario"]) + "".join(
+        f"{_toml.key(k)} = {_toml.literal(v)}\n" for k, v in settings.items()
+    )
     result = RunResult(raw)  # type: ignore[arg-type]
     result.interrupted = bool(raw.get("interrupted", False))  # type: ignore[attr-defined]
     return result
@@ -113,7 +118,7 @@ def sink(
         progress=progress,
         crc32c=crc32c,
     )
-    return _result(raw)
+    return _result(raw, preset=preset, set=list(sets), check=check, crc32c=crc32c)
 
 
 def send(
@@ -163,4 +168,4 @@ def send(
         progress=progress,
         crc32c=crc32c,
     )
-    return _result(raw)
+    return _result(raw, preset=preset, set=list(sets), crc32c=crc32c)
