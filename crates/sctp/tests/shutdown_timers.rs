@@ -117,3 +117,31 @@ fn t2_shutdown_expiries_count_against_the_destination() {
     });
     assert!(p1_acks.count() > 0, "the SHUTDOWN ACK went to the other destination");
 }
+
+#[test]
+fn after_a_failover_the_shutdown_ack_answers_over_the_path_the_shutdown_came_on() {
+    // The client fails over from path 0 (broken both ways) to path 1 and then shuts down:
+    // its SHUTDOWN comes over path 1. The server, which only acknowledges data and so has
+    // not found its primary (path 0) broken, answers over path 1 too (§6.4: a reply goes to
+    // the address the chunk it answers came from), and both ends close at once. Sent to the
+    // primary, the SHUTDOWN ACK would be lost until path 0 had failed Path.Max.Retrans + 1
+    // T2-shutdown expiries (a minute with the RFC's timers).
+    let fast = Config { rto_initial: ms(100), rto_min: ms(100), path_max_retrans: 1, ..Config::default() };
+    let mut h = Harness::new(fast, Config::default(), 2, ms(10), 7);
+    h.connect();
+    h.apps[CLIENT] = harness::App { to_send: 300_000, msg_size: 1000, ..Default::default() };
+    h.apps[SERVER].reading = true;
+    h.run_for(ms(20));
+    h.set_link(0, false);
+    h.run_for(Duration::from_secs(10));
+    assert_eq!(h.assoc_ref(CLIENT).paths()[P0].state, PathState::Inactive);
+    assert_eq!(h.apps[SERVER].received_bytes, 300_000, "everything arrived over path 1");
+    assert_eq!(h.assoc_ref(SERVER).primary(), P0);
+    let now = h.now;
+    h.assoc(CLIENT).shutdown(now);
+    h.run_for(ms(500));
+    for side in [CLIENT, SERVER] {
+        let closed = h.event_times(side, |e| *e == Event::Closed { reason: sctp::CloseReason::Shutdown });
+        assert_eq!(closed.len(), 1, "side {side}: {:?}", h.events[side].last());
+    }
+}

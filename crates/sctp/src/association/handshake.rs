@@ -689,11 +689,18 @@ impl Association {
         self.control.push_back((p, Chunk::Shutdown { cumulative_tsn_ack: self.inb.cum_tsn }));
     }
 
+    /// Where SHUTDOWN and SHUTDOWN ACK go. A SHUTDOWN ACK answers the peer's SHUTDOWN and goes
+    /// to the address that came from while it is usable (§6.4: "An endpoint SHOULD transmit
+    /// reply chunks ... to the same destination transport address from which it received
+    /// the control chunk to which it is replying"): after a failover the peer's SHUTDOWN comes
+    /// over the path that works, which the primary may not be. Otherwise the primary if
+    /// usable, else an alternate.
     fn shutdown_path(&self) -> PathId {
-        if self.paths.get(self.primary).is_some_and(|p| p.is_usable()) {
-            self.primary
-        } else {
-            self.alternate(self.primary)
+        let usable = |p: PathId| self.paths.get(p).is_some_and(|p| p.is_usable());
+        match self.shutdown_from {
+            Some(p) if usable(p) => p,
+            _ if usable(self.primary) => self.primary,
+            _ => self.alternate(self.primary),
         }
     }
 
@@ -729,7 +736,8 @@ impl Association {
         }
     }
 
-    pub(super) fn on_shutdown(&mut self, now: Instant, cum: u32) {
+    pub(super) fn on_shutdown(&mut self, now: Instant, cum: u32, from: Option<PathId>) {
+        self.shutdown_from = from.or(self.shutdown_from);
         match self.state {
             // §9.2: the receiver of a SHUTDOWN enters SHUTDOWN-RECEIVED, then checks with the
             // Cumulative TSN Ack that the sender has all its DATA. In SHUTDOWN-PENDING too: the

@@ -428,6 +428,9 @@ pub struct Association {
     t2_retransmits: u32,
     /// Destination of the SHUTDOWN or SHUTDOWN ACK that T2-shutdown times.
     t2_path: PathId,
+    /// The destination the peer's latest SHUTDOWN came from: where the SHUTDOWN ACK answers
+    /// it (§6.4), while it is usable.
+    shutdown_from: Option<PathId>,
     out: Outbound,
     /// Scratch space for SACK processing, kept to avoid allocating per SACK.
     sack_tallies: SackTallies,
@@ -507,6 +510,7 @@ impl Association {
             handshake_chunk: None,
             t2_retransmits: 0,
             t2_path: PathId::default(),
+            shutdown_from: None,
             out,
             sack_tallies: SackTallies::default(),
             sack_in: SackChunk::default(),
@@ -979,7 +983,7 @@ impl Association {
             Chunk::CookieEcho { .. } => {}
             // §5.2.5: a COOKIE ACK outside COOKIE-ECHOED is discarded there.
             Chunk::CookieAck => self.on_cookie_ack(now),
-            Chunk::Shutdown { cumulative_tsn_ack } => self.on_shutdown(now, cumulative_tsn_ack),
+            Chunk::Shutdown { cumulative_tsn_ack } => self.on_shutdown(now, cumulative_tsn_ack, from_path),
             Chunk::ShutdownAck => self.on_shutdown_ack(from_path),
             Chunk::ShutdownComplete { .. } => {
                 if self.state == State::ShutdownAckSent {
