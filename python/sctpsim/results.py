@@ -73,6 +73,9 @@ TIMESERIES_FILE = "timeseries.parquet"
 EVENTS_FILE = "events.parquet"
 #: The SCTP packet log, written only when the scenario sets ``record.packets``.
 PACKETS_FILE = "packets.parquet"
+#: The page ``sctpsim show`` writes into a run directory, and the prefix of its figures.
+REPORT_FILE = "report.html"
+FIGURE_PREFIX = "figure-"
 
 #: Files every run directory contains (captures come in addition).
 RESULT_FILES: tuple[str, ...] = (SCENARIO_FILE, SCALARS_FILE, TIMESERIES_FILE, EVENTS_FILE)
@@ -780,7 +783,7 @@ def _remove_stale_staging(dest: Path) -> None:
 
 
 #: The names of the files a run directory holds: the results, the captures, and the page
-#: and figures of ``sctpsim show`` (runreport.py's ``report.html`` and ``figure-*``).
+#: and figures of ``sctpsim show``.
 _RUN_FILE_PATTERNS = (
     SCENARIO_FILE,
     SCALARS_FILE,
@@ -788,9 +791,9 @@ _RUN_FILE_PATTERNS = (
     EVENTS_FILE,
     PACKETS_FILE,
     "*.pcap",
-    "report.html",
-    "figure-*.png",
-    "figure-*.svg",
+    REPORT_FILE,
+    f"{FIGURE_PREFIX}*.png",
+    f"{FIGURE_PREFIX}*.svg",
 )
 
 

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sctpsim import _core
-from sctpsim.results import RunResult
+from sctpsim.results import FIGURE_PREFIX, REPORT_FILE, RunResult
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -33,8 +33,6 @@ if TYPE_CHECKING:
 
 __all__ = ["REPORT_FILE", "RunReport", "changed_keys", "write_run_report"]
 
-REPORT_FILE = "report.html"
-FIGURE_PREFIX = "figure-"
 #: At most this many associations (and TCP connections) get figures of their own on the
 #: page, so that a run with many stays a page; the rest are named, and
 #: :meth:`RunResult.paths` / :meth:`RunResult.sequence` draw any of them.

@@ -13,7 +13,9 @@ use std::net::Ipv4Addr;
 use std::path::PathBuf;
 
 use netsim::recorder::{EventTable, Scalars, TimeSeries};
-use netsim::transport::sctp_report::{association_sample, association_scalars, path_entity, AssocFacts};
+use netsim::transport::sctp_report::{
+    association_sample, association_scalars, failover_scalars, path_entity, AssocFacts, FailoverTimes,
+};
 use sctp::{AssocId, Association, Event, PathState};
 use simtime::Instant;
 
@@ -41,19 +43,6 @@ pub struct RealResult {
     pub interrupted: bool,
 }
 
-/// The failover bookkeeping of an association this side opened, as the simulator keeps it:
-/// times after the primary path broke (the start of a total fault on the local address the
-/// primary path leaves from).
-#[derive(Clone, Debug, Default)]
-struct Failover {
-    break_at: Option<Instant>,
-    pf_at: Option<Instant>,
-    inactive_at: Option<Instant>,
-    alt_rtx_at: Option<Instant>,
-    moved_at: Option<Instant>,
-    back_at: Option<Instant>,
-}
-
 /// What is kept about one association.
 #[derive(Debug)]
 pub(crate) struct AssocRecord {
@@ -65,7 +54,10 @@ pub(crate) struct AssocRecord {
     pub closed_at: Option<Instant>,
     pub close_reason: Option<String>,
     path_changes: u64,
-    failover: Failover,
+    /// The failover bookkeeping of an association this side opened, as the simulator keeps
+    /// it: times after the primary path broke (the start of a total fault on the local
+    /// address the primary path leaves from).
+    failover: FailoverTimes,
     /// Its final state once it has left the endpoint.
     pub finished: Option<Box<Association>>,
     /// Sink side: user bytes and messages read, first and last read.
@@ -110,7 +102,7 @@ impl Book {
             closed_at: None,
             close_reason: None,
             path_changes: 0,
-            failover: Failover::default(),
+            failover: FailoverTimes::default(),
             finished: None,
             delivered_bytes: 0,
             delivered_messages: 0,
@@ -244,21 +236,7 @@ fn report_association(now: Instant, rec: &AssocRecord, a: &Association, sender: 
             out.push("sctp_path", entity, "rto", p.rto.rto.as_secs_f64(), "s");
         }
     });
-    let f = &rec.failover;
-    // A fault due after the end (a transfer quicker than the fault's time) broke nothing.
-    if let (true, Some(b)) = (sender, f.break_at.filter(|&b| b <= now)) {
-        let since = |t: Option<Instant>| t.map(|t| t.saturating_since(b).as_secs_f64());
-        out.push("sctp", name, "primary_break_at", b.as_secs_f64(), "s");
-        for (metric, t) in [
-            ("failover_time", since(f.inactive_at)),
-            ("pf_time", since(f.pf_at)),
-            ("first_alternate_rtx_time", since(f.alt_rtx_at)),
-            ("data_moved_time", since(f.moved_at)),
-            ("switch_back_time", since(f.back_at)),
-        ] {
-            if let Some(v) = t {
-                out.push("sctp", name, metric, v, "s");
-            }
-        }
+    if sender {
+        failover_scalars(now, name, &rec.failover, out);
     }
 }

@@ -36,7 +36,9 @@ use crate::agent::{Ctx, Route};
 use crate::packetlog::{AssocLog, NO_PATH};
 use crate::recorder::{Scalars, TimeSeries};
 use crate::time::{Duration, Instant};
-use crate::transport::sctp_report::{association_sample, association_scalars, path_entity, AssocFacts};
+use crate::transport::sctp_report::{
+    association_sample, association_scalars, failover_scalars, path_entity, AssocFacts, FailoverTimes,
+};
 use crate::transport::timer::EngineTimer;
 use crate::wire::{Ecn, Packet, IPV4_HEADER_LEN, NO_FLOW, PROTO_SCTP};
 
@@ -632,28 +634,19 @@ impl SctpSocket {
         }
     }
 
-    /// The failover scalars of `assoc` (under its name) at the end of the run, `now`: when
-    /// the primary's route broke and how long after that each step of the failover came. A
-    /// break scheduled after the end did not happen, and is not reported.
+    /// The failover scalars of `assoc` (under its name) at the end of the run, `now`
+    /// ([`failover_scalars`]).
     pub fn report_failover(&self, now: Instant, assoc: AssocId, out: &mut Scalars) {
         let Some(rec) = self.record(assoc) else { return };
-        let name = &rec.entity;
-        let break_at = rec.primary_break.filter(|&b| b <= now);
-        let since_break = |t: Option<Instant>| t.zip(break_at).map(|(t, b)| t.saturating_since(b).as_secs_f64());
-        if let Some(b) = break_at {
-            out.push("sctp", name, "primary_break_at", b.as_secs_f64(), "s");
-        }
-        for (metric, t) in [
-            ("failover_time", since_break(rec.primary_inactive_at)),
-            ("pf_time", since_break(rec.primary_pf_at)),
-            ("first_alternate_rtx_time", since_break(rec.first_alt_rtx_at)),
-            ("data_moved_time", since_break(rec.data_moved_at)),
-            ("switch_back_time", since_break(rec.switched_back_at)),
-        ] {
-            if let Some(v) = t {
-                out.push("sctp", name, metric, v, "s");
-            }
-        }
+        let times = FailoverTimes {
+            break_at: rec.primary_break,
+            pf_at: rec.primary_pf_at,
+            inactive_at: rec.primary_inactive_at,
+            alt_rtx_at: rec.first_alt_rtx_at,
+            moved_at: rec.data_moved_at,
+            back_at: rec.switched_back_at,
+        };
+        failover_scalars(now, &rec.entity, &times, out);
     }
 
     /// The transport scalars of `assoc` at `now`: retransmission counters and time blocked by

@@ -26,6 +26,43 @@ pub struct AssocFacts<'a> {
     pub closed: bool,
 }
 
+/// When the route of an association's primary path broke, and when each step of the
+/// failover that followed came (the opening side's bookkeeping).
+#[derive(Clone, Debug, Default)]
+pub struct FailoverTimes {
+    /// The break of the primary's route.
+    pub break_at: Option<Instant>,
+    /// The primary became potentially failed (RFC 7829).
+    pub pf_at: Option<Instant>,
+    /// The primary became inactive.
+    pub inactive_at: Option<Instant>,
+    /// The first retransmission to another destination.
+    pub alt_rtx_at: Option<Instant>,
+    /// New data moved to another destination.
+    pub moved_at: Option<Instant>,
+    /// New data came back to the primary.
+    pub back_at: Option<Instant>,
+}
+
+/// The failover scalars of association `name` at the end of the run, `now`: when the
+/// primary's route broke (`primary_break_at`) and how long after that each step came. A
+/// break due after the end did not happen: nothing is reported.
+pub fn failover_scalars(now: Instant, name: &str, t: &FailoverTimes, out: &mut Scalars) {
+    let Some(b) = t.break_at.filter(|&b| b <= now) else { return };
+    out.push("sctp", name, "primary_break_at", b.as_secs_f64(), "s");
+    for (metric, at) in [
+        ("failover_time", t.inactive_at),
+        ("pf_time", t.pf_at),
+        ("first_alternate_rtx_time", t.alt_rtx_at),
+        ("data_moved_time", t.moved_at),
+        ("switch_back_time", t.back_at),
+    ] {
+        if let Some(at) = at {
+            out.push("sctp", name, metric, at.saturating_since(b).as_secs_f64(), "s");
+        }
+    }
+}
+
 /// The entity name of path `i` of association `name`.
 pub fn path_entity(name: &str, i: PathId) -> String {
     format!("{name}/path{i}")
